@@ -1,1 +1,3 @@
-//! x
+//! Gantry tool system (in progress).
+
+pub mod walk;
