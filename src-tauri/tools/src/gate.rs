@@ -1,0 +1,231 @@
+//! The permission gate: a short pipeline of checks that decides whether a call runs.
+//!
+//! The checks run in order — the project's policy, then the session's grants, then the approver
+//! — and each one can only make the verdict stricter or settle a pending question: a denial is
+//! final, an allowance can only be tightened, and only a pending "ask" can be resolved either way.
+//! So no later check can undo an earlier refusal, whatever it is.
+
+use serde::{Deserialize, Serialize};
+
+use crate::approval::ApprovalDecision;
+use crate::permission::Policy;
+
+/// How the permission check ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    /// The policy is Auto: no one was asked.
+    Auto,
+    /// The user allowed this one call.
+    AllowedOnce,
+    /// Allowed for the session: by the user just now, or by an earlier grant.
+    AllowedForSession,
+    /// Refused by the user, or by the absence of one.
+    Denied,
+    /// The tool is disabled for the project.
+    Disabled,
+    /// The call never reached the check (unknown tool, unreadable arguments).
+    NotEvaluated,
+}
+
+impl DecisionKind {
+    /// The snake_case name used in the CLI and the database.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::AllowedOnce => "allowed_once",
+            Self::AllowedForSession => "allowed_for_session",
+            Self::Denied => "denied",
+            Self::Disabled => "disabled",
+            Self::NotEvaluated => "not_evaluated",
+        }
+    }
+}
+
+/// Who or what made the decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decider {
+    /// The project's policy for the tool (Auto or Disabled).
+    Policy,
+    /// A grant the user made earlier in the session.
+    SessionGrant,
+    /// The user, answering the approver.
+    User,
+    /// Nobody: no approver was available, so the call was refused (fail closed).
+    NoApprover,
+    /// Gantry itself, before any check (unknown tool, bad arguments).
+    Engine,
+}
+
+impl Decider {
+    /// The snake_case name used in the CLI and the database.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Policy => "policy",
+            Self::SessionGrant => "session_grant",
+            Self::User => "user",
+            Self::NoApprover => "no_approver",
+            Self::Engine => "engine",
+        }
+    }
+}
+
+/// The gate's decision about one call, kept with the observation and in the audit log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// How it ended.
+    pub kind: DecisionKind,
+    /// Who decided.
+    pub by: Decider,
+    /// Details: the grants that covered the call, or the user's reason for a denial.
+    pub detail: Option<String>,
+}
+
+impl Decision {
+    /// A decision with no detail.
+    pub const fn new(kind: DecisionKind, by: Decider) -> Self {
+        Self {
+            kind,
+            by,
+            detail: None,
+        }
+    }
+
+    /// The decision for calls that never reached the gate.
+    pub const fn not_evaluated() -> Self {
+        Self::new(DecisionKind::NotEvaluated, Decider::Engine)
+    }
+
+    /// True when the call may run.
+    pub fn allows(&self) -> bool {
+        matches!(
+            self.kind,
+            DecisionKind::Auto | DecisionKind::AllowedOnce | DecisionKind::AllowedForSession
+        )
+    }
+}
+
+/// The gate's state between checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The call may run.
+    Allow(Decision),
+    /// Someone has to be asked.
+    Ask,
+    /// The call must not run.
+    Refuse(Decision),
+}
+
+impl Verdict {
+    /// The verdict after a later check proposed `proposal`: a refusal is final, an allowance can
+    /// only be tightened, and a pending ask takes whatever the check says.
+    pub(crate) fn then(self, proposal: Verdict) -> Verdict {
+        match (self, proposal) {
+            (refused @ Verdict::Refuse(_), _) => refused,
+            (Verdict::Allow(_), tighter @ (Verdict::Ask | Verdict::Refuse(_))) => tighter,
+            (allowed @ Verdict::Allow(_), Verdict::Allow(_)) => allowed,
+            (Verdict::Ask, proposal) => proposal,
+        }
+    }
+
+    /// The first check: the project's policy for the tool.
+    pub(crate) fn from_policy(policy: Policy) -> Verdict {
+        match policy {
+            Policy::Auto => Verdict::Allow(Decision::new(DecisionKind::Auto, Decider::Policy)),
+            Policy::Ask => Verdict::Ask,
+            Policy::Disabled => {
+                Verdict::Refuse(Decision::new(DecisionKind::Disabled, Decider::Policy))
+            }
+        }
+    }
+
+    /// The second check: a session grant covering the call settles a pending ask.
+    pub(crate) fn from_grants(covered_by: Option<Vec<String>>) -> Verdict {
+        match covered_by {
+            Some(grants) => Verdict::Allow(Decision {
+                kind: DecisionKind::AllowedForSession,
+                by: Decider::SessionGrant,
+                detail: Some(grants.join(", ")),
+            }),
+            None => Verdict::Ask,
+        }
+    }
+
+    /// The last check: the approver's answer, or a refusal when there is no approver.
+    pub(crate) fn from_approver(answer: Option<&ApprovalDecision>) -> Verdict {
+        match answer {
+            None => Verdict::Refuse(Decision::new(DecisionKind::Denied, Decider::NoApprover)),
+            Some(ApprovalDecision::AllowOnce) => {
+                Verdict::Allow(Decision::new(DecisionKind::AllowedOnce, Decider::User))
+            }
+            Some(ApprovalDecision::AllowForSession) => Verdict::Allow(Decision::new(
+                DecisionKind::AllowedForSession,
+                Decider::User,
+            )),
+            Some(ApprovalDecision::Deny { reason }) => Verdict::Refuse(Decision {
+                kind: DecisionKind::Denied,
+                by: Decider::User,
+                detail: reason.clone().filter(|r| !r.trim().is_empty()),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allow() -> Verdict {
+        Verdict::Allow(Decision::new(DecisionKind::Auto, Decider::Policy))
+    }
+
+    fn refuse() -> Verdict {
+        Verdict::Refuse(Decision::new(DecisionKind::Denied, Decider::User))
+    }
+
+    #[test]
+    fn later_checks_only_tighten_or_settle() {
+        // (current, proposal, expected)
+        let table = [
+            (refuse(), allow(), refuse()),
+            (refuse(), Verdict::Ask, refuse()),
+            (allow(), Verdict::Ask, Verdict::Ask),
+            (allow(), refuse(), refuse()),
+            (
+                allow(),
+                Verdict::from_grants(Some(vec!["x".into()])),
+                allow(),
+            ),
+            (Verdict::Ask, allow(), allow()),
+            (Verdict::Ask, refuse(), refuse()),
+            (Verdict::Ask, Verdict::Ask, Verdict::Ask),
+        ];
+        for (index, (current, proposal, expected)) in table.into_iter().enumerate() {
+            assert_eq!(current.then(proposal), expected, "row {index}");
+        }
+    }
+
+    #[test]
+    fn policy_maps_to_the_first_verdict() {
+        assert_eq!(Verdict::from_policy(Policy::Auto), allow());
+        assert_eq!(Verdict::from_policy(Policy::Ask), Verdict::Ask);
+        assert!(
+            matches!(Verdict::from_policy(Policy::Disabled), Verdict::Refuse(d) if d.kind == DecisionKind::Disabled)
+        );
+    }
+
+    #[test]
+    fn a_missing_approver_refuses_and_blank_reasons_are_dropped() {
+        assert!(
+            matches!(Verdict::from_approver(None), Verdict::Refuse(d) if d.by == Decider::NoApprover)
+        );
+        let blank = ApprovalDecision::Deny {
+            reason: Some("  ".into()),
+        };
+        assert!(
+            matches!(Verdict::from_approver(Some(&blank)), Verdict::Refuse(d) if d.detail.is_none())
+        );
+    }
+}

@@ -1,0 +1,708 @@
+//! The ToolManager: the registry, the permission gate, and dispatch.
+//!
+//! One manager serves one open project session. Dispatch never fails: whatever the model sends
+//! (an unknown name, broken JSON, wrong types) and whatever the tool does (errors, panics,
+//! cancellation), the result is an [`Observation`] the model can read, and one audit record.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use futures::FutureExt;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::{ApprovalDecision, ApprovalRequest, Approver, SessionGrant, SessionGrants};
+use crate::audit::{AuditRecord, AuditSink, NoAudit, RESULT_EXCERPT_CHARS};
+use crate::coerce::{ArgumentProblem, coerce_arguments};
+use crate::context::ToolContext;
+use crate::gate::{Decider, Decision, DecisionKind, Verdict};
+use crate::observation::{Observation, ObservationKind};
+use crate::permission::{PermissionLevel, Policy, PolicySet};
+use crate::prompt::UserPrompter;
+use crate::text::excerpt;
+use crate::tool::{IntoTool, Tool, ToolOutput, ToolSource};
+
+/// Errors of the manager's own API (dispatch never returns one).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManagerError {
+    /// A tool with this name is already registered.
+    #[error("a tool named '{0}' is already registered")]
+    DuplicateTool(String),
+    /// No tool has this name.
+    #[error("unknown tool '{0}'")]
+    UnknownTool(String),
+    /// The name does not match `^[a-zA-Z0-9_-]{{1,64}}$`.
+    #[error("invalid tool name '{0}': use 1 to 64 letters, digits, '_' or '-'")]
+    InvalidName(String),
+    /// The project folder could not be opened.
+    #[error("project folder '{path}' is not usable: {reason}")]
+    BadRoot {
+        /// The folder as given.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Arguments as the model sent them: a JSON string (the wire format) or a parsed value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolArguments {
+    /// Raw JSON text; an empty string means `{}`.
+    Json(String),
+    /// An already parsed value.
+    Value(Value),
+}
+
+impl From<&str> for ToolArguments {
+    fn from(json: &str) -> Self {
+        Self::Json(json.to_owned())
+    }
+}
+
+impl From<String> for ToolArguments {
+    fn from(json: String) -> Self {
+        Self::Json(json)
+    }
+}
+
+impl From<Value> for ToolArguments {
+    fn from(value: Value) -> Self {
+        Self::Value(value)
+    }
+}
+
+/// A registered tool as lists and the UI show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolInfo {
+    /// The name the model calls it by.
+    pub name: String,
+    /// One paragraph for the model.
+    pub description: String,
+    /// How much harm a call can do.
+    pub level: PermissionLevel,
+    /// The policy in force in this project.
+    pub policy: Policy,
+    /// Where it comes from.
+    pub source: ToolSource,
+}
+
+/// Registry, gate and dispatcher for one project session.
+pub struct ToolManager {
+    root: Arc<Path>,
+    tools: RwLock<BTreeMap<String, Arc<dyn Tool>>>,
+    policies: RwLock<PolicySet>,
+    grants: Mutex<SessionGrants>,
+    session_id: RwLock<Option<String>>,
+    approver: Option<Arc<dyn Approver>>,
+    prompter: Option<Arc<dyn UserPrompter>>,
+    audit: Arc<dyn AuditSink>,
+}
+
+impl std::fmt::Debug for ToolManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolManager")
+            .field("root", &self.root)
+            .field("tools", &self.tool_names())
+            .field("approver", &self.approver.is_some())
+            .field("prompter", &self.prompter.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// True for names providers accept: `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+impl ToolManager {
+    /// A manager for the project folder `root`, with no tools, default policies, no approver
+    /// (so Ask means deny), no prompter and no audit.
+    pub fn new(root: impl AsRef<Path>) -> Result<Self, ManagerError> {
+        let given = root.as_ref();
+        let canonical = std::fs::canonicalize(given).map_err(|error| ManagerError::BadRoot {
+            path: given.to_owned(),
+            reason: error.to_string(),
+        })?;
+        if !canonical.is_dir() {
+            return Err(ManagerError::BadRoot {
+                path: given.to_owned(),
+                reason: "not a directory".into(),
+            });
+        }
+        Ok(Self {
+            root: Arc::from(canonical),
+            tools: RwLock::default(),
+            policies: RwLock::default(),
+            grants: Mutex::default(),
+            session_id: RwLock::default(),
+            approver: None,
+            prompter: None,
+            audit: Arc::new(NoAudit),
+        })
+    }
+
+    /// Sets who decides calls whose policy is Ask.
+    #[must_use]
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Sets who answers the model's questions.
+    #[must_use]
+    pub fn with_prompter(mut self, prompter: Arc<dyn UserPrompter>) -> Self {
+        self.prompter = Some(prompter);
+        self
+    }
+
+    /// Sets where audit records go.
+    #[must_use]
+    pub fn with_audit(mut self, audit: Arc<dyn AuditSink>) -> Self {
+        self.audit = audit;
+        self
+    }
+
+    /// Starts with these policies (loaded from the store).
+    #[must_use]
+    pub fn with_policies(self, policies: PolicySet) -> Self {
+        *self
+            .policies
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = policies;
+        self
+    }
+
+    /// The project folder (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    // ----- registry -------------------------------------------------------------------------
+
+    /// Adds a tool. A name already taken is an error, never a silent overwrite.
+    pub fn register(&self, tool: impl IntoTool) -> Result<(), ManagerError> {
+        let tool = tool.into_tool();
+        let name = tool.name().to_owned();
+        if !is_valid_tool_name(&name) {
+            return Err(ManagerError::InvalidName(name));
+        }
+        let mut tools = self.tools.write().unwrap_or_else(PoisonError::into_inner);
+        if tools.contains_key(&name) {
+            return Err(ManagerError::DuplicateTool(name));
+        }
+        tools.insert(name, tool);
+        Ok(())
+    }
+
+    /// Removes a tool; true when it was registered.
+    pub fn unregister(&self, name: &str) -> bool {
+        self.tools
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(name)
+            .is_some()
+    }
+
+    /// Replaces every tool from `source` by `tools` in one step (an MCP server's new listing).
+    /// Tools whose names clash with another source's are skipped and returned.
+    pub fn replace_source(&self, source: &ToolSource, tools: Vec<Arc<dyn Tool>>) -> Vec<String> {
+        let mut registry = self.tools.write().unwrap_or_else(PoisonError::into_inner);
+        registry.retain(|_, tool| tool.source() != *source);
+        let mut clashes = Vec::new();
+        for tool in tools {
+            let name = tool.name().to_owned();
+            if !is_valid_tool_name(&name) || registry.contains_key(&name) {
+                clashes.push(name);
+            } else {
+                registry.insert(name, tool);
+            }
+        }
+        clashes
+    }
+
+    /// A registered tool.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
+    /// Every tool name, sorted.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    /// Every tool with its policy in this project, sorted by name.
+    pub fn tools(&self) -> Vec<ToolInfo> {
+        let tools = self.tools.read().unwrap_or_else(PoisonError::into_inner);
+        let policies = self.policies.read().unwrap_or_else(PoisonError::into_inner);
+        tools
+            .values()
+            .map(|tool| ToolInfo {
+                name: tool.name().to_owned(),
+                description: tool.description().to_owned(),
+                level: tool.level(),
+                policy: policies.effective(tool.name(), tool.level()),
+                source: tool.source(),
+            })
+            .collect()
+    }
+
+    /// The OpenAI function schemas of every registered tool, sorted by name.
+    pub fn openai_schemas(&self) -> Vec<Value> {
+        self.tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .map(|tool| tool.to_openai_schema())
+            .collect()
+    }
+
+    /// The OpenAI function schemas of the tools the model may call (not Disabled).
+    pub fn enabled_openai_schemas(&self) -> Vec<Value> {
+        let tools = self.tools.read().unwrap_or_else(PoisonError::into_inner);
+        let policies = self.policies.read().unwrap_or_else(PoisonError::into_inner);
+        tools
+            .values()
+            .filter(|tool| policies.effective(tool.name(), tool.level()) != Policy::Disabled)
+            .map(|tool| tool.to_openai_schema())
+            .collect()
+    }
+
+    // ----- policies -------------------------------------------------------------------------
+
+    /// The project's explicit policy choices (what the store persists).
+    pub fn policies(&self) -> PolicySet {
+        self.policies
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The policy in force for a tool.
+    pub fn policy(&self, name: &str) -> Result<Policy, ManagerError> {
+        let tool = self
+            .get(name)
+            .ok_or_else(|| ManagerError::UnknownTool(name.to_owned()))?;
+        Ok(self
+            .policies
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .effective(name, tool.level()))
+    }
+
+    /// Sets a tool's policy for this project.
+    pub fn set_policy(&self, name: &str, policy: Policy) -> Result<(), ManagerError> {
+        self.get(name)
+            .ok_or_else(|| ManagerError::UnknownTool(name.to_owned()))?;
+        self.policies
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .set(name, policy);
+        Ok(())
+    }
+
+    /// Returns a tool to its level's default policy.
+    pub fn reset_policy(&self, name: &str) {
+        self.policies
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear(name);
+    }
+
+    /// Returns every tool to its level's default policy.
+    pub fn reset_policies(&self) {
+        *self
+            .policies
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = PolicySet::new();
+    }
+
+    /// Enables a disabled tool. A DANGEROUS tool is set to Ask (it still asks each call); a
+    /// tool whose default is not Disabled returns to its default. An enabled tool is unchanged.
+    pub fn enable(&self, name: &str) -> Result<Policy, ManagerError> {
+        let tool = self
+            .get(name)
+            .ok_or_else(|| ManagerError::UnknownTool(name.to_owned()))?;
+        let mut policies = self
+            .policies
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let current = policies.effective(name, tool.level());
+        if current != Policy::Disabled {
+            return Ok(current);
+        }
+        let enabled = match tool.level().default_policy() {
+            Policy::Disabled => Policy::Ask,
+            default => default,
+        };
+        policies.set(name, enabled);
+        Ok(enabled)
+    }
+
+    /// Disables a tool for this project.
+    pub fn disable(&self, name: &str) -> Result<(), ManagerError> {
+        self.set_policy(name, Policy::Disabled)
+    }
+
+    // ----- session ----------------------------------------------------------------------------
+
+    /// Starts (or switches to) a session: audit records carry its id, and every grant of the
+    /// previous session is dropped.
+    pub fn start_session(&self, session_id: Option<String>) {
+        *self
+            .session_id
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = session_id;
+        self.reset_approvals();
+    }
+
+    /// The current session's id.
+    pub fn session_id(&self) -> Option<String> {
+        self.session_id
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Drops every "allow for this session" grant.
+    pub fn reset_approvals(&self) {
+        self.grants
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
+    /// Allows every call of a tool for the rest of the session.
+    pub fn approve_tool(&self, name: &str) -> Result<(), ManagerError> {
+        self.get(name)
+            .ok_or_else(|| ManagerError::UnknownTool(name.to_owned()))?;
+        self.grants
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .grant(name, &crate::ApprovalScope::WholeTool);
+        Ok(())
+    }
+
+    /// What the session has allowed so far.
+    pub fn session_grants(&self) -> Vec<SessionGrant> {
+        self.grants
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .list()
+    }
+
+    /// Withdraws one grant; true when it existed.
+    pub fn revoke_grant(&self, grant: &SessionGrant) -> bool {
+        self.grants
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .revoke(grant)
+    }
+
+    // ----- dispatch ---------------------------------------------------------------------------
+
+    /// Runs one call as the model asked for it and returns what the model should read.
+    pub async fn dispatch(&self, name: &str, arguments: impl Into<ToolArguments>) -> Observation {
+        self.dispatch_cancellable(name, arguments, &CancellationToken::new())
+            .await
+    }
+
+    /// [`Self::dispatch`], stopped when `cancel` fires: a pending approval is withdrawn, a
+    /// running tool is dropped (tools clean up on drop, e.g. run_command kills its process
+    /// group), and the observation says the call was cancelled.
+    pub async fn dispatch_cancellable(
+        &self,
+        name: &str,
+        arguments: impl Into<ToolArguments>,
+        cancel: &CancellationToken,
+    ) -> Observation {
+        let started = Instant::now();
+        let started_at_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|since| i64::try_from(since.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or_default();
+        let mut outcome = self.evaluate(name, arguments.into(), cancel).await;
+        let duration = started.elapsed();
+        let observation = Observation {
+            tool: name.to_owned(),
+            text: outcome.output.text,
+            kind: outcome.kind,
+            decision: outcome.decision,
+            duration,
+            truncated: outcome.output.truncated,
+            diff: outcome.output.diff.take(),
+        };
+        let record = AuditRecord {
+            session_id: self.session_id(),
+            tool: name.to_owned(),
+            level: outcome.level,
+            arguments: outcome.arguments,
+            decision: observation.decision.clone(),
+            outcome: observation.kind,
+            duration,
+            result_excerpt: excerpt(&observation.text, RESULT_EXCERPT_CHARS),
+            started_at_ms,
+        };
+        self.audit.record(record).await;
+        observation
+    }
+
+    async fn evaluate(
+        &self,
+        name: &str,
+        arguments: ToolArguments,
+        cancel: &CancellationToken,
+    ) -> Outcome {
+        let Some(tool) = self.get(name) else {
+            let available = self.tool_names().join(", ");
+            return Outcome::engine(
+                arguments.into_value_lossy(),
+                ObservationKind::Error,
+                format!("[error] unknown tool '{name}'; available: {available}"),
+            );
+        };
+        let level = tool.level();
+        let mut value = match arguments.parse() {
+            Ok(value) => value,
+            Err(message) => {
+                return Outcome::engine(Value::Null, ObservationKind::Error, message).at(level);
+            }
+        };
+        let mut problems = coerce_arguments(tool.parameters(), &mut value);
+        let prepared = if problems.is_empty() {
+            match tool.prepare(value.clone()) {
+                Ok(prepared) => Some(prepared),
+                Err(more) => {
+                    problems = more;
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let Some(prepared) = prepared else {
+            return Outcome::engine(
+                value,
+                ObservationKind::BadArguments,
+                bad_arguments_text(name, &problems),
+            )
+            .at(level);
+        };
+
+        let context = ToolContext::new(Arc::clone(&self.root))
+            .with_cancel(cancel.child_token())
+            .with_prompter(self.prompter.clone());
+
+        // The gate: policy, then session grants, then the approver.
+        let policy = self
+            .policies
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .effective(name, level);
+        let scope = prepared.scope();
+        let mut verdict = Verdict::from_policy(policy);
+        if verdict == Verdict::Ask {
+            let grants = self.grants.lock().unwrap_or_else(PoisonError::into_inner);
+            let covered = grants.covers(name, &scope).then(|| scope.describe(name));
+            verdict = verdict.then(Verdict::from_grants(covered));
+        }
+        if verdict == Verdict::Ask {
+            let answer = match &self.approver {
+                None => None,
+                Some(approver) => {
+                    let asked = async {
+                        let preview = prepared.preview(&context).await;
+                        let request = ApprovalRequest {
+                            tool: name.to_owned(),
+                            level,
+                            description: tool.description().to_owned(),
+                            arguments: prepared.arguments().clone(),
+                            preview,
+                            session_scope: scope.describe(name),
+                        };
+                        approver.decide(request).await
+                    };
+                    let guarded = std::panic::AssertUnwindSafe(asked).catch_unwind();
+                    tokio::select! {
+                        biased;
+                        () = cancel.cancelled() => {
+                            return Outcome::cancelled(prepared.arguments().clone(), Decision::not_evaluated()).at(level);
+                        }
+                        answer = guarded => Some(answer.unwrap_or(ApprovalDecision::Deny {
+                            reason: Some("the approval dialog failed".into()),
+                        })),
+                    }
+                }
+            };
+            if answer == Some(ApprovalDecision::AllowForSession) {
+                self.grants
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .grant(name, &scope);
+            }
+            verdict = verdict.then(Verdict::from_approver(answer.as_ref()));
+        }
+
+        let decision = match verdict {
+            Verdict::Allow(decision) => decision,
+            refused => {
+                // `Ask` can't survive the approver step; if it ever did, fail closed.
+                let decision = match refused {
+                    Verdict::Refuse(decision) => decision,
+                    _ => Decision::new(DecisionKind::Denied, Decider::NoApprover),
+                };
+                let kind = if decision.kind == DecisionKind::Disabled {
+                    ObservationKind::Disabled
+                } else {
+                    ObservationKind::Denied
+                };
+                let output = ToolOutput::text(refusal_text(name, level, &decision));
+                return Outcome {
+                    level: Some(level),
+                    arguments: prepared.arguments().clone(),
+                    decision,
+                    kind,
+                    output,
+                };
+            }
+        };
+
+        let arguments = prepared.arguments().clone();
+        let running = std::panic::AssertUnwindSafe(prepared.run(context)).catch_unwind();
+        let result = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Outcome::cancelled(arguments, decision).at(level),
+            result = running => result,
+        };
+        let (kind, output) = match result {
+            Ok(Ok(output)) if output.is_error => (ObservationKind::Error, output),
+            Ok(Ok(output)) => (ObservationKind::Ok, output),
+            Ok(Err(error)) => (
+                ObservationKind::Error,
+                ToolOutput::text(format!("[error] {error}")),
+            ),
+            Err(_panic) => {
+                tracing::error!(tool = name, "tool panicked");
+                (
+                    ObservationKind::Error,
+                    ToolOutput::text(format!(
+                        "[error] tool '{name}' failed unexpectedly (internal error)"
+                    )),
+                )
+            }
+        };
+        Outcome {
+            level: Some(level),
+            arguments,
+            decision,
+            kind,
+            output,
+        }
+    }
+}
+
+/// Everything dispatch learned about a call, before it becomes an observation and a record.
+struct Outcome {
+    level: Option<PermissionLevel>,
+    arguments: Value,
+    decision: Decision,
+    kind: ObservationKind,
+    output: ToolOutput,
+}
+
+impl Outcome {
+    fn engine(arguments: Value, kind: ObservationKind, text: String) -> Self {
+        Self {
+            level: None,
+            arguments,
+            decision: Decision::not_evaluated(),
+            kind,
+            output: ToolOutput::text(text),
+        }
+    }
+
+    fn cancelled(arguments: Value, decision: Decision) -> Self {
+        Self {
+            level: None,
+            arguments,
+            decision,
+            kind: ObservationKind::Cancelled,
+            output: ToolOutput::text("[cancelled] the call was cancelled before it finished"),
+        }
+    }
+
+    fn at(mut self, level: PermissionLevel) -> Self {
+        self.level = Some(level);
+        self
+    }
+}
+
+impl ToolArguments {
+    /// The arguments as a JSON object (`""` and `null` mean `{}`), or the error text.
+    fn parse(self) -> Result<Value, String> {
+        let value = match self {
+            ToolArguments::Value(value) => value,
+            ToolArguments::Json(text) if text.trim().is_empty() => {
+                Value::Object(serde_json::Map::new())
+            }
+            ToolArguments::Json(text) => serde_json::from_str(&text)
+                .map_err(|error| format!("[error] arguments are not valid JSON: {error}"))?,
+        };
+        Ok(if value.is_null() {
+            Value::Object(serde_json::Map::new())
+        } else {
+            value
+        })
+    }
+
+    /// The arguments for the audit log of a call that never got further.
+    fn into_value_lossy(self) -> Value {
+        match self {
+            ToolArguments::Value(value) => value,
+            ToolArguments::Json(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        }
+    }
+}
+
+fn bad_arguments_text(tool: &str, problems: &[ArgumentProblem]) -> String {
+    let mut text = format!("[error] invalid arguments for tool '{tool}':");
+    for problem in problems {
+        text.push_str("\n- ");
+        text.push_str(&problem.to_string());
+    }
+    text
+}
+
+fn refusal_text(tool: &str, level: PermissionLevel, decision: &Decision) -> String {
+    match (decision.kind, decision.by, &decision.detail) {
+        (DecisionKind::Disabled, ..) => {
+            format!(
+                "[disabled] tool '{tool}' is disabled (level: {level}); enable it for this project to use it"
+            )
+        }
+        (_, Decider::NoApprover, _) => {
+            format!("[denied] the user denied tool '{tool}' (no one was available to approve it)")
+        }
+        (_, _, Some(reason)) => format!("[denied] the user denied tool '{tool}': {reason}"),
+        _ => format!("[denied] the user denied tool '{tool}'"),
+    }
+}
+
+#[cfg(test)]
+#[path = "manager_tests.rs"]
+mod tests;

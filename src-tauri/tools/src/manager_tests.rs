@@ -1,0 +1,724 @@
+//! Every branch of dispatch, the gate, grants across sessions, cancellation and concurrency.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::*;
+use crate::{ApprovalScope, MemoryAudit, Preview, ToolContext, ToolError, ToolResult, tool};
+
+static ECHO_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// Text to echo.
+    text: String,
+    /// How many times.
+    #[serde(default = "one")]
+    times: u32,
+    /// Shout it.
+    #[serde(default)]
+    loud: bool,
+}
+
+/// Echo the text back,
+/// repeated.
+///
+/// This paragraph is for developers only.
+#[tool]
+async fn echo(args: EchoArgs) -> ToolResult {
+    ECHO_RUNS.fetch_add(1, Ordering::SeqCst);
+    let text = args.text.repeat(args.times as usize);
+    Ok(if args.loud { text.to_uppercase() } else { text }.into())
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct TouchArgs {
+    /// File name.
+    name: String,
+}
+
+/// Create an empty file.
+#[tool(level = sensitive, preview = touch_preview)]
+async fn touch(ctx: &ToolContext, args: TouchArgs) -> ToolResult {
+    std::fs::write(ctx.root().join(&args.name), "").map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(format!("touched {}", args.name).into())
+}
+
+async fn touch_preview(_ctx: &ToolContext, args: &TouchArgs) -> Option<Preview> {
+    Some(Preview::Text {
+        text: format!("create {}", args.name),
+    })
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ShellArgs {
+    /// Command line.
+    command: String,
+}
+
+/// Pretend to run a command.
+#[tool(name = "shell", level = "dangerous", scope = shell_scope)]
+async fn fake_shell(args: ShellArgs) -> ToolResult {
+    Ok(format!("ran {}", args.command).into())
+}
+
+fn shell_scope(args: &ShellArgs) -> ApprovalScope {
+    if args.command.contains('`') {
+        return ApprovalScope::Never;
+    }
+    ApprovalScope::Keys(
+        args.command
+            .split(';')
+            .map(|part| part.trim().to_owned())
+            .collect(),
+    )
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Empty {}
+
+/// Always fails.
+#[tool]
+async fn fail(_args: Empty) -> ToolResult {
+    Err(ToolError::new("nope"))
+}
+
+/// Always panics.
+#[tool(description = "Panics on purpose.")]
+async fn boom(_args: Empty) -> ToolResult {
+    panic!("boom")
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SleepArgs {
+    /// Milliseconds.
+    ms: u64,
+}
+
+/// Sleep for a while.
+#[tool]
+async fn sleepy(args: SleepArgs) -> ToolResult {
+    tokio::time::sleep(Duration::from_millis(args.ms)).await;
+    Ok("slept".into())
+}
+
+/// Answers from a queue and remembers every request.
+#[derive(Default)]
+struct ScriptedApprover {
+    answers: Mutex<VecDeque<ApprovalDecision>>,
+    seen: Mutex<Vec<ApprovalRequest>>,
+}
+
+impl ScriptedApprover {
+    fn new(answers: impl IntoIterator<Item = ApprovalDecision>) -> Arc<Self> {
+        Arc::new(Self {
+            answers: Mutex::new(answers.into_iter().collect()),
+            seen: Mutex::default(),
+        })
+    }
+
+    fn asked(&self) -> usize {
+        self.seen.lock().unwrap().len()
+    }
+}
+
+#[async_trait]
+impl Approver for ScriptedApprover {
+    async fn decide(&self, request: ApprovalRequest) -> ApprovalDecision {
+        self.seen.lock().unwrap().push(request);
+        self.answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(ApprovalDecision::Deny {
+                reason: Some("script ran out".into()),
+            })
+    }
+}
+
+/// Never answers (a dialog left open).
+struct SilentApprover;
+
+#[async_trait]
+impl Approver for SilentApprover {
+    async fn decide(&self, _request: ApprovalRequest) -> ApprovalDecision {
+        std::future::pending().await
+    }
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    manager: ToolManager,
+    audit: Arc<MemoryAudit>,
+}
+
+fn fixture(approver: Option<Arc<dyn Approver>>) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = Arc::new(MemoryAudit::new());
+    let mut manager = ToolManager::new(dir.path())
+        .unwrap()
+        .with_audit(audit.clone());
+    if let Some(approver) = approver {
+        manager = manager.with_approver(approver);
+    }
+    manager.register(Echo).unwrap();
+    manager.register(Touch).unwrap();
+    manager.register(FakeShell).unwrap();
+    manager.register(Fail).unwrap();
+    manager.register(Boom).unwrap();
+    manager.register(Sleepy).unwrap();
+    Fixture {
+        _dir: dir,
+        manager,
+        audit,
+    }
+}
+
+#[test]
+fn names_descriptions_and_levels_come_from_the_function() {
+    let f = fixture(None);
+    let info: BTreeMap<String, ToolInfo> = f
+        .manager
+        .tools()
+        .into_iter()
+        .map(|t| (t.name.clone(), t))
+        .collect();
+    assert_eq!(info["echo"].description, "Echo the text back, repeated.");
+    assert_eq!(info["echo"].level, PermissionLevel::Safe);
+    assert_eq!(info["touch"].level, PermissionLevel::Sensitive);
+    assert_eq!(info["shell"].level, PermissionLevel::Dangerous);
+    assert_eq!(info["shell"].policy, Policy::Disabled);
+    assert_eq!(info["boom"].description, "Panics on purpose.");
+    assert!(!info.contains_key("fake_shell"));
+}
+
+#[test]
+fn openai_schema_has_the_exact_shape() {
+    let f = fixture(None);
+    let schema = f.manager.get("echo").unwrap().to_openai_schema();
+    assert_eq!(
+        schema,
+        json!({
+            "type": "function",
+            "function": {
+                "name": "echo",
+                "description": "Echo the text back, repeated.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string", "description": "Text to echo."},
+                        "times": {"type": "integer", "description": "How many times.", "default": 1, "minimum": 0},
+                        "loud": {"type": "boolean", "description": "Shout it.", "default": false}
+                    },
+                    "required": ["text"],
+                    "additionalProperties": false
+                }
+            }
+        })
+    );
+    let enabled: Vec<String> = f
+        .manager
+        .enabled_openai_schemas()
+        .iter()
+        .map(|s| s["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!enabled.contains(&"shell".to_owned()));
+    assert_eq!(f.manager.openai_schemas().len(), 6);
+}
+
+#[test]
+fn duplicate_and_invalid_names_are_typed_errors() {
+    let f = fixture(None);
+    assert_eq!(
+        f.manager.register(Echo),
+        Err(ManagerError::DuplicateTool("echo".into()))
+    );
+    let renamed = crate::TypedTool::new(Echo).named("bad name!");
+    assert_eq!(
+        f.manager.register(renamed),
+        Err(ManagerError::InvalidName("bad name!".into()))
+    );
+    let long = crate::TypedTool::new(Echo).named("x".repeat(65));
+    assert!(matches!(
+        f.manager.register(long),
+        Err(ManagerError::InvalidName(_))
+    ));
+    assert!(
+        f.manager
+            .register(crate::TypedTool::new(Echo).named("echo2"))
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn unknown_tool_lists_what_exists() {
+    let f = fixture(None);
+    let obs = f.manager.dispatch("reed_file", "{}").await;
+    assert_eq!(obs.kind, ObservationKind::Error);
+    assert_eq!(
+        obs.text,
+        "[error] unknown tool 'reed_file'; available: boom, echo, fail, shell, sleepy, touch"
+    );
+}
+
+#[tokio::test]
+async fn malformed_json_is_an_error_observation() {
+    let f = fixture(None);
+    let obs = f.manager.dispatch("echo", r#"{"text": "hi""#).await;
+    assert_eq!(obs.kind, ObservationKind::Error);
+    assert!(
+        obs.text
+            .starts_with("[error] arguments are not valid JSON: "),
+        "{}",
+        obs.text
+    );
+}
+
+#[tokio::test]
+async fn empty_string_means_no_arguments() {
+    let f = fixture(None);
+    let obs = f.manager.dispatch("fail", "").await;
+    assert_eq!(obs.text, "[error] nope");
+    let obs = f.manager.dispatch("fail", "  ").await;
+    assert_eq!(obs.text, "[error] nope");
+    let obs = f.manager.dispatch("fail", Value::Null).await;
+    assert_eq!(obs.text, "[error] nope");
+}
+
+#[tokio::test]
+async fn arguments_are_coerced_before_the_tool_runs() {
+    let f = fixture(None);
+    let obs = f
+        .manager
+        .dispatch("echo", r#"{"text": "ab", "times": "3", "loud": "true"}"#)
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Ok);
+    assert_eq!(obs.text, "ABABAB");
+    let obs = f
+        .manager
+        .dispatch("echo", json!({"text": "x", "times": 2.0, "loud": null}))
+        .await;
+    assert_eq!(obs.text, "xx");
+}
+
+#[tokio::test]
+async fn bad_arguments_name_every_field_and_never_reach_the_tool() {
+    let f = fixture(None);
+    let before = ECHO_RUNS.load(Ordering::SeqCst);
+    let obs = f
+        .manager
+        .dispatch("echo", r#"{"times": "many", "loud": "maybe", "colour": 1}"#)
+        .await;
+    assert_eq!(obs.kind, ObservationKind::BadArguments);
+    assert_eq!(
+        obs.text,
+        "[error] invalid arguments for tool 'echo':\n\
+         - times: expected integer, received string \"many\"\n\
+         - loud: expected boolean, received string \"maybe\"\n\
+         - text: expected string (required), received nothing\n\
+         - colour: expected no such field (known fields: text, times, loud), received number 1"
+    );
+    assert_eq!(ECHO_RUNS.load(Ordering::SeqCst), before);
+    let obs = f.manager.dispatch("echo", "[1]").await;
+    assert_eq!(obs.kind, ObservationKind::BadArguments);
+    assert!(
+        obs.text
+            .contains("arguments: expected an object, received array [1]"),
+        "{}",
+        obs.text
+    );
+}
+
+#[tokio::test]
+async fn dangerous_tools_start_disabled_and_enable_sets_ask() {
+    let approver = ScriptedApprover::new([ApprovalDecision::AllowOnce]);
+    let f = fixture(Some(approver.clone()));
+    let obs = f.manager.dispatch("shell", r#"{"command": "ls"}"#).await;
+    assert_eq!(obs.kind, ObservationKind::Disabled);
+    assert_eq!(
+        obs.text,
+        "[disabled] tool 'shell' is disabled (level: dangerous); enable it for this project to use it"
+    );
+    assert_eq!(approver.asked(), 0);
+
+    assert_eq!(f.manager.enable("shell"), Ok(Policy::Ask));
+    let obs = f.manager.dispatch("shell", r#"{"command": "ls"}"#).await;
+    assert_eq!(obs.text, "ran ls");
+    assert_eq!(obs.decision.kind, DecisionKind::AllowedOnce);
+    assert_eq!(approver.asked(), 1);
+    assert_eq!(f.manager.enable("echo"), Ok(Policy::Auto));
+    assert_eq!(
+        f.manager.enable("nope"),
+        Err(ManagerError::UnknownTool("nope".into()))
+    );
+}
+
+#[tokio::test]
+async fn ask_without_an_approver_fails_closed() {
+    let f = fixture(None);
+    let obs = f.manager.dispatch("touch", r#"{"name": "a.txt"}"#).await;
+    assert_eq!(obs.kind, ObservationKind::Denied);
+    assert_eq!(
+        obs.text,
+        "[denied] the user denied tool 'touch' (no one was available to approve it)"
+    );
+    assert_eq!(obs.decision.by, Decider::NoApprover);
+    assert!(!f.manager.root().join("a.txt").exists());
+}
+
+#[tokio::test]
+async fn deny_passes_the_reason_and_leaves_the_disk_alone() {
+    let approver = ScriptedApprover::new([
+        ApprovalDecision::Deny {
+            reason: Some("use b.txt instead".into()),
+        },
+        ApprovalDecision::Deny { reason: None },
+    ]);
+    let f = fixture(Some(approver.clone()));
+    let obs = f.manager.dispatch("touch", r#"{"name": "a.txt"}"#).await;
+    assert_eq!(obs.kind, ObservationKind::Denied);
+    assert_eq!(
+        obs.text,
+        "[denied] the user denied tool 'touch': use b.txt instead"
+    );
+    let obs = f.manager.dispatch("touch", r#"{"name": "a.txt"}"#).await;
+    assert_eq!(obs.text, "[denied] the user denied tool 'touch'");
+    assert!(!f.manager.root().join("a.txt").exists());
+}
+
+#[tokio::test]
+async fn the_approver_sees_coerced_arguments_preview_and_scope() {
+    let approver = ScriptedApprover::new([ApprovalDecision::AllowOnce]);
+    let f = fixture(Some(approver.clone()));
+    let obs = f.manager.dispatch("touch", r#"{"name": "a.txt"}"#).await;
+    assert_eq!(obs.text, "touched a.txt");
+    let seen = approver.seen.lock().unwrap();
+    let request = &seen[0];
+    assert_eq!(request.tool, "touch");
+    assert_eq!(request.level, PermissionLevel::Sensitive);
+    assert_eq!(request.description, "Create an empty file.");
+    assert_eq!(request.arguments, json!({"name": "a.txt"}));
+    assert_eq!(
+        request.preview,
+        Some(Preview::Text {
+            text: "create a.txt".into()
+        })
+    );
+    assert_eq!(request.session_scope, ["touch"]);
+}
+
+#[tokio::test]
+async fn allow_once_asks_again_next_time() {
+    let approver =
+        ScriptedApprover::new([ApprovalDecision::AllowOnce, ApprovalDecision::AllowOnce]);
+    let f = fixture(Some(approver.clone()));
+    f.manager.dispatch("touch", r#"{"name": "a"}"#).await;
+    f.manager.dispatch("touch", r#"{"name": "b"}"#).await;
+    assert_eq!(approver.asked(), 2);
+    assert!(f.manager.session_grants().is_empty());
+}
+
+#[tokio::test]
+async fn allow_for_session_lasts_until_the_session_changes() {
+    let approver = ScriptedApprover::new([
+        ApprovalDecision::AllowForSession,
+        ApprovalDecision::AllowOnce,
+    ]);
+    let f = fixture(Some(approver.clone()));
+    f.manager.start_session(Some("s1".into()));
+    let first = f.manager.dispatch("touch", r#"{"name": "a"}"#).await;
+    assert_eq!(
+        (first.decision.kind, first.decision.by),
+        (DecisionKind::AllowedForSession, Decider::User)
+    );
+    let second = f.manager.dispatch("touch", r#"{"name": "b"}"#).await;
+    assert_eq!(
+        (second.decision.kind, second.decision.by),
+        (DecisionKind::AllowedForSession, Decider::SessionGrant)
+    );
+    assert_eq!(second.decision.detail.as_deref(), Some("touch"));
+    assert_eq!(approver.asked(), 1);
+
+    f.manager.start_session(Some("s2".into()));
+    assert!(f.manager.session_grants().is_empty());
+    let third = f.manager.dispatch("touch", r#"{"name": "c"}"#).await;
+    assert_eq!(third.decision.kind, DecisionKind::AllowedOnce);
+    assert_eq!(approver.asked(), 2);
+    let sessions: Vec<Option<String>> = f
+        .audit
+        .records()
+        .iter()
+        .map(|r| r.session_id.clone())
+        .collect();
+    assert_eq!(
+        sessions,
+        [Some("s1".into()), Some("s1".into()), Some("s2".into())]
+    );
+}
+
+#[tokio::test]
+async fn session_grants_cover_exactly_their_scope_keys() {
+    let approver = ScriptedApprover::new([
+        ApprovalDecision::AllowForSession,
+        ApprovalDecision::Deny { reason: None },
+        ApprovalDecision::Deny { reason: None },
+        ApprovalDecision::AllowForSession,
+        ApprovalDecision::Deny { reason: None },
+    ]);
+    let f = fixture(Some(approver.clone()));
+    f.manager.enable("shell").unwrap();
+    assert_eq!(
+        f.manager
+            .dispatch("shell", r#"{"command": "git status"}"#)
+            .await
+            .kind,
+        ObservationKind::Ok
+    );
+    assert_eq!(
+        approver.seen.lock().unwrap()[0].session_scope,
+        ["shell: git status"]
+    );
+    // Covered: no question.
+    assert_eq!(
+        f.manager
+            .dispatch("shell", r#"{"command": "git status"}"#)
+            .await
+            .kind,
+        ObservationKind::Ok
+    );
+    assert_eq!(approver.asked(), 1);
+    // A different key, or an extra part, asks (and is denied).
+    assert_eq!(
+        f.manager
+            .dispatch("shell", r#"{"command": "git push"}"#)
+            .await
+            .kind,
+        ObservationKind::Denied
+    );
+    assert_eq!(
+        f.manager
+            .dispatch("shell", r#"{"command": "git status; rm -rf ~"}"#)
+            .await
+            .kind,
+        ObservationKind::Denied
+    );
+    assert_eq!(approver.asked(), 3);
+    // A call that can't be scoped asks every time, even if "allowed for session".
+    assert_eq!(
+        f.manager
+            .dispatch("shell", r#"{"command": "`x`"}"#)
+            .await
+            .kind,
+        ObservationKind::Ok
+    );
+    assert_eq!(
+        f.manager
+            .dispatch("shell", r#"{"command": "`x`"}"#)
+            .await
+            .kind,
+        ObservationKind::Denied
+    );
+    assert_eq!(approver.asked(), 5);
+    let grants: Vec<String> = f
+        .manager
+        .session_grants()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(grants, ["shell: git status"]);
+    // Revoking brings the question back.
+    assert!(f.manager.revoke_grant(&SessionGrant {
+        tool: "shell".into(),
+        key: Some("git status".into())
+    }));
+    assert_eq!(
+        f.manager
+            .dispatch("shell", r#"{"command": "git status"}"#)
+            .await
+            .kind,
+        ObservationKind::Denied
+    );
+}
+
+#[tokio::test]
+async fn approve_tool_and_auto_policy_skip_the_approver() {
+    let approver = ScriptedApprover::new([]);
+    let f = fixture(Some(approver.clone()));
+    f.manager.approve_tool("touch").unwrap();
+    assert_eq!(
+        f.manager.dispatch("touch", r#"{"name": "a"}"#).await.kind,
+        ObservationKind::Ok
+    );
+    f.manager.reset_approvals();
+    f.manager.set_policy("touch", Policy::Auto).unwrap();
+    let obs = f.manager.dispatch("touch", r#"{"name": "b"}"#).await;
+    assert_eq!(
+        (obs.kind, obs.decision.kind, obs.decision.by),
+        (ObservationKind::Ok, DecisionKind::Auto, Decider::Policy)
+    );
+    assert_eq!(approver.asked(), 0);
+    // A grant can't loosen a Disabled policy.
+    f.manager.set_policy("touch", Policy::Disabled).unwrap();
+    f.manager.approve_tool("touch").unwrap();
+    assert_eq!(
+        f.manager.dispatch("touch", r#"{"name": "c"}"#).await.kind,
+        ObservationKind::Disabled
+    );
+    assert_eq!(
+        f.manager.policies().chosen().get("touch"),
+        Some(&Policy::Disabled)
+    );
+    f.manager.reset_policies();
+    assert_eq!(f.manager.policy("touch"), Ok(Policy::Ask));
+}
+
+#[tokio::test]
+async fn tool_errors_and_panics_become_observations() {
+    let f = fixture(None);
+    let obs = f.manager.dispatch("fail", "{}").await;
+    assert_eq!(
+        (obs.kind, obs.text.as_str()),
+        (ObservationKind::Error, "[error] nope")
+    );
+    let obs = f.manager.dispatch("boom", "{}").await;
+    assert_eq!(obs.kind, ObservationKind::Error);
+    assert_eq!(
+        obs.text,
+        "[error] tool 'boom' failed unexpectedly (internal error)"
+    );
+    // The manager still works afterwards.
+    assert!(
+        f.manager
+            .dispatch("echo", r#"{"text": "ok"}"#)
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn cancellation_stops_a_running_tool_promptly() {
+    let f = fixture(None);
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        trigger.cancel();
+    });
+    let started = Instant::now();
+    let obs = f
+        .manager
+        .dispatch_cancellable("sleepy", r#"{"ms": 10000}"#, &cancel)
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Cancelled);
+    assert!(
+        started.elapsed() < Duration::from_millis(1000),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        f.audit.records().last().unwrap().outcome,
+        ObservationKind::Cancelled
+    );
+}
+
+#[tokio::test]
+async fn cancellation_withdraws_a_pending_approval() {
+    let f = fixture(Some(Arc::new(SilentApprover)));
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        trigger.cancel();
+    });
+    let obs = f
+        .manager
+        .dispatch_cancellable("touch", r#"{"name": "a"}"#, &cancel)
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Cancelled);
+    assert!(!f.manager.root().join("a").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_calls_run_concurrently_on_one_manager() {
+    let f = Arc::new(fixture(None));
+    let started = Instant::now();
+    let calls = (0..50).map(|_| {
+        let f = Arc::clone(&f);
+        tokio::spawn(async move { f.manager.dispatch("sleepy", r#"{"ms": 100}"#).await })
+    });
+    let results = futures::future::join_all(calls).await;
+    assert!(results.iter().all(|r| r.as_ref().unwrap().is_ok()));
+    // Serially this would take 5 s.
+    assert!(
+        started.elapsed() < Duration::from_millis(2500),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(f.audit.records().len(), 50);
+}
+
+#[tokio::test]
+async fn every_dispatch_leaves_one_audit_record() {
+    let approver = ScriptedApprover::new([ApprovalDecision::Deny {
+        reason: Some("no".into()),
+    }]);
+    let f = fixture(Some(approver));
+    f.manager.start_session(Some("s".into()));
+    f.manager
+        .dispatch("echo", r#"{"text": "hi", "times": "2"}"#)
+        .await;
+    f.manager.dispatch("nope", r#"{"a": 1}"#).await;
+    f.manager.dispatch("echo", "{").await;
+    f.manager.dispatch("echo", "{}").await;
+    f.manager.dispatch("touch", r#"{"name": "x"}"#).await;
+    f.manager.dispatch("shell", r#"{"command": "ls"}"#).await;
+    let records = f.audit.records();
+    let summary: Vec<(&str, &str, &str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r.tool.as_str(),
+                r.decision.kind.as_str(),
+                r.decision.by.as_str(),
+                r.outcome.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("echo", "auto", "policy", "ok"),
+            ("nope", "not_evaluated", "engine", "error"),
+            ("echo", "not_evaluated", "engine", "error"),
+            ("echo", "not_evaluated", "engine", "bad_arguments"),
+            ("touch", "denied", "user", "denied"),
+            ("shell", "disabled", "policy", "disabled"),
+        ]
+    );
+    assert_eq!(records[0].arguments, json!({"text": "hi", "times": 2}));
+    assert_eq!(records[0].result_excerpt, "hihi");
+    assert_eq!(records[0].level, Some(PermissionLevel::Safe));
+    assert_eq!(records[1].level, None);
+    assert_eq!(records[4].decision.detail.as_deref(), Some("no"));
+    assert!(
+        records
+            .iter()
+            .all(|r| r.session_id.as_deref() == Some("s") && r.started_at_ms > 0)
+    );
+}
+
+#[test]
+fn a_missing_root_is_a_typed_error() {
+    let err = ToolManager::new("/definitely/not/here").unwrap_err();
+    assert!(matches!(err, ManagerError::BadRoot { .. }), "{err}");
+}

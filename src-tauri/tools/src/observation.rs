@@ -1,0 +1,90 @@
+//! What a tool call gives back: text for the model, metadata for people.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::gate::Decision;
+
+/// How a call ended, as the UI and the audit log classify it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObservationKind {
+    /// The tool ran and did what was asked.
+    Ok,
+    /// The tool ran (or was about to) and failed; the text says why.
+    Error,
+    /// The user (or the absence of one) refused the call.
+    Denied,
+    /// The project's policy disables the tool.
+    Disabled,
+    /// The arguments did not fit the tool's schema; the tool did not run.
+    BadArguments,
+    /// The turn was cancelled while the call was pending or running.
+    Cancelled,
+}
+
+impl ObservationKind {
+    /// The snake_case name used in the CLI and the database.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Error => "error",
+            Self::Denied => "denied",
+            Self::Disabled => "disabled",
+            Self::BadArguments => "bad_arguments",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl std::fmt::Display for ObservationKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The result of one dispatched call. Dispatch always produces one, whatever happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Observation {
+    /// The tool's name as the model called it.
+    pub tool: String,
+    /// What the model reads.
+    pub text: String,
+    /// How the call ended.
+    pub kind: ObservationKind,
+    /// How the permission check decided.
+    pub decision: Decision,
+    /// Wall time from dispatch to result, approval wait included.
+    #[serde(with = "duration_millis")]
+    pub duration: Duration,
+    /// True when the tool cut its output to keep the model's context small.
+    pub truncated: bool,
+    /// A unified diff of what the call changed, for tools that change files.
+    pub diff: Option<String>,
+}
+
+impl Observation {
+    /// True when the call ran and succeeded.
+    pub fn is_ok(&self) -> bool {
+        self.kind == ObservationKind::Ok
+    }
+}
+
+/// Serialises a [`Duration`] as whole milliseconds (what the UI and the audit log show).
+pub mod duration_millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes the duration as milliseconds.
+    pub fn serialize<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// Reads milliseconds into a duration.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+        u64::deserialize(deserializer).map(Duration::from_millis)
+    }
+}
