@@ -1,1 +1,146 @@
-fn main() {}
+//! `gantry-cli`: Gantry's engine without the window, for scripts, tests and terminals.
+//!
+//! Exit codes: 0 when the command (or the tool call) succeeded, 1 when a tool call ended in any
+//! other way (error, denied, disabled, bad arguments, cancelled) or the command failed, 2 for
+//! usage errors.
+
+mod engine;
+mod terminal;
+mod tools_cmd;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Gantry's engine on the command line.
+#[derive(Debug, Parser)]
+#[command(name = "gantry-cli", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List, describe and call tools.
+    #[command(subcommand)]
+    Tools(ToolsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum ToolsCommand {
+    /// List every tool with its level, its policy in the project and its description.
+    List {
+        #[command(flatten)]
+        project: ProjectArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the OpenAI function schemas of every tool as a JSON array.
+    Schema {
+        #[command(flatten)]
+        project: ProjectArgs,
+    },
+    /// Call one tool against the project and print the observation.
+    Call {
+        /// The tool's name.
+        name: String,
+        /// The arguments as JSON (default `{}`).
+        arguments: Option<String>,
+        #[command(flatten)]
+        project: ProjectArgs,
+        /// Who answers when the tool's policy is Ask. Default: `ask` when stdin is a terminal,
+        /// otherwise `deny`.
+        #[arg(long, value_enum)]
+        approve: Option<ApproveMode>,
+        /// Enable a tool for this call (a DANGEROUS tool is set to Ask). Repeatable.
+        #[arg(long = "enable", value_name = "NAME")]
+        enable: Vec<String>,
+    },
+}
+
+/// The project folder a command works on.
+#[derive(Debug, Args)]
+struct ProjectArgs {
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    root: PathBuf,
+}
+
+/// How approvals are answered in `tools call`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ApproveMode {
+    /// Ask on the terminal (reads answers from stdin).
+    Ask,
+    /// Allow each call once.
+    Once,
+    /// Allow for the session.
+    Session,
+    /// Deny every call.
+    Deny,
+}
+
+/// A failure that stops a command, with the exit code it maps to.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// The command line was wrong (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// The command could not do its job (exit 1).
+    #[error(transparent)]
+    Failed(#[from] anyhow::Error),
+}
+
+fn main() -> ExitCode {
+    init_tracing();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("gantry-cli: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(CliError::Usage(message)) => {
+            eprintln!("gantry-cli: {message}");
+            ExitCode::from(2)
+        }
+        Err(CliError::Failed(error)) => {
+            eprintln!("gantry-cli: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    match cli.command {
+        Command::Tools(ToolsCommand::List { project, json }) => {
+            tools_cmd::list(&project.root, json)
+        }
+        Command::Tools(ToolsCommand::Schema { project }) => tools_cmd::schema(&project.root),
+        Command::Tools(ToolsCommand::Call {
+            name,
+            arguments,
+            project,
+            approve,
+            enable,
+        }) => tools_cmd::call(&project.root, &name, arguments, approve, &enable).await,
+    }
+}
+
+/// Logs go to stderr, filtered by `GANTRY_LOG` (default: warnings).
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GANTRY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}

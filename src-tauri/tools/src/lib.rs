@@ -15,6 +15,7 @@ extern crate self as gantry_tools;
 
 pub mod approval;
 pub mod audit;
+pub mod builtin;
 pub mod coerce;
 pub mod context;
 pub mod gate;

@@ -1,0 +1,100 @@
+//! `gantry-cli tools list | schema | call`.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use gantry_tools::{ApprovalDecision, FixedApprover, ObservationKind};
+
+use crate::engine::{People, open_project};
+use crate::terminal::{StdinAnswers, TerminalApprover, TerminalPrompter};
+use crate::{ApproveMode, CliError};
+
+/// `tools list`: a table (or JSON) of every tool.
+pub(crate) fn list(root: &Path, json: bool) -> Result<ExitCode, CliError> {
+    let manager = open_project(root, People::default())?;
+    let tools = manager.tools();
+    if json {
+        let text = serde_json::to_string_pretty(&tools).context("serialising the tool list")?;
+        println!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let name_width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
+    println!(
+        "{:<name_width$}  {:<9}  {:<8}  DESCRIPTION",
+        "NAME", "LEVEL", "POLICY"
+    );
+    for tool in tools {
+        println!(
+            "{:<name_width$}  {:<9}  {:<8}  {}",
+            tool.name, tool.level, tool.policy, tool.description
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tools schema`: the OpenAI function schemas as a JSON array.
+pub(crate) fn schema(root: &Path) -> Result<ExitCode, CliError> {
+    let manager = open_project(root, People::default())?;
+    let text =
+        serde_json::to_string_pretty(&manager.openai_schemas()).context("serialising schemas")?;
+    println!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tools call`: one dispatch, the observation text on stdout.
+pub(crate) async fn call(
+    root: &Path,
+    name: &str,
+    arguments: Option<String>,
+    approve: Option<ApproveMode>,
+    enable: &[String],
+) -> Result<ExitCode, CliError> {
+    let interactive = std::io::stdin().is_terminal();
+    let mode = approve.unwrap_or(if interactive {
+        ApproveMode::Ask
+    } else {
+        ApproveMode::Deny
+    });
+    let mut people = People::default();
+    match mode {
+        ApproveMode::Ask => {
+            let answers = Arc::new(StdinAnswers::default());
+            people.approver = Some(Arc::new(TerminalApprover::new(answers.clone())));
+            people.prompter = Some(Arc::new(TerminalPrompter::new(answers)));
+        }
+        ApproveMode::Once => {
+            people.approver = Some(Arc::new(FixedApprover(ApprovalDecision::AllowOnce)))
+        }
+        ApproveMode::Session => {
+            people.approver = Some(Arc::new(FixedApprover(ApprovalDecision::AllowForSession)))
+        }
+        // With no terminal and no explicit answer, nobody approves: the gate fails closed.
+        ApproveMode::Deny if approve.is_none() => {}
+        ApproveMode::Deny => {
+            people.approver = Some(Arc::new(FixedApprover(ApprovalDecision::Deny {
+                reason: None,
+            })))
+        }
+    }
+    if interactive && people.prompter.is_none() {
+        people.prompter = Some(Arc::new(TerminalPrompter::new(Arc::new(
+            StdinAnswers::default(),
+        ))));
+    }
+    let manager = open_project(root, people)?;
+    for tool in enable {
+        manager
+            .enable(tool)
+            .map_err(|error| CliError::Usage(error.to_string()))?;
+    }
+    let observation = manager.dispatch(name, arguments.unwrap_or_default()).await;
+    println!("{}", observation.text);
+    Ok(if observation.kind == ObservationKind::Ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
