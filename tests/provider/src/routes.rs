@@ -24,6 +24,8 @@ use crate::wire::{self, Context, Step};
 const MAX_BODY_BYTES: usize = 256 * 1024 * 1024;
 /// Prefix of the admin endpoints, which are not recorded.
 pub(crate) const ADMIN_PREFIX: &str = "/__scripted/";
+/// How long a cut waits so that everything sent before it reaches the client.
+const FLUSH_BEFORE_CUT: Duration = Duration::from_millis(20);
 /// Model echoed when a request names none.
 const FALLBACK_MODEL: &str = crate::script::DEFAULT_MODEL;
 
@@ -238,6 +240,9 @@ fn body_from_steps(shared: Arc<Shared>, seq: usize, steps: Vec<Step>) -> Body {
                         Err(std::io::Error::other("scripted provider shut down"))
                     }
                     Some(Step::Cut) => {
+                        // Hyper drops its unflushed write buffer when a body fails; pending
+                        // once lets it flush what the script sent before the cut.
+                        tokio::time::sleep(FLUSH_BEFORE_CUT).await;
                         guard.settle(Delivery::Cut);
                         Err(std::io::Error::other("scripted cut"))
                     }
