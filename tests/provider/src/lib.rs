@@ -41,34 +41,9 @@
 //!
 //! # Script format
 //!
-//! ```json
-//! {
-//!   "models": ["scripted-model"],
-//!   "created": 1700000000,
-//!   "turns": [
-//!     {
-//!       "expect": {"last_role": "user", "last_contains": "list the files",
-//!                  "tools_include": ["list_files"]},
-//!       "reply": {"type": "completion", "events": [
-//!         {"reasoning": "The user wants a listing."},
-//!         {"text": "Let me look."},
-//!         {"tool_call": {"index": 0, "id": "call_1", "name": "list_files", "arguments": ""}},
-//!         {"tool_call": {"index": 1, "id": "call_2", "name": "read_file"}},
-//!         {"tool_call": {"index": 0, "arguments": "{\"dir\":"}},
-//!         {"tool_call": {"index": 1, "arguments": {"path": "README.md"}}},
-//!         {"tool_call": {"index": 0, "arguments": "\".\"}"}},
-//!         {"finish": "tool_calls"}
-//!       ], "usage": {"prompt_tokens": 120, "completion_tokens": 30}}
-//!     },
-//!     {"reply": {"type": "error", "status": 429, "message": "Rate limit reached",
-//!                "headers": {"Retry-After": "1"}, "code": "rate_limit_exceeded"}},
-//!     {"reply": {"type": "completion", "chunk_delay_ms": 50,
-//!                "events": [{"text": "Two files."}, {"delay_ms": 500}, {"text": " Done."}]}},
-//!     {"reply": {"type": "completion", "events": [{"text": "Cut short"}, "cut"]}},
-//!     {"reply": {"type": "completion", "events": ["hang"]}}
-//!   ]
-//! }
-//! ```
+//! This is `example-script.json`, beside the crate's `Cargo.toml` (a test plays it):
+//!
+#![doc = concat!("```json\n", include_str!("../example-script.json"), "```\n")]
 //!
 //! - `models` (default `["scripted-model"]`): ids listed by `GET /v1/models`.
 //! - `created` (default: now): the timestamp in every completion and chunk.

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests.
 
 mod binary;
+mod example_script;
 mod openai_client;
 mod raw_wire;
 
