@@ -44,9 +44,9 @@ impl RecordedRequest {
             .map(String::as_str)
     }
 
-    /// Whether this is a `POST .../chat/completions`.
+    /// Whether this is a `POST /v1/chat/completions`.
     pub fn is_chat_completion(&self) -> bool {
-        self.method == "POST" && self.path_only().ends_with("/chat/completions")
+        self.method == "POST" && self.path_only() == "/v1/chat/completions"
     }
 
     /// The last message of a chat-completion body.

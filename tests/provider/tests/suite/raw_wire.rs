@@ -178,6 +178,12 @@ async fn unknown_paths_and_bad_bodies_are_recorded_failures() {
     let requests = provider.requests();
     assert_eq!(requests[1].raw_body, "not json");
     assert_eq!(requests[1].body, None);
+    let chat: Vec<usize> = provider.chat_requests().iter().map(|r| r.seq).collect();
+    assert_eq!(
+        chat,
+        [1],
+        "only POST /v1/chat/completions counts as a chat request"
+    );
 }
 
 #[tokio::test]
