@@ -1,3 +1,4 @@
 //! Gantry tool system (in progress).
 
+pub mod confine;
 pub mod walk;
