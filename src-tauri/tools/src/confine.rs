@@ -437,6 +437,7 @@ mod tests {
         }
     }
 
+    #[rustfmt::skip]
     fn rows(fx: &Fixture) -> Vec<(&'static str, String, Expect)> {
         let root = fx.root.to_str().unwrap().to_owned();
         let base = fx.base.to_str().unwrap().to_owned();
@@ -459,11 +460,7 @@ mod tests {
             ("file named ...", s("..."), Inside("...")),
             ("hidden file", s(".hidden"), Inside(".hidden")),
             ("leading dash", s("-dash.txt"), Inside("-dash.txt")),
-            (
-                "spaces",
-                s("dir with spaces/x.txt"),
-                Inside("dir with spaces/x.txt"),
-            ),
+            ("spaces", s("dir with spaces/x.txt"), Inside("dir with spaces/x.txt")),
             ("unicode", s("ünïcødé/文件.txt"), Inside("ünïcødé/文件.txt")),
             ("newline in name", s("new\nline"), Inside("new\nline")),
             ("tab in name", s("tab\there"), Inside("tab\there")),
@@ -477,120 +474,48 @@ mod tests {
             ("dotdot back to root", s("a/.."), Inside(".")),
             ("dotdot twice to root", s("a/b/../.."), Inside(".")),
             ("dotdot then file", s("a/../file.txt"), Inside("file.txt")),
-            (
-                "dotdot in deep",
-                s("a/b/deep/../../b/c.txt"),
-                Inside("a/b/c.txt"),
-            ),
-            (
-                "dot and dotdot",
-                s("./a/./../a/b/./c.txt"),
-                Inside("a/b/c.txt"),
-            ),
+            ("dotdot in deep", s("a/b/deep/../../b/c.txt"), Inside("a/b/c.txt")),
+            ("dot and dotdot", s("./a/./../a/b/./c.txt"), Inside("a/b/c.txt")),
             // --- non-existing (writes) ---
             ("new file", s("new.txt"), Inside("new.txt")),
             ("new nested", s("x/y/z.txt"), Inside("x/y/z.txt")),
             ("new under existing", s("a/b/new.rs"), Inside("a/b/new.rs")),
             ("new with dotdot", s("x/y/../z.txt"), Inside("x/z.txt")),
             ("new then dotdot to root", s("x/.."), Inside(".")),
-            (
-                "new then back into file",
-                s("nope/../file.txt"),
-                Inside("file.txt"),
-            ),
-            (
-                "new under file",
-                s("file.txt/child"),
-                Inside("file.txt/child"),
-            ),
-            (
-                "new unicode",
-                s("新しい/ファイル.md"),
-                Inside("新しい/ファイル.md"),
-            ),
+            ("new then back into file", s("nope/../file.txt"), Inside("file.txt")),
+            ("new under file", s("file.txt/child"), Inside("file.txt/child")),
+            ("new unicode", s("新しい/ファイル.md"), Inside("新しい/ファイル.md")),
             ("new named ..bar", s("..bar"), Inside("..bar")),
             ("new named ....", s("...."), Inside("....")),
             // --- absolute inside ---
             ("absolute root", root.clone(), Inside(".")),
             ("absolute root slash", format!("{root}/"), Inside(".")),
-            (
-                "absolute file",
-                format!("{root}/file.txt"),
-                Inside("file.txt"),
-            ),
-            (
-                "absolute nested",
-                format!("{root}/a/b/c.txt"),
-                Inside("a/b/c.txt"),
-            ),
-            (
-                "absolute new",
-                format!("{root}/new/file.txt"),
-                Inside("new/file.txt"),
-            ),
+            ("absolute file", format!("{root}/file.txt"), Inside("file.txt")),
+            ("absolute nested", format!("{root}/a/b/c.txt"), Inside("a/b/c.txt")),
+            ("absolute new", format!("{root}/new/file.txt"), Inside("new/file.txt")),
             ("absolute dot", format!("{root}/./a"), Inside("a")),
-            (
-                "absolute dotdot inside",
-                format!("{root}/a/../file.txt"),
-                Inside("file.txt"),
-            ),
-            (
-                "absolute via alias",
-                format!("{base}/alias/file.txt"),
-                Outside,
-            ),
+            ("absolute dotdot inside", format!("{root}/a/../file.txt"), Inside("file.txt")),
+            ("absolute via alias", format!("{base}/alias/file.txt"), Outside),
             // --- symlinks inside pointing inside ---
             ("link to file", s("link_file"), Inside("file.txt")),
             ("link to dir", s("link_dir"), Inside("a")),
-            (
-                "through link dir",
-                s("link_dir/b/c.txt"),
-                Inside("a/b/c.txt"),
-            ),
-            (
-                "new through link dir",
-                s("link_dir/new.txt"),
-                Inside("a/new.txt"),
-            ),
+            ("through link dir", s("link_dir/b/c.txt"), Inside("a/b/c.txt")),
+            ("new through link dir", s("link_dir/new.txt"), Inside("a/new.txt")),
             ("absolute link inside", s("link_abs_in/b"), Inside("a/b")),
-            (
-                "absolute link to root",
-                s("link_abs_root/file.txt"),
-                Inside("file.txt"),
-            ),
-            (
-                "link to dot",
-                s("link_dot/link_dot/file.txt"),
-                Inside("file.txt"),
-            ),
-            (
-                "link up to root",
-                s("a/link_up/file.txt"),
-                Inside("file.txt"),
-            ),
+            ("absolute link to root", s("link_abs_root/file.txt"), Inside("file.txt")),
+            ("link to dot", s("link_dot/link_dot/file.txt"), Inside("file.txt")),
+            ("link up to root", s("a/link_up/file.txt"), Inside("file.txt")),
             ("link up two to root", s("a/b/link_up2"), Inside(".")),
             ("dotdot after link dir", s("link_dir/b/.."), Inside("a")),
             ("dotdot after link to root", s("a/link_up/a"), Inside("a")),
             ("dangling inside", s("dangling_in"), Inside("not_yet.txt")),
-            (
-                "dangling inside dir",
-                s("dangling_in_dir"),
-                Inside("missing_dir/file.txt"),
-            ),
+            ("dangling inside dir", s("dangling_in_dir"), Inside("missing_dir/file.txt")),
             ("chain inside", s("chain1/b/c.txt"), Inside("a/b/c.txt")),
             ("chain of ten", s("short0"), Inside("a/b/c.txt")),
             ("link up then in", s("a/b/deep/up_in"), Inside("a/b/c.txt")),
             ("dotty link", s("dotty"), Inside("file.txt")),
-            (
-                "double slash link",
-                s("double_slash_link/c.txt"),
-                Inside("a/b/c.txt"),
-            ),
-            (
-                "absolute through link",
-                format!("{root}/link_dir/b"),
-                Inside("a/b"),
-            ),
+            ("double slash link", s("double_slash_link/c.txt"), Inside("a/b/c.txt")),
+            ("absolute through link", format!("{root}/link_dir/b"), Inside("a/b")),
             // --- empty / NUL ---
             ("empty", s(""), Empty),
             ("nul alone", s("\0"), Nul),
@@ -602,18 +527,10 @@ mod tests {
             ("dotdot file", s("../outside/secret.txt"), Outside),
             ("dotdot after dir", s("a/../../x"), Outside),
             ("dotdot deep", s("a/b/../../../outside"), Outside),
-            (
-                "dotdot many",
-                s("../../../../../../../../etc/passwd"),
-                Outside,
-            ),
+            ("dotdot many", s("../../../../../../../../etc/passwd"), Outside),
             ("dot dotdot", s("./.."), Outside),
             ("dotdot and back in", s("../proj/file.txt"), Outside),
-            (
-                "dotdot to look-alike sibling",
-                s("../proj-evil/x.txt"),
-                Outside,
-            ),
+            ("dotdot to look-alike sibling", s("../proj-evil/x.txt"), Outside),
             ("new then escape", s("x/../../y"), Outside),
             ("new deep then escape", s("x/y/../../../y"), Outside),
             ("dotdot trailing", s("a/b/../../.."), Outside),
@@ -623,27 +540,11 @@ mod tests {
             ("etc passwd", s("/etc/passwd"), Outside),
             ("tmp", s("/tmp"), Outside),
             ("parent of root", base.clone(), Outside),
-            (
-                "sibling outside",
-                format!("{base}/outside/secret.txt"),
-                Outside,
-            ),
-            (
-                "look-alike prefix sibling",
-                format!("{base}/proj-evil/x.txt"),
-                Outside,
-            ),
-            (
-                "root name with suffix",
-                format!("{root}x/file.txt"),
-                Outside,
-            ),
+            ("sibling outside", format!("{base}/outside/secret.txt"), Outside),
+            ("look-alike prefix sibling", format!("{base}/proj-evil/x.txt"), Outside),
+            ("root name with suffix", format!("{root}x/file.txt"), Outside),
             ("absolute dotdot out", format!("{root}/../outside"), Outside),
-            (
-                "absolute dotdot out and in",
-                format!("{root}/../proj/file.txt"),
-                Outside,
-            ),
+            ("absolute dotdot out and in", format!("{root}/../proj/file.txt"), Outside),
             ("absolute double slash", s("//etc/passwd"), Outside),
             ("absolute nonexistent", s("/nonexistent-gantry/x"), Outside),
             // --- home expansion ---
@@ -655,64 +556,32 @@ mod tests {
             // --- symlinks out ---
             ("link out file", s("link_out_file"), Outside),
             ("link out dir", s("link_out_dir"), Outside),
-            (
-                "through link out dir",
-                s("link_out_dir/secret.txt"),
-                Outside,
-            ),
-            (
-                "new file in link out dir",
-                s("link_out_dir/new.txt"),
-                Outside,
-            ),
-            (
-                "new nested in link out dir",
-                s("link_out_dir/x/y/z.txt"),
-                Outside,
-            ),
+            ("through link out dir", s("link_out_dir/secret.txt"), Outside),
+            ("new file in link out dir", s("link_out_dir/new.txt"), Outside),
+            ("new nested in link out dir", s("link_out_dir/x/y/z.txt"), Outside),
             ("absolute link out", s("link_out_abs/secret.txt"), Outside),
             ("link etc", s("link_etc/passwd"), Outside),
             ("link etc new file", s("link_etc/gantry-new"), Outside),
             ("link fs root", s("link_fs_root"), Outside),
             ("link passwd", s("link_passwd"), Outside),
             ("link up escapes", s("a/b/link_up3"), Outside),
-            (
-                "link up escapes then in",
-                s("a/b/link_up3/proj/file.txt"),
-                Outside,
-            ),
-            (
-                "dotdot after link out",
-                s("link_out_dir/../proj/file.txt"),
-                Outside,
-            ),
+            ("link up escapes then in", s("a/b/link_up3/proj/file.txt"), Outside),
+            ("dotdot after link out", s("link_out_dir/../proj/file.txt"), Outside),
             ("dangling out", s("dangling_out"), Outside),
             ("dangling out absolute", s("dangling_out_abs"), Outside),
             ("chain out", s("chain_out1/secret.txt"), Outside),
             ("via outside relative", s("via_outside"), Outside),
             ("via outside absolute", s("via_outside_abs"), Outside),
             ("out and back in", s("out_and_in"), Outside),
-            (
-                "absolute link via unknown alias",
-                s("abs_via_alias"),
-                Outside,
-            ),
+            ("absolute link via unknown alias", s("abs_via_alias"), Outside),
             ("nested link out", s("nested_out"), Outside),
             ("link up then out", s("a/b/up_then_out"), Outside),
-            (
-                "absolute through link out",
-                format!("{root}/link_out_dir/secret.txt"),
-                Outside,
-            ),
+            ("absolute through link out", format!("{root}/link_out_dir/secret.txt"), Outside),
             ("link dir then dotdot out", s("link_dir/../.."), Outside),
             ("link to root then dotdot", s("link_dot/.."), Outside),
             ("link up then dotdot", s("a/link_up/.."), Outside),
             ("dotdot into link out", s("a/../link_out_dir"), Outside),
-            (
-                "new then dotdot into link out",
-                s("x/../link_out_dir/new"),
-                Outside,
-            ),
+            ("new then dotdot into link out", s("x/../link_out_dir/new"), Outside),
             // --- loops ---
             ("loop", s("loop_a"), Loop),
             ("loop below", s("loop_a/x"), Loop),
@@ -778,6 +647,72 @@ mod tests {
                 None => return false,
             }
         }
+    }
+
+    /// Random paths over the fixture's names: whatever resolves must really be inside (checked
+    /// with the kernel's own resolution), and nothing panics.
+    #[test]
+    fn random_paths_never_escape() {
+        const PARTS: &[&str] = &[
+            "..",
+            ".",
+            "",
+            "a",
+            "b",
+            "c.txt",
+            "file.txt",
+            "link_dir",
+            "link_up",
+            "link_dot",
+            "link_out_dir",
+            "link_abs_in",
+            "link_abs_root",
+            "link_etc",
+            "dangling_out",
+            "dangling_in",
+            "chain1",
+            "loop_a",
+            "via_outside",
+            "out_and_in",
+            "proj",
+            "outside",
+            "new",
+            "~",
+            "deep",
+            "link_up2",
+            "link_up3",
+            "up_in",
+            "up_then_out",
+        ];
+        let fx = fixture();
+        let project = ProjectRoot::new(&fx.root).unwrap();
+        let mut state = 0x5eed_u64;
+        let mut below = |n: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as usize) % n
+        };
+        let mut inside = 0;
+        for _ in 0..5_000 {
+            let len = 1 + below(7);
+            let mut path: Vec<&str> = (0..len).map(|_| PARTS[below(PARTS.len())]).collect();
+            let root = fx.root.to_str().unwrap();
+            match below(4) {
+                0 => path.insert(0, root),
+                1 => path.insert(0, fx.base.to_str().unwrap()),
+                _ => {}
+            }
+            let input = path.join("/");
+            if let Ok(resolved) = project.resolve(&input) {
+                inside += 1;
+                assert!(
+                    really_inside(&fx.root, resolved.path()),
+                    "{input:?} resolved outside: {resolved:?}"
+                );
+            }
+        }
+        assert!(inside > 500, "only {inside} random paths resolved");
     }
 
     #[test]
