@@ -65,8 +65,8 @@
 //! the program word, in a word that is part of a key, in an assignment, in a wrapper's own
 //! arguments or in a redirection target; a glob, brace or leading `~` in the program word, or
 //! a program word containing `=` (a quoted `"FOO=1"` is not an assignment); options of
-//! wrappers that are not listed (`sudo -s`, `env -S`, `exec -a`, `command -p`); a command with
-//! no parts at all (empty, or only comments).
+//! wrappers that are not listed (`sudo -s`, `env -S`, `exec -a`, `command -p`); a NUL byte; a
+//! command with no parts at all (empty, or only comments).
 //!
 //! # Limits of the scheme
 //!
@@ -124,6 +124,10 @@ const HARMLESS_TARGETS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr"];
 /// module docs), or `None` when the command is not understood well enough to scope it — the
 /// caller must then ask every time.
 pub fn command_scope(command: &str) -> Option<Vec<String>> {
+    // A shell receives its script as a C string: whatever follows a NUL is never seen.
+    if command.contains('\0') {
+        return None;
+    }
     let mut parser = Parser::new(command, 0);
     let mut keys = Vec::new();
     parser.parse_list(End::Eof, &mut keys).ok()?;
@@ -1378,6 +1382,7 @@ mod tests {
         ("trailing backslash", "ls \\", None),
         ("quoted reserved word", "\"if\" x", None),
         ("word after subshell", "(ls) rm", None),
+        ("NUL byte", "git status\0; rm -rf /", None),
     ];
 
     #[test]
