@@ -17,6 +17,8 @@ pub mod approval;
 pub mod audit;
 pub mod builtin;
 pub mod coerce;
+pub mod command_scope;
+pub mod confine;
 pub mod context;
 pub mod gate;
 pub mod manager;
@@ -34,6 +36,7 @@ pub use approval::{
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use coerce::ArgumentProblem;
+pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
 pub use gantry_tools_macros::tool;
 pub use gate::{Decider, Decision, DecisionKind};
