@@ -1,0 +1,2 @@
+mod list_dir;
+mod support;
