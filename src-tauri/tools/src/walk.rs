@@ -42,7 +42,8 @@ pub fn project_walker(start: &Path) -> ignore::WalkBuilder {
         // Honour .gitignore even when the project is not (yet) a git repository.
         .require_git(false)
         .filter_entry(|entry| {
-            !(entry.file_type().is_some_and(|kind| kind.is_dir()) && is_vendor_dir(entry.file_name()))
+            !(entry.file_type().is_some_and(|kind| kind.is_dir())
+                && is_vendor_dir(entry.file_name()))
         });
     builder
 }
