@@ -17,6 +17,8 @@
 //! listed as links, and a path that reaches through one is refused, so no listing and no watch ever
 //! leaves the project.
 
+mod change;
+mod classify;
 mod confine;
 mod entry;
 mod error;
@@ -25,7 +27,12 @@ mod rules;
 #[cfg(test)]
 mod rules_agree;
 mod tree;
+mod watcher;
+mod watches;
+mod worker;
 
+pub use change::TreeChange;
 pub use entry::{EntryKind, TreeEntry};
 pub use error::{Result, TreeError};
 pub use tree::ProjectTree;
+pub use watcher::TreeWatcher;

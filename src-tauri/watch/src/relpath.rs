@@ -73,6 +73,21 @@ fn is_one_normal_component(part: &str) -> bool {
     )
 }
 
+/// A relative `Path` (as produced by stripping the project root) in the webview's spelling:
+/// forward slashes, non-UTF-8 bytes replaced.
+pub(crate) fn to_slash_string(rel: &Path) -> String {
+    let mut text = String::new();
+    for component in rel.components() {
+        if let Component::Normal(part) = component {
+            if !text.is_empty() {
+                text.push('/');
+            }
+            text.push_str(&part.to_string_lossy());
+        }
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +133,12 @@ mod tests {
     fn names_that_merely_contain_dots_are_fine() {
         let parsed = RelPath::parse("..hidden/a..b/.env").unwrap();
         assert_eq!(parsed.child("x"), "..hidden/a..b/.env/x");
+    }
+
+    #[test]
+    fn slash_strings_use_forward_slashes() {
+        assert_eq!(to_slash_string(Path::new("a/b/c.rs")), "a/b/c.rs");
+        assert_eq!(to_slash_string(Path::new("")), "");
+        assert_eq!(to_slash_string(Path::new("./a")), "a");
     }
 }

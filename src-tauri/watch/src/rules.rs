@@ -15,7 +15,8 @@
 //!   `.ignore` beats `.gitignore`, which beats the exclude file.
 //!
 //! The `rules_agree` tests hold this to the walker's answers on a tree of corner cases.
-//! Compiled ignore files are cached per directory.
+//! Compiled ignore files are cached per directory; [`IgnoreRules::forget`] drops them when an
+//! ignore file changes.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -25,6 +26,11 @@ use std::sync::Arc;
 use gantry_tools::walk::is_vendor_dir;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+/// File names whose change alters which paths are shown in their directory and below.
+pub(crate) fn is_rule_file(name: &OsStr) -> bool {
+    name == ".gitignore" || name == ".ignore" || name == ".git"
+}
 
 /// Answers whether project paths are shown, caching the compiled ignore files.
 #[derive(Debug)]
@@ -90,6 +96,13 @@ impl IgnoreRules {
             }
         }
         true
+    }
+
+    /// Drops the cached ignore files of the project directory `rel_dir` and of every directory
+    /// below it, so they are read again when next needed.
+    pub(crate) fn forget(&mut self, rel_dir: &Path) {
+        let dir = self.root.join(rel_dir);
+        self.levels.retain(|cached, _| !cached.starts_with(&dir));
     }
 
     /// Whether the ignore files alone hide the absolute path `abs` (its ancestors not considered).
@@ -231,9 +244,27 @@ mod tests {
     }
 
     #[test]
+    fn forgetting_rereads_changed_ignore_files() {
+        let (dir, mut rules) = project(&[("src/.gitignore", "*.bak\n")]);
+        assert!(!rules.is_visible(Path::new("src/a.bak"), false));
+        std::fs::write(dir.path().join("src/.gitignore"), "").unwrap();
+        // Cached: still the old answer.
+        assert!(!rules.is_visible(Path::new("src/a.bak"), false));
+        rules.forget(Path::new("src"));
+        assert!(rules.is_visible(Path::new("src/a.bak"), false));
+    }
+
+    #[test]
     fn a_repository_exclude_file_counts() {
         let (_dir, mut rules) = project(&[(".git/info/exclude", "*.local\n")]);
         assert!(!rules.is_visible(Path::new("settings.local"), false));
         assert!(rules.is_visible(Path::new("settings.json"), false));
+    }
+
+    #[test]
+    fn rule_files_are_recognised_by_name() {
+        assert!(is_rule_file(OsStr::new(".gitignore")));
+        assert!(is_rule_file(OsStr::new(".ignore")));
+        assert!(!is_rule_file(OsStr::new("gitignore")));
     }
 }

@@ -1,2 +1,3 @@
 mod list_dir;
 mod support;
+mod watcher;

@@ -45,4 +45,14 @@ impl Project {
     pub fn mkdir(&self, rel: &str) {
         std::fs::create_dir_all(self.path(rel)).unwrap();
     }
+
+    /// Renames within the project.
+    pub fn rename(&self, from: &str, to: &str) {
+        std::fs::rename(self.path(from), self.path(to)).unwrap();
+    }
+
+    /// Removes a file.
+    pub fn remove(&self, rel: &str) {
+        std::fs::remove_file(self.path(rel)).unwrap();
+    }
 }
