@@ -44,7 +44,9 @@ pub enum TreeChange {
         /// True for a directory.
         is_dir: bool,
     },
-    /// A file or directory was renamed or moved within the visible tree.
+    /// A file or directory was renamed or moved within the visible tree. For a directory a
+    /// [`TreeChange::Rescan`] of `to` follows: what happened inside it just after the rename may
+    /// not be reported one by one.
     Renamed {
         /// The old path.
         from: String,
@@ -54,7 +56,8 @@ pub enum TreeChange {
         is_dir: bool,
     },
     /// The listing of `path` and everything below it may have changed in ways not reported one by
-    /// one: an ignore file there changed, or the operating system dropped events. List again.
+    /// one: an ignore file there changed, the directory was just renamed, or the operating system
+    /// dropped events. List again what is shown of it.
     Rescan {
         /// The directory to list again (`""` for the whole tree).
         path: String,

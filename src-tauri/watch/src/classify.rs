@@ -7,19 +7,17 @@
 
 use std::path::{Path, PathBuf};
 
-use notify_debouncer_full::notify::event::{CreateKind, ModifyKind, RemoveKind, RenameMode};
+use notify_debouncer_full::notify::event::{ModifyKind, RemoveKind, RenameMode};
 use notify_debouncer_full::notify::{Event, EventKind};
 
 /// One debounced event, reduced. Paths are relative to the project root (empty for the root).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum RawChange {
-    /// Something is now at `path` (created, or moved in from outside the watched tree).
-    /// `dir_hint` is what the event said about its kind, if anything.
-    Appeared {
-        path: PathBuf,
-        dir_hint: Option<bool>,
-    },
-    /// Nothing is at `path` any more (deleted, or moved out of the watched tree).
+    /// Something is now at `path` (created, or moved in from outside the watched tree). Whether
+    /// it is a directory is for the disk to say: the path may be stale (see [`crate::worker`]).
+    Appeared { path: PathBuf },
+    /// Nothing is at `path` any more (deleted, or moved out of the watched tree). `dir_hint` is
+    /// what the event said about its kind, if anything.
     Gone {
         path: PathBuf,
         dir_hint: Option<bool>,
@@ -38,7 +36,7 @@ impl RawChange {
     /// The project paths this change touches.
     pub(crate) fn paths(&self) -> Vec<&Path> {
         match self {
-            Self::Appeared { path, .. }
+            Self::Appeared { path }
             | Self::Gone { path, .. }
             | Self::Changed { path }
             | Self::Renamed { path } => vec![path],
@@ -56,14 +54,7 @@ pub(crate) fn classify(event: &Event, root: &Path) -> Option<RawChange> {
     }
     let first = event.paths.first().and_then(|path| relative(path, root));
     match event.kind {
-        EventKind::Create(kind) => Some(RawChange::Appeared {
-            path: first?,
-            dir_hint: match kind {
-                CreateKind::Folder => Some(true),
-                CreateKind::File => Some(false),
-                CreateKind::Any | CreateKind::Other => None,
-            },
-        }),
+        EventKind::Create(_) => Some(RawChange::Appeared { path: first? }),
         EventKind::Remove(kind) => Some(RawChange::Gone {
             path: first?,
             dir_hint: match kind {
@@ -81,10 +72,7 @@ pub(crate) fn classify(event: &Event, root: &Path) -> Option<RawChange> {
                         path: from,
                         dir_hint: None,
                     }),
-                    (None, Some(to)) => Some(RawChange::Appeared {
-                        path: to,
-                        dir_hint: None,
-                    }),
+                    (None, Some(to)) => Some(RawChange::Appeared { path: to }),
                     (None, None) => None,
                 }
             }
@@ -92,10 +80,7 @@ pub(crate) fn classify(event: &Event, root: &Path) -> Option<RawChange> {
                 path: first?,
                 dir_hint: None,
             }),
-            RenameMode::To => Some(RawChange::Appeared {
-                path: first?,
-                dir_hint: None,
-            }),
+            RenameMode::To => Some(RawChange::Appeared { path: first? }),
             RenameMode::Any | RenameMode::Other => Some(RawChange::Renamed { path: first? }),
         },
         EventKind::Modify(_) => Some(RawChange::Changed { path: first? }),
@@ -111,7 +96,7 @@ fn relative(path: &Path, root: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use notify_debouncer_full::notify::event::{AccessKind, DataChange, Flag};
+    use notify_debouncer_full::notify::event::{AccessKind, CreateKind, DataChange, Flag};
 
     const ROOT: &str = "/project";
 
@@ -126,23 +111,17 @@ mod tests {
     }
 
     #[test]
-    fn creations_and_removals_keep_the_kind_the_kernel_gave() {
+    fn creations_and_removals_are_told_apart_and_removals_keep_their_kind() {
         assert_eq!(
             classify_at_root(&event(
                 EventKind::Create(CreateKind::Folder),
                 &["/project/src"]
             )),
-            Some(RawChange::Appeared {
-                path: "src".into(),
-                dir_hint: Some(true)
-            })
+            Some(RawChange::Appeared { path: "src".into() })
         );
         assert_eq!(
             classify_at_root(&event(EventKind::Create(CreateKind::Any), &["/project/a"])),
-            Some(RawChange::Appeared {
-                path: "a".into(),
-                dir_hint: None
-            })
+            Some(RawChange::Appeared { path: "a".into() })
         );
         assert_eq!(
             classify_at_root(&event(
@@ -176,10 +155,7 @@ mod tests {
         );
         assert_eq!(
             classify_at_root(&event(both, &["/elsewhere/a", "/project/a"])),
-            Some(RawChange::Appeared {
-                path: "a".into(),
-                dir_hint: None
-            })
+            Some(RawChange::Appeared { path: "a".into() })
         );
         let from = EventKind::Modify(ModifyKind::Name(RenameMode::From));
         assert!(matches!(

@@ -17,6 +17,7 @@
 //! listed as links, and a path that reaches through one is refused, so no listing and no watch ever
 //! leaves the project.
 
+mod backend;
 mod change;
 mod classify;
 mod confine;

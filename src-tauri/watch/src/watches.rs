@@ -1,81 +1,76 @@
-//! Which directories the operating system watches for us.
+//! Which project directories are shown, and, where it pays, watched one by one.
 //!
-//! Only directories the tree shows are watched, each on its own (non-recursive) watch. A
-//! recursive watch of the root would also put a kernel watch on every directory under
+//! On Linux only directories the tree shows are watched, each on its own (non-recursive) inotify
+//! watch. A recursive watch of the root would also put a kernel watch on every directory under
 //! `node_modules/`, `target/` and the ignored build output, which can exhaust the user's inotify
 //! limit and floods the watcher whenever a build or an install writes there, only for every one
 //! of those events to be thrown away. The price is keeping the set current: a directory that
 //! appears in view is watched (with the shown directories below it) before its event is sent, one
 //! that goes is forgotten, and a change of ignore rules re-walks the directory it governs.
+//!
+//! Where the platform watches a whole tree with one kernel object (see
+//! [`crate::backend::watches_each_directory`]) the root is watched recursively instead and the
+//! set is kept without kernel calls; either way it answers whether a vanished path was a shown
+//! directory.
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use gantry_tools::walk::project_walker;
-use notify_debouncer_full::notify::{ErrorKind, RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{Debouncer, RecommendedCache};
+use notify_debouncer_full::notify::{ErrorKind, RecursiveMode, Watcher};
 
+use crate::backend::{WatchHandle, lock};
 use crate::error::{Result, TreeError};
 
-/// The debouncer, shared between the [`crate::TreeWatcher`] that stops it and the worker that adds
-/// and removes watches. `None` once stopping has begun.
-pub(crate) type SharedDebouncer =
-    Arc<Mutex<Option<Debouncer<RecommendedWatcher, RecommendedCache>>>>;
-
-/// Locks the shared debouncer, carrying on past a poisoned lock (the debouncer holds no invariant
-/// that a panic elsewhere could break).
-pub(crate) fn lock(
-    debouncer: &SharedDebouncer,
-) -> MutexGuard<'_, Option<Debouncer<RecommendedWatcher, RecommendedCache>>> {
-    debouncer.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The set of watched project directories (relative paths; the root is empty).
+/// The shown project directories (relative paths; the root is empty).
 #[derive(Debug)]
 pub(crate) struct Watches {
     root: PathBuf,
     dirs: BTreeSet<PathBuf>,
-    debouncer: SharedDebouncer,
+    /// The watcher to add a watch per directory to, or `None` when the root is watched
+    /// recursively.
+    each: Option<WatchHandle>,
 }
 
 impl Watches {
-    /// An empty set for the project at the canonical `root`.
-    pub(crate) fn new(root: PathBuf, debouncer: SharedDebouncer) -> Self {
+    /// An empty set for the project at the canonical `root`; with `each`, every directory added
+    /// is watched through it.
+    pub(crate) fn new(root: PathBuf, each: Option<WatchHandle>) -> Self {
         Self {
             root,
             dirs: BTreeSet::new(),
-            debouncer,
+            each,
         }
     }
 
-    /// True when the project directory `rel` is watched (so it was shown when last looked at).
+    /// True when the project directory `rel` is in the set (so it was shown when last looked at).
     pub(crate) fn contains(&self, rel: &Path) -> bool {
         self.dirs.contains(rel)
     }
 
-    /// How many directories are watched.
+    /// How many directories are in the set.
     pub(crate) fn len(&self) -> usize {
         self.dirs.len()
     }
 
-    /// Watches the project directory `rel` and every shown directory below it not yet watched.
-    /// Failing to watch `rel` itself is an error; failures below it are logged and skipped (a
-    /// directory may vanish while being walked).
+    /// Adds the project directory `rel` and every shown directory below it not in the set yet,
+    /// watching each. Failing to watch `rel` itself is an error; failures below it are logged
+    /// and skipped (a directory may vanish while being walked).
     pub(crate) fn add_tree(&mut self, rel: &Path) -> Result<()> {
         let missing: Vec<PathBuf> = self
             .shown_dirs(rel)
             .into_iter()
             .filter(|dir| !self.dirs.contains(dir))
             .collect();
-        let mut guard = lock(&self.debouncer);
-        let Some(debouncer) = guard.as_mut() else {
+        let Some(each) = &self.each else {
+            self.dirs.extend(missing);
             return Ok(());
         };
+        let mut watcher = lock(each);
         for dir in missing {
             let abs = self.root.join(&dir);
-            match debouncer.watch(&abs, RecursiveMode::NonRecursive) {
+            match watcher.watch(&abs, RecursiveMode::NonRecursive) {
                 Ok(()) => {
                     self.dirs.insert(dir);
                 }
@@ -98,45 +93,44 @@ impl Watches {
         Ok(())
     }
 
-    /// Forgets the project directory `rel` and everything watched below it (it was removed or
-    /// renamed away, or is no longer shown).
+    /// Forgets the project directory `rel` and everything below it (it was removed or renamed
+    /// away, or is no longer shown).
     pub(crate) fn forget_tree(&mut self, rel: &Path) {
-        let below: Vec<PathBuf> = self.watched_below(rel).cloned().collect();
-        if below.is_empty() {
-            return;
-        }
-        self.unwatch(&below);
+        let below: Vec<PathBuf> = self.below(rel).cloned().collect();
+        self.forget(&below);
     }
 
-    /// Brings the watches at and below the project directory `rel` in line with what is shown
-    /// now, after the ignore rules there changed.
+    /// Brings the set at and below the project directory `rel` in line with what is shown now,
+    /// after the ignore rules there changed.
     pub(crate) fn resync(&mut self, rel: &Path) -> Result<()> {
         let shown: BTreeSet<PathBuf> = self.shown_dirs(rel).into_iter().collect();
         let stale: Vec<PathBuf> = self
-            .watched_below(rel)
+            .below(rel)
             .filter(|dir| !shown.contains(*dir))
             .cloned()
             .collect();
-        self.unwatch(&stale);
+        self.forget(&stale);
         self.add_tree(rel)
     }
 
-    /// The watched directories at and below `rel`. Paths order component by component, so they
-    /// form one contiguous run of the set.
-    fn watched_below<'a>(&'a self, rel: &'a Path) -> impl Iterator<Item = &'a PathBuf> + 'a {
+    /// The directories in the set at and below `rel`. Paths order component by component, so
+    /// they form one contiguous run of the set.
+    fn below<'a>(&'a self, rel: &'a Path) -> impl Iterator<Item = &'a PathBuf> + 'a {
         self.dirs
             .range::<Path, _>((Bound::Included(rel), Bound::Unbounded))
             .take_while(move |dir| dir.starts_with(rel))
     }
 
-    /// Drops the watches on `dirs`. The kernel has usually dropped them already (the directory is
-    /// gone), so failures are expected and ignored.
-    fn unwatch(&mut self, dirs: &[PathBuf]) {
-        let mut guard = lock(&self.debouncer);
+    /// Drops `dirs` from the set and their watches. The kernel has usually dropped the watches
+    /// already (the directory is gone), so failures are expected and ignored.
+    fn forget(&mut self, dirs: &[PathBuf]) {
         for dir in dirs {
             self.dirs.remove(dir);
-            if let Some(debouncer) = guard.as_mut() {
-                let _ = debouncer.unwatch(self.root.join(dir));
+        }
+        if let Some(each) = &self.each {
+            let mut watcher = lock(each);
+            for dir in dirs {
+                let _ = watcher.unwatch(&self.root.join(dir));
             }
         }
     }

@@ -3,9 +3,17 @@
 //! Each batch is handled in three passes. First, ignore files (and `.git`) that changed make the
 //! cached rules of their directory stale, so the rest of the batch is judged by the new rules.
 //! Then each event is judged: kind from the disk (`lstat`, never following links) or, for a path
-//! already gone, from the event and the set of watched directories; shown or not by the rules;
+//! already gone, from the event and the set of shown directories; shown or not by the rules;
 //! and directories that appear are watched before their event is sent. Last, every directory
 //! whose rules changed is re-walked and announced with [`TreeChange::Rescan`].
+//!
+//! A creation is reported only if something is at its path when the event is handled. inotify
+//! names an event by the path its directory had when the watch was made; an event from inside a
+//! directory renamed a moment earlier carries the old path, which no longer exists. Such events
+//! are dropped, and the renamed directory is announced with a [`TreeChange::Rescan`] of its new
+//! path, so a listing catches what happened inside it while the watch was catching up. A file
+//! created and deleted again before its event is handled is not reported at all (its removal may
+//! be, harmlessly).
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -116,13 +124,13 @@ impl Worker {
     /// Judges one change and reports it if the tree shows it; false once nobody listens.
     fn apply(&mut self, change: RawChange) -> bool {
         match change {
-            RawChange::Appeared { path, dir_hint } => self.appeared(path, dir_hint),
+            RawChange::Appeared { path } => self.appeared(path),
             RawChange::Gone { path, dir_hint } => self.gone(path, dir_hint),
             RawChange::Changed { path } => self.changed(path),
             RawChange::Moved { from, to } => self.moved(from, to),
             RawChange::Renamed { path } => {
                 if self.kind_on_disk(&path).is_some() {
-                    self.appeared(path, None)
+                    self.appeared(path)
                 } else {
                     self.gone(path, None)
                 }
@@ -132,9 +140,9 @@ impl Worker {
         }
     }
 
-    fn appeared(&mut self, path: PathBuf, dir_hint: Option<bool>) -> bool {
-        let Some(is_dir) = self.kind_on_disk(&path).or(dir_hint) else {
-            // Gone again before we looked, and of unknown kind: its removal follows.
+    fn appeared(&mut self, path: PathBuf) -> bool {
+        let Some(is_dir) = self.kind_on_disk(&path) else {
+            // Gone again, or a stale path from inside a renamed directory.
             return true;
         };
         if !self.rules.is_visible(&path, is_dir) {
@@ -187,11 +195,15 @@ impl Worker {
             (true, true) => {
                 self.remember_gone(from.clone());
                 self.gone.remove(&to);
-                self.send(TreeChange::Renamed {
+                let renamed = TreeChange::Renamed {
                     from: to_slash_string(&from),
                     to: to_slash_string(&to),
                     is_dir,
-                })
+                };
+                let rescan = TreeChange::Rescan {
+                    path: to_slash_string(&to),
+                };
+                self.send(renamed) && (!is_dir || self.send(rescan))
             }
             (true, false) => self.report_removed(from, is_dir),
             (false, true) => self.report_created(to, is_dir),
