@@ -25,6 +25,7 @@ pub mod ledger;
 pub mod manager;
 pub mod observation;
 pub mod permission;
+pub mod process;
 pub mod prompt;
 pub mod schema;
 pub mod text;
