@@ -132,7 +132,7 @@ impl Store {
     }
 
     /// Closes every connection (checkpointing the WAL). Clones of this store stop working.
-    pub async fn close(self) {
+    pub async fn close(&self) {
         self.pool.close().await;
     }
 }
