@@ -1,2 +1,5 @@
+mod audit;
+mod projects;
+mod providers;
 mod support;
 mod tools;
