@@ -11,6 +11,7 @@ use gantry_tools::{DecisionKind, ObservationKind};
 use serde::de::DeserializeOwned;
 
 use crate::state::{known_project, open_store, store_error};
+use crate::table;
 use crate::{CliError, ProjectArgs};
 
 /// How many characters of the arguments the table shows.
@@ -94,36 +95,18 @@ fn print_table(entries: &[AuditEntry]) {
             ]
         })
         .collect();
-    let header = [
-        "ID",
-        "TIME",
-        "SESSION",
-        "TOOL",
-        "DECISION",
-        "BY",
-        "OUTCOME",
-        "DURATION",
-        "ARGUMENTS",
-    ];
-    let mut widths = header.map(str::len);
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let line = |cells: [&str; 9]| {
-        let mut text = String::new();
-        for (index, (cell, width)) in cells.iter().zip(widths).enumerate() {
-            if index + 1 == cells.len() {
-                text.push_str(cell);
-            } else {
-                text.push_str(&format!("{cell:<width$}  "));
-            }
-        }
-        println!("{text}");
-    };
-    line(header);
-    for row in &rows {
-        line(row.each_ref().map(String::as_str));
-    }
+    table::print(
+        [
+            "ID",
+            "TIME",
+            "SESSION",
+            "TOOL",
+            "DECISION",
+            "BY",
+            "OUTCOME",
+            "DURATION",
+            "ARGUMENTS",
+        ],
+        &rows,
+    );
 }

@@ -11,6 +11,7 @@ mod projects_cmd;
 mod provider_cmd;
 mod sessions_cmd;
 mod state;
+mod table;
 mod terminal;
 mod tools_cmd;
 

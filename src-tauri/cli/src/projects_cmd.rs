@@ -9,6 +9,7 @@ use gantry_store::ProjectId;
 
 use crate::CliError;
 use crate::state::{open_store, store_error};
+use crate::table;
 
 /// Remember, list and forget project folders.
 #[derive(Debug, Subcommand)]
@@ -76,26 +77,18 @@ pub(crate) async fn run(command: ProjectsCommand) -> Result<ExitCode, CliError> 
                 );
                 return Ok(ExitCode::SUCCESS);
             }
-            let id_width = list
+            let rows: Vec<[String; 4]> = list
                 .iter()
-                .map(|p| p.id.to_string().len())
-                .max()
-                .unwrap_or(2)
-                .max(2);
-            let name_width = list.iter().map(|p| p.name.len()).max().unwrap_or(4).max(4);
-            println!(
-                "{:<id_width$}  {:<name_width$}  {:<24}  ROOT",
-                "ID", "NAME", "LAST OPENED"
-            );
-            for project in list {
-                println!(
-                    "{:<id_width$}  {:<name_width$}  {:<24}  {}",
-                    project.id.to_string(),
-                    project.name,
-                    project.last_opened_at.to_string(),
-                    project.root.display()
-                );
-            }
+                .map(|project| {
+                    [
+                        project.id.to_string(),
+                        project.name.clone(),
+                        project.last_opened_at.to_string(),
+                        project.root.display().to_string(),
+                    ]
+                })
+                .collect();
+            table::print(["ID", "NAME", "LAST OPENED", "ROOT"], &rows);
         }
         ProjectsCommand::Remove { id } => {
             let removed = projects

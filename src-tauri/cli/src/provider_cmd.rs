@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::CliError;
 use crate::state::{open_store, store_error};
+use crate::table;
 
 /// Model providers and their API keys.
 #[derive(Debug, Subcommand)]
@@ -261,19 +262,6 @@ async fn list(store: &Store, json: bool) -> Result<(), CliError> {
             ]
         })
         .collect();
-    let mut widths = [4, 5, 8];
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let [name, model, url] = widths;
-    println!(
-        "{:<name$}  {:<model$}  {:<url$}  KEY",
-        "NAME", "MODEL", "BASE URL"
-    );
-    for [n, m, u, k] in rows {
-        println!("{n:<name$}  {m:<model$}  {u:<url$}  {k}");
-    }
+    table::print(["NAME", "MODEL", "BASE URL", "KEY"], &rows);
     Ok(())
 }

@@ -6,6 +6,7 @@ use anyhow::Context;
 use clap::Subcommand;
 
 use crate::state::{known_project, open_store, store_error};
+use crate::table;
 use crate::{CliError, ProjectArgs};
 
 /// Conversations stored for a project.
@@ -38,31 +39,18 @@ pub(crate) async fn run(command: SessionsCommand) -> Result<ExitCode, CliError> 
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let id_width = sessions
+    let rows: Vec<[String; 5]> = sessions
         .iter()
-        .map(|s| s.id.to_string().len())
-        .max()
-        .unwrap_or(2)
-        .max(2);
-    let model_width = sessions
-        .iter()
-        .filter_map(|s| s.model.as_ref().map(String::len))
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    println!(
-        "{:<id_width$}  {:<24}  {:>8}  {:<model_width$}  TITLE",
-        "ID", "UPDATED", "MESSAGES", "MODEL"
-    );
-    for session in sessions {
-        println!(
-            "{:<id_width$}  {:<24}  {:>8}  {:<model_width$}  {}",
-            session.id.to_string(),
-            session.updated_at.to_string(),
-            session.message_count,
-            session.model.as_deref().unwrap_or("-"),
-            session.title
-        );
-    }
+        .map(|session| {
+            [
+                session.id.to_string(),
+                session.updated_at.to_string(),
+                session.message_count.to_string(),
+                session.model.clone().unwrap_or_else(|| "-".to_owned()),
+                session.title.clone(),
+            ]
+        })
+        .collect();
+    table::print(["ID", "UPDATED", "MESSAGES", "MODEL", "TITLE"], &rows);
     Ok(ExitCode::SUCCESS)
 }
