@@ -114,3 +114,20 @@ async fn a_database_path_in_a_file_is_a_clear_error() {
             .starts_with("cannot create the data folder")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_first_opens_at_once_all_succeed() {
+    // The app and the CLI may both create the database on a first run.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gantry.db");
+    let opens: Vec<_> = (0..4)
+        .map(|_| {
+            let path = path.clone();
+            tokio::spawn(async move { Store::open(&path).await })
+        })
+        .collect();
+    for open in opens {
+        let store = open.await.unwrap().unwrap();
+        assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    }
+}
