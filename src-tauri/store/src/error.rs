@@ -82,6 +82,18 @@ impl StoreError {
         }
     }
 
+    /// `Ok` when an update touched a row, [`Self::NotFound`] when there was none to touch.
+    pub(crate) fn updated(
+        done: &sqlx::sqlite::SqliteQueryResult,
+        what: &'static str,
+        id: impl ToString,
+    ) -> Result<()> {
+        if done.rows_affected() == 0 {
+            return Err(Self::not_found(what, id));
+        }
+        Ok(())
+    }
+
     /// Turns a foreign-key violation (the row referred to is gone) into [`Self::NotFound`].
     pub(crate) fn missing_parent(
         error: sqlx::Error,

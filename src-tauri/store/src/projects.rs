@@ -121,10 +121,7 @@ impl<'s> Projects<'s> {
             .bind(name)
             .execute(self.pool)
             .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::not_found("project", id));
-        }
-        Ok(())
+        StoreError::updated(&done, "project", id)
     }
 
     /// Forgets a project and every row that belongs to it; its folder is left alone. Returns

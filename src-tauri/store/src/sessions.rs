@@ -112,10 +112,7 @@ impl<'s> Sessions<'s> {
             .bind(Timestamp::now().as_millis())
             .execute(self.pool)
             .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::not_found("session", id));
-        }
-        Ok(())
+        StoreError::updated(&done, "session", id)
     }
 
     /// Marks a session updated now (it moves to the top of its project's list).
@@ -126,10 +123,7 @@ impl<'s> Sessions<'s> {
                 .bind(Timestamp::now().as_millis())
                 .execute(self.pool)
                 .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::not_found("session", id));
-        }
-        Ok(())
+        StoreError::updated(&done, "session", id)
     }
 
     /// Deletes a session, its messages and its audit rows; true when it existed.

@@ -12,10 +12,22 @@ use serde_json::json;
 
 use super::support::{Fixture, contains, record};
 
+/// A manager with the built-in tools whose audit goes to `project` in the fixture's store.
 fn manager(fixture: &Fixture, project: ProjectId) -> ToolManager {
-    let manager = ToolManager::new(fixture.folder.path())
+    manager_with(fixture, project, None)
+}
+
+fn manager_with(
+    fixture: &Fixture,
+    project: ProjectId,
+    approver: Option<ApprovalDecision>,
+) -> ToolManager {
+    let mut manager = ToolManager::new(fixture.folder.path())
         .unwrap()
         .with_audit(Arc::new(fixture.store.audit_sink(project)));
+    if let Some(decision) = approver {
+        manager = manager.with_approver(Arc::new(FixedApprover(decision)));
+    }
     builtin::register_builtins(&manager).unwrap();
     manager
 }
@@ -40,7 +52,10 @@ async fn every_dispatch_is_recorded_with_decision_outcome_and_duration() {
     manager.dispatch("ask_user", r#"{"question": 5}"#).await;
     manager.set_policy("ask_user", Policy::Disabled).unwrap();
     manager.dispatch("ask_user", r#"{"question": "?"}"#).await;
-    let denied = manager_with_denial(&fixture, project);
+    let deny = ApprovalDecision::Deny {
+        reason: Some("not now".into()),
+    };
+    let denied = manager_with(&fixture, project, Some(deny));
     denied.set_policy("ask_user", Policy::Ask).unwrap();
     denied.dispatch("ask_user", r#"{"question": "?"}"#).await;
 
@@ -105,17 +120,6 @@ async fn every_dispatch_is_recorded_with_decision_outcome_and_duration() {
         "the second manager has no session"
     );
     assert_eq!(rows[3].level, None, "unknown tools have no level");
-}
-
-fn manager_with_denial(fixture: &Fixture, project: ProjectId) -> ToolManager {
-    let manager = ToolManager::new(fixture.folder.path())
-        .unwrap()
-        .with_approver(Arc::new(FixedApprover(ApprovalDecision::Deny {
-            reason: Some("not now".into()),
-        })))
-        .with_audit(Arc::new(fixture.store.audit_sink(project)));
-    builtin::register_builtins(&manager).unwrap();
-    manager
 }
 
 #[tokio::test]
