@@ -1,3 +1,6 @@
+mod audit;
+mod projects;
+mod providers;
 mod run_command;
 mod support;
 mod tools;
