@@ -2,6 +2,7 @@
 
 pub mod ask_user;
 pub mod read_file;
+pub mod write_file;
 
 use crate::{ManagerError, ToolManager};
 
@@ -9,5 +10,6 @@ use crate::{ManagerError, ToolManager};
 pub fn register_builtins(manager: &ToolManager) -> Result<(), ManagerError> {
     manager.register(ask_user::AskUser)?;
     manager.register(read_file::ReadFile)?;
+    manager.register(write_file::WriteFile)?;
     Ok(())
 }

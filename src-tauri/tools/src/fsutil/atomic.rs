@@ -97,7 +97,15 @@ pub fn write_atomic_with(
             return Err(AtomicWriteError::NotRegularFile(path.to_owned()));
         }
         Ok(metadata) => Some(metadata.permissions()),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => None,
+        // NotADirectory: a parent is a file; creating the directories below says so.
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            None
+        }
         Err(error) => return Err(error.into()),
     };
     fs::create_dir_all(dir).map_err(|source| AtomicWriteError::CreateDir {
@@ -221,10 +229,7 @@ mod tests {
         fs::write(dir.path().join("file"), "x").unwrap();
         let error = write_atomic(&dir.path().join("file/child"), b"y").unwrap_err();
         assert!(
-            matches!(
-                error,
-                AtomicWriteError::CreateDir { .. } | AtomicWriteError::Io { .. }
-            ),
+            matches!(error, AtomicWriteError::CreateDir { .. }),
             "{error}"
         );
         assert_eq!(fs::read(dir.path().join("file")).unwrap(), b"x");
