@@ -1,6 +1,7 @@
 //! Gantry's built-in tools, one file each, registered together.
 
 pub mod ask_user;
+pub mod edit_file;
 pub mod read_file;
 pub mod write_file;
 
@@ -9,6 +10,7 @@ use crate::{ManagerError, ToolManager};
 /// Registers every built-in tool.
 pub fn register_builtins(manager: &ToolManager) -> Result<(), ManagerError> {
     manager.register(ask_user::AskUser)?;
+    manager.register(edit_file::EditFile)?;
     manager.register(read_file::ReadFile)?;
     manager.register(write_file::WriteFile)?;
     Ok(())

@@ -24,7 +24,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::fsutil::atomic::{AtomicWriteError, write_atomic, write_atomic_if_unchanged};
+use crate::fsutil::atomic::{write_atomic, write_atomic_if_unchanged};
 use crate::fsutil::diff::{cap_lines, undiffable, unified_diff};
 use crate::fsutil::textfile::{BOM, LineEnding, Normalized, count_lines, looks_binary};
 use crate::ledger::FileStamp;
@@ -62,7 +62,7 @@ pub async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> ToolResult {
     })
     .await
     .map_err(|_| ToolError::new(format!("writing {resolved} failed unexpectedly")))?
-    .map_err(|error| write_error(resolved.relative(), &error))?;
+    .map_err(|error| ToolError::new(error.describe(resolved.relative())))?;
     ctx.files().record_current(resolved.path());
     let verb = if plan.created { "created" } else { "wrote" };
     let (diff, _) = cap_lines(&plan.diff, PREVIEW_DIFF_LINES);
@@ -92,7 +92,7 @@ async fn write_preview(ctx: &ToolContext, args: &WriteFileArgs) -> Option<Previe
 }
 
 /// What a preview shows for a call that will fail when run.
-pub(crate) fn failure_preview(error: &ToolError) -> Preview {
+fn failure_preview(error: &ToolError) -> Preview {
     Preview::Text {
         text: format!("this call will fail: {}", error.message()),
     }
@@ -208,23 +208,6 @@ pub fn plan_write(path: &Path, display: &str, content: &str) -> Result<WritePlan
         diff,
         created: false,
         stamp,
-    })
-}
-
-/// An atomic write's failure as the model reads it.
-pub(crate) fn write_error(display: &str, error: &AtomicWriteError) -> ToolError {
-    ToolError::new(match error {
-        AtomicWriteError::IsDirectory(_) | AtomicWriteError::NoParent(_) => {
-            format!("{display} is a directory")
-        }
-        AtomicWriteError::NotRegularFile(_) => format!("{display} is not a regular file"),
-        AtomicWriteError::CreateDir { source, .. } => {
-            format!("cannot create the parent directories of {display}: {source}")
-        }
-        AtomicWriteError::Changed(_) => format!(
-            "{display} changed on disk while it was being written; nothing was written, try again"
-        ),
-        AtomicWriteError::Io { source } => format!("cannot write {display}: {source}"),
     })
 }
 

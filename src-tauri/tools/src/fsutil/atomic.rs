@@ -61,6 +61,24 @@ pub enum AtomicWriteError {
     },
 }
 
+impl AtomicWriteError {
+    /// The failure as the model reads it, naming the file by its project-relative `display`
+    /// path (the variants themselves carry absolute paths, for logs).
+    pub fn describe(&self, display: &str) -> String {
+        match self {
+            Self::IsDirectory(_) | Self::NoParent(_) => format!("{display} is a directory"),
+            Self::NotRegularFile(_) => format!("{display} is not a regular file"),
+            Self::CreateDir { source, .. } => {
+                format!("cannot create the parent directories of {display}: {source}")
+            }
+            Self::Changed(_) => format!(
+                "{display} changed on disk while it was being written; nothing was written, try again"
+            ),
+            Self::Io { source } => format!("cannot write {display}: {source}"),
+        }
+    }
+}
+
 /// Replaces (or creates) the file at `path` with `bytes`, atomically; see the module docs.
 /// Creates missing parent directories.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {

@@ -9,4 +9,5 @@
 
 pub mod atomic;
 pub mod diff;
+pub mod matching;
 pub mod textfile;
