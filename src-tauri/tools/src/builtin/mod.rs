@@ -5,6 +5,9 @@ pub mod edit_file;
 pub mod read_file;
 pub mod write_file;
 
+#[cfg(test)]
+mod file_tools_tests;
+
 use crate::{ManagerError, ToolManager};
 
 /// Registers every built-in tool.
