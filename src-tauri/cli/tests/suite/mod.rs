@@ -1,2 +1,3 @@
+mod file_tools;
 mod support;
 mod tools;

@@ -54,8 +54,7 @@ const CLOSEST_LINE_CHARS: usize = 200;
 pub struct EditFileArgs {
     /// Path of the file, relative to the project root.
     pub path: String,
-    /// The exact text to replace, copied from the file without read_file's line-number
-    /// prefixes. Include enough surrounding lines to make it match only one place.
+    /// The exact text to replace (no line-number prefixes), with context enough to be unique.
     pub old_string: String,
     /// The text to put in its place (empty to delete old_string).
     pub new_string: String,
