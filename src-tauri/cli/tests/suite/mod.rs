@@ -1,3 +1,4 @@
 mod file_tools;
+mod run_command;
 mod support;
 mod tools;

@@ -3,6 +3,7 @@
 pub mod ask_user;
 pub mod edit_file;
 pub mod read_file;
+pub mod run_command;
 pub mod write_file;
 
 #[cfg(test)]
@@ -15,6 +16,7 @@ pub fn register_builtins(manager: &ToolManager) -> Result<(), ManagerError> {
     manager.register(ask_user::AskUser)?;
     manager.register(edit_file::EditFile)?;
     manager.register(read_file::ReadFile)?;
+    manager.register(run_command::RunCommand)?;
     manager.register(write_file::WriteFile)?;
     Ok(())
 }
