@@ -1,4 +1,5 @@
 mod audit;
+mod file_tools;
 mod projects;
 mod providers;
 mod run_command;
