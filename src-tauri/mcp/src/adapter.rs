@@ -161,7 +161,9 @@ impl McpCall {
                 shared.stderr.describe(STDERR_LINES_IN_ERRORS)
             ))
         };
-        let link = shared.current_link().map_err(|reason| not_running(&reason))?;
+        let link = shared
+            .current_link()
+            .map_err(|reason| not_running(&reason))?;
         let timeout = shared.call_timeout();
         let arguments = match self.arguments {
             Value::Object(map) => map,

@@ -279,10 +279,7 @@ pub fn parse_config(text: &str, origin: ConfigOrigin) -> Result<ConfigFile, Conf
             }
         }
         Some(_) => {
-            return Err(reader.invalid(
-                &["mcpServers"],
-                "expected an object of servers by name",
-            ));
+            return Err(reader.invalid(&["mcpServers"], "expected an object of servers by name"));
         }
     }
     Ok(ConfigFile {
@@ -365,7 +362,10 @@ impl Reader<'_> {
                 cwd: self.opt_string(fields, &at("cwd"))?,
             },
             (Some(other), _, _)
-                if !matches!(other, "stdio" | "http" | "streamable-http" | "streamableHttp") =>
+                if !matches!(
+                    other,
+                    "stdio" | "http" | "streamable-http" | "streamableHttp"
+                ) =>
             {
                 return Err(self.invalid(
                     &at("type"),
@@ -409,7 +409,9 @@ impl Reader<'_> {
                 for (tool, settings) in tools {
                     let path = ["mcpServers", name, "tools", tool.as_str()];
                     let Value::Object(settings) = settings else {
-                        return Err(self.invalid(&path, "expected an object like {\"level\": \"safe\"}"));
+                        return Err(
+                            self.invalid(&path, "expected an object like {\"level\": \"safe\"}")
+                        );
                     };
                     let level_path = ["mcpServers", name, "tools", tool.as_str(), "level"];
                     if let Some(level) = self.opt_level(settings.get("level"), &level_path)? {
@@ -503,12 +505,13 @@ impl Reader<'_> {
     ) -> Result<Option<PermissionLevel>, ConfigError> {
         match value {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => text
-                .parse()
-                .map(Some)
-                .map_err(|error: gantry_tools::permission::ParseNameError| {
-                    self.invalid(path, error.to_string())
-                }),
+            Some(Value::String(text)) => {
+                text.parse()
+                    .map(Some)
+                    .map_err(|error: gantry_tools::permission::ParseNameError| {
+                        self.invalid(path, error.to_string())
+                    })
+            }
             Some(_) => Err(self.invalid(path, "expected \"safe\", \"sensitive\" or \"dangerous\"")),
         }
     }
@@ -704,7 +707,10 @@ mod tests {
                 r#"{"mcpServers": {"a": {"command": "x", "env": {"K": ["v"]}}}}"#,
                 "key 'mcpServers.a.env.K': expected a string",
             ),
-            (r#"{"mcpServers": []}"#, "key 'mcpServers': expected an object"),
+            (
+                r#"{"mcpServers": []}"#,
+                "key 'mcpServers': expected an object",
+            ),
         ];
         for (text, expected) in cases {
             let error = parse_config(text, user()).unwrap_err().to_string();
@@ -733,7 +739,8 @@ mod tests {
 
     #[test]
     fn keys_are_located_by_path_not_by_first_occurrence() {
-        let text = "{\n\"x\": {\"args\": 1},\n\"mcpServers\": {\n \"s\": {\n  \"args\": 2\n }\n}\n}";
+        let text =
+            "{\n\"x\": {\"args\": 1},\n\"mcpServers\": {\n \"s\": {\n  \"args\": 2\n }\n}\n}";
         assert_eq!(locate_key(text, &["mcpServers", "s", "args"]), Some(5));
         assert_eq!(locate_key(text, &["x", "args"]), Some(2));
         assert_eq!(locate_key(text, &["mcpServers", "nope"]), None);

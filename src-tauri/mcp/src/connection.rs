@@ -288,7 +288,11 @@ impl McpServerHandle {
                 Ok(Ok(())) => {}
                 _ => {
                     let status = self.status();
-                    return if done(&status) { Ok(status) } else { Err(status) };
+                    return if done(&status) {
+                        Ok(status)
+                    } else {
+                        Err(status)
+                    };
                 }
             }
         }
@@ -365,7 +369,9 @@ impl Shared {
     }
 
     pub(crate) fn call_timeout(&self) -> Duration {
-        self.config.call_timeout.unwrap_or(self.options.call_timeout)
+        self.config
+            .call_timeout
+            .unwrap_or(self.options.call_timeout)
     }
 
     fn startup_timeout(&self) -> Duration {
@@ -659,7 +665,8 @@ async fn connect_http(
     lookup: &dyn Lookup,
 ) -> Result<Running, Ending> {
     let url = expand(url, "url", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
-    let headers = expand_map(headers, "headers", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
+    let headers =
+        expand_map(headers, "headers", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
     if url.starts_with("https:") && !cfg!(feature = "tls") {
         return Err(Ending::fatal(
             "https servers need TLS support, which this build of Gantry lacks (gantry-mcp feature `tls`)",
@@ -733,14 +740,18 @@ async fn connect_stdio(
             let dir = expand(dir, "cwd", lookup).map_err(fatal)?;
             command_line.current_dir(base.join(dir));
         }
-        None if matches!(shared.config.origin, crate::config::ConfigOrigin::Project { .. }) => {
+        None if matches!(
+            shared.config.origin,
+            crate::config::ConfigOrigin::Project { .. }
+        ) =>
+        {
             command_line.current_dir(&base);
         }
         None => {}
     }
-    let mut child = command_line.spawn().map_err(|error| {
-        Ending::fatal(format!("cannot start '{}': {error}", program.display()))
-    })?;
+    let mut child = command_line
+        .spawn()
+        .map_err(|error| Ending::fatal(format!("cannot start '{}': {error}", program.display())))?;
     let pid = child.id().unwrap_or_default();
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -822,7 +833,8 @@ async fn filter_stdout(
             Ok(_) => {}
         }
         if line.len() as u64 > MAX_LINE_BYTES {
-            let _ = garbage.send("wrote a line of more than 16 MiB to stdout; Gantry disconnected it".into());
+            let _ = garbage
+                .send("wrote a line of more than 16 MiB to stdout; Gantry disconnected it".into());
             break;
         }
         let text = line.trim_ascii();

@@ -6,8 +6,8 @@
 //! structured content shows that JSON. `isError: true` makes the observation an error. The whole
 //! text is cut like run_command's output (head and tail kept).
 
-use gantry_tools::text::truncate_middle;
 use gantry_tools::ToolOutput;
+use gantry_tools::text::truncate_middle;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 
 /// How much result text the model sees: the same bound as run_command.
@@ -73,7 +73,12 @@ fn block_text(block: &ContentBlock) -> Option<String> {
 /// The decoded size of base64 text, without decoding it.
 fn base64_len(data: &str) -> usize {
     let clean = data.bytes().filter(|b| !b.is_ascii_whitespace()).count();
-    let padding = data.trim_end().bytes().rev().take_while(|b| *b == b'=').count();
+    let padding = data
+        .trim_end()
+        .bytes()
+        .rev()
+        .take_while(|b| *b == b'=')
+        .count();
     (clean / 4 * 3 + (clean % 4).saturating_sub(1)).saturating_sub(padding.min(2))
 }
 

@@ -77,9 +77,7 @@ pub fn expand(text: &str, key: &str, lookup: &dyn Lookup) -> Result<String, Expa
             None => (body, None),
         };
         let valid = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && !name.starts_with(|c: char| c.is_ascii_digit());
         if !valid {
             return Err(ExpandError::Malformed {
@@ -109,7 +107,12 @@ pub fn expand_map(
     lookup: &dyn Lookup,
 ) -> Result<BTreeMap<String, String>, ExpandError> {
     map.iter()
-        .map(|(key, value)| Ok((key.clone(), expand(value, &format!("{prefix}.{key}"), lookup)?)))
+        .map(|(key, value)| {
+            Ok((
+                key.clone(),
+                expand(value, &format!("{prefix}.{key}"), lookup)?,
+            ))
+        })
         .collect()
 }
 

@@ -109,10 +109,7 @@ impl McpHub {
             };
             if let Some(file) = read_config(origin)? {
                 let trusted = settings.trust_project_for_this_run
-                    || settings
-                        .trust
-                        .is_trusted(&root, &path, &file.sha256)
-                        .await;
+                    || settings.trust.is_trusted(&root, &path, &file.sha256).await;
                 warnings.extend(file.warnings);
                 for server in file.servers {
                     if entries.iter().any(|(known, _)| known.name == server.name) {

@@ -89,7 +89,9 @@ impl Approver for ElicitingApprover {
             .supported_elicitation_modes()
             .contains(&ElicitationMode::Form)
         {
-            return cannot_ask("the MCP client cannot ask its user (it does not support elicitation)");
+            return cannot_ask(
+                "the MCP client cannot ask its user (it does not support elicitation)",
+            );
         }
         let arguments = serde_json::to_string_pretty(&request.arguments)
             .unwrap_or_else(|_| request.arguments.to_string());
@@ -98,9 +100,7 @@ impl Approver for ElicitingApprover {
             request.tool, request.level, request.description
         );
         let schema = ElicitationSchema::builder()
-            .required_bool_property("allow", |schema| {
-                schema.description("Run this call")
-            })
+            .required_bool_property("allow", |schema| schema.description("Run this call"))
             .bool_property("for_session", |schema| {
                 schema
                     .description("Also allow later calls of this tool without asking")

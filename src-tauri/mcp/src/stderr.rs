@@ -95,19 +95,14 @@ mod tests {
         assert_eq!(lines.len(), STDERR_LINES);
         assert_eq!(lines[0], "line 5");
         assert_eq!(tail.last(2), ["line 53", "line 54"]);
-        assert_eq!(
-            tail.describe(1),
-            "\nlast lines of its stderr:\n  line 54"
-        );
+        assert_eq!(tail.describe(1), "\nlast lines of its stderr:\n  line 54");
         assert_eq!(StderrTail::new().describe(3), "");
     }
 
     #[tokio::test]
     async fn drains_a_stream() {
         let tail = StderrTail::new();
-        tail.clone()
-            .drain(&b"one\ntwo\r\nthree"[..])
-            .await;
+        tail.clone().drain(&b"one\ntwo\r\nthree"[..]).await;
         assert_eq!(tail.lines(), ["one", "two", "three"]);
     }
 }

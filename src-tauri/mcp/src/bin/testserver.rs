@@ -47,16 +47,28 @@ impl TestServer {
                 schema(json!({"text": {"type": "string"}}), &["text"]),
             )
             .with_annotations(ToolAnnotations::new().read_only(true)),
-            Tool::new("plain", "A tool without annotations.", schema(json!({}), &[])),
-            Tool::new("wipe", "Pretend to wipe everything.", schema(json!({}), &[]))
-                .with_annotations(ToolAnnotations::new().destructive(true)),
+            Tool::new(
+                "plain",
+                "A tool without annotations.",
+                schema(json!({}), &[]),
+            ),
+            Tool::new(
+                "wipe",
+                "Pretend to wipe everything.",
+                schema(json!({}), &[]),
+            )
+            .with_annotations(ToolAnnotations::new().destructive(true)),
             Tool::new(
                 "crash",
                 "Exit the server process with the given status.",
                 schema(json!({"code": {"type": "integer"}}), &[]),
             ),
             Tool::new("hang", "Never answer.", schema(json!({}), &[])),
-            Tool::new("garbage", "Write garbage to stdout.", schema(json!({}), &[])),
+            Tool::new(
+                "garbage",
+                "Write garbage to stdout.",
+                schema(json!({}), &[]),
+            ),
             Tool::new(
                 "add_tool",
                 "Add a tool and announce the change.",
