@@ -5,6 +5,7 @@
 //! usage errors.
 
 mod engine;
+mod mcp_cmd;
 mod terminal;
 mod tools_cmd;
 
@@ -26,6 +27,9 @@ enum Command {
     /// List, describe and call tools.
     #[command(subcommand)]
     Tools(ToolsCommand),
+    /// List the configured MCP servers, or serve Gantry's tools over MCP.
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -63,10 +67,13 @@ enum ToolsCommand {
 
 /// The project folder a command works on.
 #[derive(Debug, Args)]
-struct ProjectArgs {
+pub(crate) struct ProjectArgs {
     /// The project folder (default: the current directory).
     #[arg(long, value_name = "DIR", default_value = ".")]
-    root: PathBuf,
+    pub root: PathBuf,
+    /// Start the servers of the project's .mcp.json for this run (approves the file once).
+    #[arg(long)]
+    pub trust_project_mcp: bool,
 }
 
 /// How approvals are answered in `tools call`.
@@ -122,16 +129,17 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Tools(ToolsCommand::List { project, json }) => {
-            tools_cmd::list(&project.root, json)
+            tools_cmd::list(&project, json).await
         }
-        Command::Tools(ToolsCommand::Schema { project }) => tools_cmd::schema(&project.root),
+        Command::Tools(ToolsCommand::Schema { project }) => tools_cmd::schema(&project).await,
         Command::Tools(ToolsCommand::Call {
             name,
             arguments,
             project,
             approve,
             enable,
-        }) => tools_cmd::call(&project.root, &name, arguments, approve, &enable).await,
+        }) => tools_cmd::call(&project, &name, arguments, approve, &enable).await,
+        Command::Mcp(command) => mcp_cmd::run(command).await,
     }
 }
 

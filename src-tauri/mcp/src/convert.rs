@@ -13,6 +13,9 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 /// How much result text the model sees: the same bound as run_command.
 pub const MAX_RESULT_CHARS: usize = 10_000;
 
+/// Prefixes that already classify an error text.
+const ALREADY_MARKED: &[&str] = &["[error]", "[denied]", "[disabled]", "[cancelled]"];
+
 /// The observation text of a result.
 pub fn result_to_output(result: &CallToolResult) -> ToolOutput {
     let parts: Vec<String> = result.content.iter().filter_map(block_text).collect();
@@ -26,6 +29,9 @@ pub fn result_to_output(result: &CallToolResult) -> ToolOutput {
     let output = if result.is_error == Some(true) {
         ToolOutput::error(if text.is_empty() {
             "[error] the tool reported an error without a message".to_owned()
+        } else if ALREADY_MARKED.iter().any(|mark| text.starts_with(mark)) {
+            // Another Gantry (or a server following the same convention) already said what it is.
+            text
         } else {
             format!("[error] {text}")
         })

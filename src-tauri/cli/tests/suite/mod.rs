@@ -1,2 +1,3 @@
+mod mcp;
 mod support;
 mod tools;

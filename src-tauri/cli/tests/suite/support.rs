@@ -27,6 +27,8 @@ pub fn gantry(cwd: &Path, args: &[&str], stdin: &str) -> Run {
         .args(args)
         .current_dir(cwd)
         .env_remove("GANTRY_LOG")
+        // The user-wide MCP file is read from here: never the real user's.
+        .env("XDG_CONFIG_HOME", cwd.join(".config"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
