@@ -1,5 +1,6 @@
 mod audit;
 mod file_tools;
+mod mcp;
 mod projects;
 mod providers;
 mod run_command;
