@@ -14,6 +14,7 @@ use gantry_mcp::{
 
 use crate::CliError;
 use crate::engine::{People, open_project, start_mcp};
+use gantry_mcp::{ConfigOrigin, PROJECT_FILE, read_config};
 
 /// MCP servers: the ones Gantry uses, and Gantry as one.
 #[derive(Debug, Subcommand)]
@@ -29,6 +30,13 @@ pub(crate) enum McpCommand {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Approve the project's .mcp.json as it is now, so its servers start in later runs (a
+    /// change to the file withdraws the approval).
+    Trust {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
     },
     /// Serve Gantry's built-in tools for the project over MCP on stdin/stdout.
     Serve {
@@ -49,8 +57,37 @@ pub(crate) async fn run(command: McpCommand) -> Result<ExitCode, CliError> {
             trust_project_mcp,
             json,
         } => list(&root, trust_project_mcp, json).await,
+        McpCommand::Trust { root } => trust(&root).await,
         McpCommand::Serve { root, auto } => serve(&root, &auto).await,
     }
+}
+
+/// Records the approval of the project file after showing what it would start.
+async fn trust(root: &Path) -> Result<ExitCode, CliError> {
+    let open = open_project(root, People::default()).await?;
+    let root = open.manager.root().to_owned();
+    let path = root.join(PROJECT_FILE);
+    let origin = ConfigOrigin::Project {
+        path: path.clone(),
+        root: root.clone(),
+    };
+    let file = read_config(origin)
+        .map_err(|error| CliError::Failed(error.into()))?
+        .ok_or_else(|| CliError::Failed(anyhow::anyhow!("{} does not exist", path.display())))?;
+    println!(
+        "approving {} ({} servers):",
+        path.display(),
+        file.servers.len()
+    );
+    for server in &file.servers {
+        println!(
+            "  {}  {}",
+            server.name,
+            transport_text(&server.transport.summary())
+        );
+    }
+    open.trust().trust(&root, &path, &file.sha256).await;
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCode, CliError> {
@@ -76,9 +113,9 @@ async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
-/// One server as text: a header line, then its tools (and its last stderr lines if it failed).
-fn describe(status: &ServerStatus) -> String {
-    let transport = match &status.transport {
+/// How a server is reached, as one line (never env or header values).
+fn transport_text(transport: &TransportSummary) -> String {
+    match transport {
         TransportSummary::Stdio { command, args } => {
             let mut line = format!("stdio: {command}");
             for arg in args {
@@ -89,7 +126,12 @@ fn describe(status: &ServerStatus) -> String {
         }
         TransportSummary::Http { url } => format!("http: {url}"),
         TransportSummary::Sse { url } => format!("sse: {url}"),
-    };
+    }
+}
+
+/// One server as text: a header line, then its tools (and its last stderr lines if it failed).
+fn describe(status: &ServerStatus) -> String {
+    let transport = transport_text(&status.transport);
     let mut text = format!(
         "{}  [{}]  {}\n  source: {}\n",
         status.name,

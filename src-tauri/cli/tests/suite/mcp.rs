@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::support::gantry;
+use super::support::{Sandbox, gantry};
 
 /// Writes the user-wide MCP file the CLI reads in `cwd` (see `support::gantry`).
 fn user_config(cwd: &Path, config: &Value) {
@@ -187,4 +187,55 @@ fn serve_rejects_unknown_auto_tools() {
     let run = gantry(dir.path(), &["mcp", "serve", "--auto", "nope"], "");
     assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
     assert!(run.stderr.contains("unknown tool 'nope'"), "{}", run.stderr);
+}
+
+#[test]
+fn mcp_trust_is_remembered_until_the_file_changes() {
+    let sandbox = Sandbox::new();
+    let served = tempfile::tempdir().unwrap();
+    let config_path = sandbox.project.path().join(".mcp.json");
+    let config = serde_json::to_string(&json!({"mcpServers": {"proj": {
+        "command": env!("CARGO_BIN_EXE_gantry-cli"),
+        "args": ["mcp", "serve", "--root", served.path().to_str().unwrap()]
+    }}}))
+    .unwrap();
+    std::fs::write(&config_path, &config).unwrap();
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.starts_with("proj  [untrusted]"),
+        "{}",
+        run.stdout
+    );
+
+    let run = sandbox.run(&["mcp", "trust"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("(1 servers):\n  proj  stdio: "),
+        "{}",
+        run.stdout
+    );
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.starts_with("proj  [connected]"),
+        "{}",
+        run.stdout
+    );
+
+    // Any change to the file withdraws the approval.
+    std::fs::write(&config_path, format!("{config}\n")).unwrap();
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.starts_with("proj  [untrusted]"),
+        "{}",
+        run.stdout
+    );
+
+    std::fs::remove_file(&config_path).unwrap();
+    let run = sandbox.run(&["mcp", "trust"], "");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(".mcp.json does not exist"),
+        "{}",
+        run.stderr
+    );
 }
