@@ -1,2 +1,3 @@
+mod search_tools;
 mod support;
 mod tools;
