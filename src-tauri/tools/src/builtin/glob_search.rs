@@ -26,7 +26,7 @@ use std::collections::BinaryHeap;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -81,9 +81,11 @@ pub async fn glob_search(ctx: &ToolContext, args: GlobSearchArgs) -> ToolResult 
 }
 
 /// A compiled pattern, plus its `**/` variant when the pattern has no `/` (for the hint).
+/// Each is a one-glob [`GlobSet`] rather than a `GlobMatcher`: a set picks a cheap strategy
+/// (`**/*.rs` becomes an extension lookup) where a matcher always runs a regex.
 struct GlobQuery {
-    matcher: GlobMatcher,
-    anywhere: Option<GlobMatcher>,
+    matcher: GlobSet,
+    anywhere: Option<GlobSet>,
 }
 
 impl GlobQuery {
@@ -95,11 +97,13 @@ impl GlobQuery {
             ));
         }
         let compile = |text: &str| {
-            GlobBuilder::new(text)
+            let invalid =
+                |error: globset::Error| ToolError::new(format!("invalid glob pattern: {error}"));
+            let glob = GlobBuilder::new(text)
                 .literal_separator(true)
                 .build()
-                .map(|glob| glob.compile_matcher())
-                .map_err(|error| ToolError::new(format!("invalid glob pattern: {error}")))
+                .map_err(invalid)?;
+            GlobSetBuilder::new().add(glob).build().map_err(invalid)
         };
         let matcher = compile(pattern)?;
         let anywhere = if pattern.contains('/') || pattern.starts_with("**") {
@@ -187,7 +191,8 @@ impl ParallelVisitor for Visitor<'_> {
             return WalkState::Continue;
         };
         let relative = relative.to_string_lossy();
-        if self.query.matcher.is_match(relative.as_ref()) {
+        let candidate = Candidate::from_bytes(relative.as_bytes());
+        if self.query.matcher.is_match_candidate(&candidate) {
             self.total += 1;
             let wanted = self.first.len() < MAX_SHOWN
                 || self
@@ -201,7 +206,7 @@ impl ParallelVisitor for Visitor<'_> {
                 }
             }
         } else if let Some(anywhere) = &self.query.anywhere
-            && anywhere.is_match(relative.as_ref())
+            && anywhere.is_match_candidate(&candidate)
         {
             self.deeper += 1;
         }

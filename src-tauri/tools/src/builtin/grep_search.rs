@@ -29,7 +29,7 @@ use std::io;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
@@ -97,10 +97,11 @@ pub async fn grep_search(ctx: &ToolContext, args: GrepSearchArgs) -> ToolResult 
 }
 
 /// Which files to search, by name or by path below the search start.
+/// (A one-glob [`GlobSet`] picks a cheap strategy, e.g. an extension lookup for `*.rs`.)
 enum Include {
     All,
-    Name(GlobMatcher),
-    Path(GlobMatcher),
+    Name(GlobSet),
+    Path(GlobSet),
 }
 
 /// A compiled search.
@@ -120,11 +121,13 @@ impl GrepQuery {
         let include = if include.is_empty() || include == "*" {
             Include::All
         } else {
+            let invalid =
+                |error: globset::Error| ToolError::new(format!("invalid include glob: {error}"));
             let glob = GlobBuilder::new(include.strip_prefix("./").unwrap_or(include))
                 .literal_separator(true)
                 .build()
-                .map_err(|error| ToolError::new(format!("invalid include glob: {error}")))?
-                .compile_matcher();
+                .map_err(invalid)?;
+            let glob = GlobSetBuilder::new().add(glob).build().map_err(invalid)?;
             if include.contains('/') {
                 Include::Path(glob)
             } else {
