@@ -9,7 +9,9 @@
 //! sorted in ([`path_order`]) and a way to run a blocking walk off the async runtime that stops
 //! when the turn is cancelled ([`run_blocking_walk`]).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
@@ -64,6 +66,21 @@ pub fn project_walker(start: &Path) -> ignore::WalkBuilder {
 pub fn path_order(a: &str, b: &str) -> Ordering {
     let rank = |byte: u8| if byte == b'/' { 0 } else { byte };
     a.bytes().map(rank).cmp(b.bytes().map(rank))
+}
+
+/// `path` relative to `base`, `/`-separated (lossy for names that are not UTF-8), or `None`
+/// when `path` is not below `base`; `base` itself gives `""`. A walk's entries are `base`
+/// joined with names, so this is a byte comparison and a slice: `Path::strip_prefix` parses
+/// components and showed up at several percent of a glob over a large tree.
+pub fn relative_to<'p>(path: &'p Path, base: &Path) -> Option<Cow<'p, str>> {
+    let (path_bytes, base_bytes) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
+    let rest = path_bytes.strip_prefix(base_bytes)?;
+    let rest = if base_bytes.ends_with(b"/") || rest.is_empty() {
+        rest
+    } else {
+        rest.strip_prefix(b"/")?
+    };
+    Some(String::from_utf8_lossy(rest))
 }
 
 /// Why a blocking walk did not produce its result.
@@ -141,6 +158,25 @@ mod tests {
         as_paths.sort();
         let as_paths: Vec<&str> = as_paths.iter().map(|p| p.to_str().unwrap()).collect();
         assert_eq!(paths, as_paths, "the same order as std's Path ordering");
+    }
+
+    #[test]
+    fn relative_paths_are_byte_slices_below_the_base() {
+        let base = Path::new("/p/root");
+        let rel = |p: &'static str| relative_to(Path::new(p), base).map(Cow::into_owned);
+        assert_eq!(rel("/p/root/a/b.rs").as_deref(), Some("a/b.rs"));
+        assert_eq!(rel("/p/root").as_deref(), Some(""));
+        assert_eq!(rel("/p/rootx/a"), None);
+        assert_eq!(rel("/p/other/a"), None);
+        assert_eq!(
+            relative_to(Path::new("/x.rs"), Path::new("/")).as_deref(),
+            Some("x.rs")
+        );
+        let odd = std::ffi::OsStr::from_bytes(b"/p/root/caf\xe9.txt");
+        assert_eq!(
+            relative_to(Path::new(odd), base).as_deref(),
+            Some("caf\u{fffd}.txt")
+        );
     }
 
     #[tokio::test]

@@ -31,7 +31,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::walk::{StopFlag, path_order, project_walker, run_blocking_walk};
+use crate::walk::{StopFlag, path_order, project_walker, relative_to, run_blocking_walk};
 use crate::{ToolContext, ToolError, ToolOutput, ToolResult, tool};
 
 /// How many paths the output lists.
@@ -187,10 +187,9 @@ impl ParallelVisitor for Visitor<'_> {
         if !entry.file_type().is_some_and(|kind| kind.is_file()) {
             return WalkState::Continue;
         }
-        let Ok(relative) = entry.path().strip_prefix(self.dir) else {
+        let Some(relative) = relative_to(entry.path(), self.dir) else {
             return WalkState::Continue;
         };
-        let relative = relative.to_string_lossy();
         let candidate = Candidate::from_bytes(relative.as_bytes());
         if self.query.matcher.is_match_candidate(&candidate) {
             self.total += 1;

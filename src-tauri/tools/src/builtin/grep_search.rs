@@ -36,7 +36,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::walk::{StopFlag, path_order, project_walker, run_blocking_walk};
+use crate::walk::{StopFlag, path_order, project_walker, relative_to, run_blocking_walk};
 use crate::{ToolContext, ToolError, ToolOutput, ToolResult, tool};
 
 /// How many matching lines the output shows.
@@ -158,10 +158,8 @@ impl GrepQuery {
             // An explicitly named file is searched whatever its name.
             _ if entry.depth() == 0 => true,
             Include::Name(glob) => glob.is_match(entry.file_name()),
-            Include::Path(glob) => entry
-                .path()
-                .strip_prefix(start)
-                .is_ok_and(|relative| glob.is_match(relative)),
+            Include::Path(glob) => relative_to(entry.path(), start)
+                .is_some_and(|relative| glob.is_match(relative.as_ref())),
         }
     }
 }
@@ -342,11 +340,7 @@ impl ParallelVisitor for Visitor<'_> {
         {
             return WalkState::Continue;
         }
-        let relative = entry
-            .path()
-            .strip_prefix(self.root)
-            .map(Path::to_string_lossy)
-            .unwrap_or_default();
+        let relative = relative_to(entry.path(), self.root).unwrap_or_default();
         let result = if self.first.wants(&relative) {
             let mut sink = Collect::default();
             self.numbered
