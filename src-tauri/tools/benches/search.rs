@@ -6,7 +6,7 @@
 //! - `GANTRY_SEARCH_CORPUS`: where the corpus lives (default `$TMPDIR/gantry-search-corpus`); it
 //!   is generated once and reused while its version marker matches;
 //! - `GANTRY_SEARCH_FILES`: number of files (default 60,000, about 1 GB);
-//! - `GANTRY_SEARCH_RUNS`: timed runs per tool (default 7; Python gets
+//! - `GANTRY_SEARCH_RUNS`: timed runs per tool (default 11; Python gets
 //!   `GANTRY_SEARCH_PYTHON_RUNS`, default 3).
 //!
 //! The corpus is deterministic (a seeded generator): source-like text in many languages under
@@ -542,7 +542,7 @@ struct Row {
 
 fn main() {
     let files = env_number("GANTRY_SEARCH_FILES", 60_000);
-    let runs = env_number("GANTRY_SEARCH_RUNS", 7);
+    let runs = env_number("GANTRY_SEARCH_RUNS", 11);
     let python_runs = env_number("GANTRY_SEARCH_PYTHON_RUNS", 3);
     let root = std::env::var_os("GANTRY_SEARCH_CORPUS").map_or_else(
         || std::env::temp_dir().join("gantry-search-corpus"),

@@ -83,6 +83,18 @@ pub fn relative_to<'p>(path: &'p Path, base: &Path) -> Option<Cow<'p, str>> {
     Some(String::from_utf8_lossy(rest))
 }
 
+/// The error for a search path that resolved inside the project but cannot be used: `path
+/// '{path}' does not exist` (also when a component is a file), or `cannot access path
+/// '{path}': {error}` otherwise (permissions, ...). `path` is the string the model sent.
+pub fn unusable_path(path: &str, error: &std::io::Error) -> crate::ToolError {
+    use std::io::ErrorKind::{NotADirectory, NotFound};
+    if matches!(error.kind(), NotFound | NotADirectory) {
+        crate::ToolError::new(format!("path '{path}' does not exist"))
+    } else {
+        crate::ToolError::new(format!("cannot access path '{path}': {error}"))
+    }
+}
+
 /// Why a blocking walk did not produce its result.
 #[derive(Debug, thiserror::Error)]
 pub enum WalkError {

@@ -15,9 +15,10 @@
 //!   finds nothing but `**/{pattern}` would, the output says so in one extra line.
 //! - Only regular files are listed (no directories, no symlinks: the walk does not follow them).
 //!   Hidden files are included.
-//! - `path` must be a directory; a file is an error naming the fix (`pattern` plus the parent).
-//!   An explicit `path` is searched even if it is ignored or a vendor directory; below it the
-//!   usual rules apply.
+//! - `path` must be a directory; a file is an error that names its directory instead (listing
+//!   one file is not a search, and guessing would hide the model's mistake). An explicit
+//!   `path` is searched even if it is ignored or a vendor directory; below it the usual rules
+//!   apply.
 //! - Output: `[glob: {pattern} in {path} | {shown}/{total} files]`, then one path per line,
 //!   sorted by [`path_order`], then `... and {n} more (narrow the pattern)` when cut.
 
@@ -31,7 +32,9 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::walk::{StopFlag, path_order, project_walker, relative_to, run_blocking_walk};
+use crate::walk::{
+    StopFlag, path_order, project_walker, relative_to, run_blocking_walk, unusable_path,
+};
 use crate::{ToolContext, ToolError, ToolOutput, ToolResult, tool};
 
 /// How many paths the output lists.
@@ -60,8 +63,8 @@ pub async fn glob_search(ctx: &ToolContext, args: GlobSearchArgs) -> ToolResult 
     let resolved = ctx
         .resolve(&args.path)
         .map_err(|error| ToolError::new(error.to_string()))?;
-    let metadata = std::fs::metadata(resolved.path())
-        .map_err(|_| ToolError::new(format!("path '{}' does not exist", args.path)))?;
+    let metadata =
+        std::fs::metadata(resolved.path()).map_err(|error| unusable_path(&args.path, &error))?;
     if !metadata.is_dir() {
         let parent = resolved
             .relative()
@@ -469,6 +472,10 @@ mod tests {
             (
                 r#"{"pattern": "*", "path": "missing"}"#,
                 "[error] path 'missing' does not exist",
+            ),
+            (
+                r#"{"pattern": "*", "path": "src/main.rs/x"}"#,
+                "[error] path 'src/main.rs/x' does not exist",
             ),
             (
                 r#"{"pattern": "*", "path": "src/main.rs"}"#,

@@ -13,8 +13,10 @@
 //!   once the others already hold enough lines; the heaps are merged and sorted at the end. A
 //!   file whose path cannot make it into the thread's page is searched by a searcher that only
 //!   counts (no line numbers, no text), which is most files on a big tree.
-//! - Binary files (a NUL byte, found before a match would be reported) are skipped as a whole:
-//!   none of their lines are counted or shown.
+//! - Binary files — a NUL byte anywhere, checked as the searcher reads (after transcoding a
+//!   UTF-16 file with a BOM, as ripgrep does) — are skipped as a whole: none of their lines are
+//!   counted or shown. (ripgrep's `--count` keeps the matches it saw before the NUL; on files
+//!   with a NUL early, in a header, the two agree.)
 //! - Paths in the output are relative to the project root (what read_file takes), whatever
 //!   `path` is. `include` is a glob on the file name (`*.rs`, `*.{ts,tsx}`); when it contains a
 //!   `/` it is matched against the path relative to `path` instead (`src/**/*.rs` with path
@@ -36,7 +38,9 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::walk::{StopFlag, path_order, project_walker, relative_to, run_blocking_walk};
+use crate::walk::{
+    StopFlag, path_order, project_walker, relative_to, run_blocking_walk, unusable_path,
+};
 use crate::{ToolContext, ToolError, ToolOutput, ToolResult, tool};
 
 /// How many matching lines the output shows.
@@ -79,12 +83,7 @@ pub async fn grep_search(ctx: &ToolContext, args: GrepSearchArgs) -> ToolResult 
     let resolved = ctx
         .resolve(&args.path)
         .map_err(|error| ToolError::new(error.to_string()))?;
-    if std::fs::metadata(resolved.path()).is_err() {
-        return Err(ToolError::new(format!(
-            "path '{}' does not exist",
-            args.path
-        )));
-    }
+    std::fs::metadata(resolved.path()).map_err(|error| unusable_path(&args.path, &error))?;
     let query = GrepQuery::new(&args)?;
     let start = resolved.path().to_path_buf();
     let root = ctx.root().to_path_buf();
@@ -793,6 +792,10 @@ mod tests {
             (
                 r#"{"pattern": "x", "path": "missing/dir"}"#,
                 "[error] path 'missing/dir' does not exist",
+            ),
+            (
+                r#"{"pattern": "x", "path": "a.txt/b"}"#,
+                "[error] path 'a.txt/b' does not exist",
             ),
             (
                 r#"{"pattern": "x", "include": "a["}"#,
