@@ -4,5 +4,6 @@ mod mcp;
 mod projects;
 mod providers;
 mod run_command;
+mod search_tools;
 mod support;
 mod tools;
