@@ -1,28 +1,40 @@
-//! What a running tool can reach: the project, the user, the turn's cancellation.
+//! What a running tool can reach: the project, the user, the session's file ledger and the
+//! turn's cancellation.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::confine::{ConfineError, ProjectRoot, ResolvedPath};
+use crate::ledger::FileLedger;
 use crate::prompt::UserPrompter;
 
 /// Everything a tool function receives besides its arguments. Cheap to clone.
 #[derive(Clone)]
 pub struct ToolContext {
-    root: Arc<Path>,
+    project: Arc<ProjectRoot>,
+    files: Arc<FileLedger>,
     cancel: CancellationToken,
     prompter: Option<Arc<dyn UserPrompter>>,
 }
 
 impl ToolContext {
-    /// A context for the project at `root` (already canonical), with no user attached.
-    pub fn new(root: Arc<Path>) -> Self {
+    /// A context for `project` with a fresh ledger, no user and a token nobody cancels.
+    pub fn new(project: Arc<ProjectRoot>) -> Self {
         Self {
-            root,
+            project,
+            files: Arc::default(),
             cancel: CancellationToken::new(),
             prompter: None,
         }
+    }
+
+    /// The same context with the session's file ledger.
+    #[must_use]
+    pub fn with_files(mut self, files: Arc<FileLedger>) -> Self {
+        self.files = files;
+        self
     }
 
     /// The same context with `cancel` as the call's cancellation token.
@@ -39,10 +51,24 @@ impl ToolContext {
         self
     }
 
-    /// The project's root folder (canonical). Tools must resolve every path through the
-    /// confinement rules, never join to this directly.
+    /// The project, which confines every path a tool touches.
+    pub fn project(&self) -> &ProjectRoot {
+        &self.project
+    }
+
+    /// The project's root folder (canonical).
     pub fn root(&self) -> &Path {
-        &self.root
+        self.project.path()
+    }
+
+    /// Resolves a path from the model's arguments inside the project (see [`crate::confine`]).
+    pub fn resolve(&self, user_path: &str) -> Result<ResolvedPath, ConfineError> {
+        self.project.resolve(user_path)
+    }
+
+    /// What the model has read or written in this session.
+    pub fn files(&self) -> &FileLedger {
+        &self.files
     }
 
     /// Cancelled when the turn is cancelled; long-running tools should watch it.
@@ -59,9 +85,9 @@ impl ToolContext {
 impl std::fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolContext")
-            .field("root", &self.root)
+            .field("root", &self.root())
             .field("cancelled", &self.cancel.is_cancelled())
             .field("prompter", &self.prompter.is_some())
-            .finish()
+            .finish_non_exhaustive()
     }
 }

@@ -17,8 +17,10 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::{ApprovalDecision, ApprovalRequest, Approver, SessionGrant, SessionGrants};
 use crate::audit::{AuditRecord, AuditSink, NoAudit, RESULT_EXCERPT_CHARS};
 use crate::coerce::{ArgumentProblem, coerce_arguments};
+use crate::confine::ProjectRoot;
 use crate::context::ToolContext;
 use crate::gate::{Decider, Decision, DecisionKind, Verdict};
+use crate::ledger::FileLedger;
 use crate::observation::{Observation, ObservationKind};
 use crate::permission::{PermissionLevel, Policy, PolicySet};
 use crate::prompt::UserPrompter;
@@ -92,7 +94,8 @@ pub struct ToolInfo {
 
 /// Registry, gate and dispatcher for one project session.
 pub struct ToolManager {
-    root: Arc<Path>,
+    project: Arc<ProjectRoot>,
+    files: Arc<FileLedger>,
     tools: RwLock<BTreeMap<String, Arc<dyn Tool>>>,
     policies: RwLock<PolicySet>,
     grants: Mutex<SessionGrants>,
@@ -105,7 +108,7 @@ pub struct ToolManager {
 impl std::fmt::Debug for ToolManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolManager")
-            .field("root", &self.root)
+            .field("root", &self.root())
             .field("tools", &self.tool_names())
             .field("approver", &self.approver.is_some())
             .field("prompter", &self.prompter.is_some())
@@ -126,18 +129,13 @@ impl ToolManager {
     /// (so Ask means deny), no prompter and no audit.
     pub fn new(root: impl AsRef<Path>) -> Result<Self, ManagerError> {
         let given = root.as_ref();
-        let canonical = std::fs::canonicalize(given).map_err(|error| ManagerError::BadRoot {
+        let project = ProjectRoot::new(given).map_err(|error| ManagerError::BadRoot {
             path: given.to_owned(),
             reason: error.to_string(),
         })?;
-        if !canonical.is_dir() {
-            return Err(ManagerError::BadRoot {
-                path: given.to_owned(),
-                reason: "not a directory".into(),
-            });
-        }
         Ok(Self {
-            root: Arc::from(canonical),
+            project: Arc::new(project),
+            files: Arc::default(),
             tools: RwLock::default(),
             policies: RwLock::default(),
             grants: Mutex::default(),
@@ -181,7 +179,7 @@ impl ToolManager {
 
     /// The project folder (canonical).
     pub fn root(&self) -> &Path {
-        &self.root
+        self.project.path()
     }
 
     // ----- registry -------------------------------------------------------------------------
@@ -504,7 +502,8 @@ impl ToolManager {
             .at(level);
         };
 
-        let context = ToolContext::new(Arc::clone(&self.root))
+        let context = ToolContext::new(Arc::clone(&self.project))
+            .with_files(Arc::clone(&self.files))
             .with_cancel(cancel.child_token())
             .with_prompter(self.prompter.clone());
 

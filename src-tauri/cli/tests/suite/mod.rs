@@ -1,2 +1,3 @@
+mod run_command;
 mod support;
 mod tools;

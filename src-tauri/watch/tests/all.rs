@@ -1,0 +1,4 @@
+//! gantry-watch's integration tests, compiled as one binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod suite;

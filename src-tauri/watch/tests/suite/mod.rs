@@ -1,0 +1,3 @@
+mod list_dir;
+mod support;
+mod watcher;
