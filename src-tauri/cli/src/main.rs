@@ -5,6 +5,7 @@
 //! usage errors.
 
 mod engine;
+mod signals;
 mod terminal;
 mod tools_cmd;
 

@@ -90,7 +90,13 @@ pub(crate) async fn call(
             .enable(tool)
             .map_err(|error| CliError::Usage(error.to_string()))?;
     }
-    let observation = manager.dispatch(name, arguments.unwrap_or_default()).await;
+    // Ctrl-C or a termination signal cancels the call, so a running command's process group is
+    // killed instead of outliving the CLI.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let _on_signal = crate::signals::cancel_on_signal(cancel.clone());
+    let observation = manager
+        .dispatch_cancellable(name, arguments.unwrap_or_default(), &cancel)
+        .await;
     println!("{}", observation.text);
     Ok(if observation.kind == ObservationKind::Ok {
         ExitCode::SUCCESS

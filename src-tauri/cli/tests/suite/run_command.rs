@@ -303,3 +303,57 @@ fn argument_and_workdir_errors_are_reported_and_nothing_runs() {
     assert!(!dir.path().join("ran").exists());
     assert!(!dir.path().parent().unwrap().join("ran").exists());
 }
+
+#[test]
+fn terminating_the_cli_kills_the_running_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let arguments = r#"{"command": "echo $$ > shell.pid; sleep 60", "timeout": 120}"#;
+    let child = Command::new(env!("CARGO_BIN_EXE_gantry-cli"))
+        .args([
+            "tools",
+            "call",
+            "run_command",
+            arguments,
+            "--enable",
+            "run_command",
+            "--approve",
+            "once",
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid_file = dir.path().join("shell.pid");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let shell_pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|t| t.trim().parse::<u32>().ok())
+        {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).starts_with("[cancelled]"),
+        "{output:?}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while !is_dead(shell_pid) {
+        assert!(
+            Instant::now() < deadline,
+            "the command's shell {shell_pid} outlived gantry-cli"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
