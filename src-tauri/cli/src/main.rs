@@ -2,8 +2,9 @@
 //!
 //! Exit codes: 0 when the command (or the tool call) succeeded, 1 when a tool call ended in any
 //! other way (error, denied, disabled, bad arguments, cancelled) or the command failed, 2 for
-//! usage errors.
+//! usage errors; `chat` exits 130 when its turn was cancelled (Ctrl-C).
 
+mod chat_cmd;
 mod engine;
 mod signals;
 mod terminal;
@@ -27,6 +28,8 @@ enum Command {
     /// List, describe and call tools.
     #[command(subcommand)]
     Tools(ToolsCommand),
+    /// Ask the model something: it streams an answer, calling tools on the project as needed.
+    Chat(chat_cmd::ChatArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -133,6 +136,7 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
             approve,
             enable,
         }) => tools_cmd::call(&project.root, &name, arguments, approve, &enable).await,
+        Command::Chat(args) => chat_cmd::chat(args).await,
     }
 }
 

@@ -1,3 +1,4 @@
+mod chat;
 mod run_command;
 mod support;
 mod tools;
