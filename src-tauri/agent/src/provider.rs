@@ -53,6 +53,9 @@ use crate::error::ProviderError;
 use crate::stream::{AssembledReply, Chunk, Completion, Piece, ReplyAssembler};
 use crate::text::clip;
 
+/// How long to wait, after the finish reason, for the usage chunk and `[DONE]`.
+const TRAILER_WAIT: Duration = Duration::from_secs(5);
+
 /// A configured model provider: the fields the store keeps per provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -562,10 +565,17 @@ impl Provider {
         let events = response.bytes_stream().eventsource();
         let mut events = std::pin::pin!(events);
         loop {
+            // After the finish reason only the usage chunk and [DONE] are left; don't wait the
+            // whole idle timeout for a server that never sends them.
+            let wait = if assembler.is_finished() {
+                idle.min(TRAILER_WAIT)
+            } else {
+                idle
+            };
             let next = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Err(AttemptEnd::Cancelled),
-                next = tokio::time::timeout(idle, events.next()) => next,
+                next = tokio::time::timeout(wait, events.next()) => next,
             };
             let event = match next {
                 // Silence after the finish reason: the usage chunk or [DONE] never came.

@@ -19,6 +19,7 @@
 //! `cancelled`, and every call of the last reply gets a result, synthesised `[cancelled]` where
 //! needed, so the transcript is valid for the next turn.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -260,10 +261,17 @@ impl Session {
         }
     }
 
-    /// Gives every call an id unique in the session (some servers send none, or repeat one).
+    /// Gives every call an id unique in the session: some servers send none, and some number
+    /// the calls of every reply from zero, which would make results ambiguous for a UI.
     fn name_calls(&self, calls: Vec<ToolCall>) -> Vec<ToolCall> {
         let ordinal = self.transcript.len();
-        let mut seen: Vec<String> = Vec::new();
+        let mut seen: HashSet<String> = self
+            .transcript
+            .messages()
+            .iter()
+            .flat_map(|message| &message.tool_calls)
+            .map(|call| call.id.clone())
+            .collect();
         calls
             .into_iter()
             .enumerate()
@@ -271,7 +279,7 @@ impl Session {
                 if call.id.is_empty() || seen.contains(&call.id) {
                     call.id = format!("gantry_call_{ordinal}_{index}");
                 }
-                seen.push(call.id.clone());
+                seen.insert(call.id.clone());
                 call
             })
             .collect()
@@ -344,12 +352,16 @@ impl Session {
     }
 }
 
+/// Tools that talk to the user, so they run alone even though they are SAFE.
+const INTERACTIVE_TOOLS: &[&str] = &["ask_user"];
+
 /// True when a call can neither ask the user nor change anything: a SAFE tool whose policy here
-/// is Auto.
+/// is Auto, and which is not one of the [`INTERACTIVE_TOOLS`].
 fn may_run_concurrently(tools: &ToolManager, call: &ToolCall) -> bool {
-    tools
-        .get(&call.name)
-        .is_some_and(|tool| tool.level() == PermissionLevel::Safe)
+    !INTERACTIVE_TOOLS.contains(&call.name.as_str())
+        && tools
+            .get(&call.name)
+            .is_some_and(|tool| tool.level() == PermissionLevel::Safe)
         && tools.policy(&call.name) == Ok(Policy::Auto)
 }
 

@@ -137,7 +137,7 @@ async fn cancelling_before_any_output_saves_only_the_question() {
         },
     )
     .await;
-    println!("cancel latency (hang before headers' body): {latency:?}");
+    println!("cancel latency (stream open, nothing sent): {latency:?}");
     assert!(latency < CANCEL_BUDGET, "{latency:?}");
     assert_eq!(outcome.reason, TurnEndReason::Cancelled);
     assert_eq!(text_of(&events), "");

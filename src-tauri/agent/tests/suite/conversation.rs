@@ -548,3 +548,30 @@ async fn disabled_tools_are_not_offered() {
     assert_eq!(outcome.reason, TurnEndReason::Completed);
     h.provider.verify().unwrap();
 }
+
+#[tokio::test]
+async fn missing_and_reused_call_ids_are_made_unique() {
+    let nap = |id: &str| ToolCall::new(id, "nap", json!({"ms": 1, "label": "x"}));
+    let script = Script::new([
+        Turn::tool_calls(vec![nap(""), nap("call_0")]),
+        Turn::tool_calls(vec![nap("call_0")]),
+        Turn::text("done"),
+    ]);
+    let mut h = Harness::start(script).await;
+    let (outcome, events) = h.turn("nap").await;
+    assert_eq!(outcome.reason, TurnEndReason::Completed, "{events:#?}");
+    let saved = h.saved();
+    let first: Vec<&str> = saved[1].tool_calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(first, ["gantry_call_1_0", "call_0"]);
+    assert_eq!(saved[4].tool_calls[0].id, "gantry_call_4_0");
+    assert_eq!(saved[5].tool_call_id.as_deref(), Some("gantry_call_4_0"));
+    let started: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ToolCallStarted { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, ["gantry_call_1_0", "call_0", "gantry_call_4_0"]);
+    h.provider.verify().unwrap();
+}

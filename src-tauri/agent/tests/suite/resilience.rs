@@ -362,3 +362,27 @@ async fn an_error_inside_the_stream_is_retried() {
     assert_eq!(outcome.reason, TurnEndReason::Completed);
     assert_eq!(retries(&events)[0].2, "provider error: upstream overloaded");
 }
+
+#[tokio::test]
+async fn a_finished_reply_whose_stream_then_stalls_is_kept_without_a_retry() {
+    let mut h = Harness::with(
+        Script::new([Completion::new()
+            .text("complete answer")
+            .finish(gantry_scripted_provider::FinishReason::Stop)
+            .event(Event::Hang)
+            .into()]),
+        Setup {
+            provider_options: ProviderOptions {
+                idle_timeout: Duration::from_millis(400),
+                ..fast_options()
+            },
+            ..Setup::default()
+        },
+    )
+    .await;
+    let (outcome, events) = h.turn("hi").await;
+    assert_eq!(outcome.reason, TurnEndReason::Completed);
+    assert!(retries(&events).is_empty());
+    assert_eq!(h.saved()[1].content, "complete answer");
+    assert_eq!(h.provider.chat_requests().len(), 1);
+}
