@@ -62,7 +62,7 @@ impl TurnEndReason {
     rename_all_fields = "camelCase"
 )]
 pub enum TurnEvent {
-    /// The turn began; the user's message is saved.
+    /// The turn began (always the first event of a turn).
     TurnStarted {
         /// The session's id.
         session_id: String,
