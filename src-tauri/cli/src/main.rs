@@ -4,9 +4,16 @@
 //! other way (error, denied, disabled, bad arguments, cancelled) or the command failed, 2 for
 //! usage errors; `chat` exits 130 when its turn was cancelled (Ctrl-C).
 
+mod audit_cmd;
 mod chat_cmd;
 mod engine;
+mod policy_cmd;
+mod projects_cmd;
+mod provider_cmd;
+mod sessions_cmd;
 mod signals;
+mod state;
+mod table;
 mod terminal;
 mod tools_cmd;
 
@@ -28,6 +35,17 @@ enum Command {
     /// List, describe and call tools.
     #[command(subcommand)]
     Tools(ToolsCommand),
+    /// Remember, list and forget project folders.
+    #[command(subcommand)]
+    Projects(projects_cmd::ProjectsCommand),
+    /// Conversations stored for a project.
+    #[command(subcommand)]
+    Sessions(sessions_cmd::SessionsCommand),
+    /// Show a project's audit log: every tool call, newest first.
+    Audit(audit_cmd::AuditArgs),
+    /// Model providers and their API keys (kept in the OS keychain).
+    #[command(subcommand)]
+    Provider(provider_cmd::ProviderCommand),
     /// Ask the model something: it streams an answer, calling tools on the project as needed.
     Chat(chat_cmd::ChatArgs),
 }
@@ -63,6 +81,8 @@ enum ToolsCommand {
         #[arg(long = "enable", value_name = "NAME")]
         enable: Vec<String>,
     },
+    /// Show or save a tool's policy in the project (saved policies hold for every later run).
+    Policy(policy_cmd::PolicyArgs),
 }
 
 /// The project folder a command works on.
@@ -126,9 +146,9 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Tools(ToolsCommand::List { project, json }) => {
-            tools_cmd::list(&project.root, json)
+            tools_cmd::list(&project.root, json).await
         }
-        Command::Tools(ToolsCommand::Schema { project }) => tools_cmd::schema(&project.root),
+        Command::Tools(ToolsCommand::Schema { project }) => tools_cmd::schema(&project.root).await,
         Command::Tools(ToolsCommand::Call {
             name,
             arguments,
@@ -136,6 +156,11 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
             approve,
             enable,
         }) => tools_cmd::call(&project.root, &name, arguments, approve, &enable).await,
+        Command::Tools(ToolsCommand::Policy(args)) => policy_cmd::run(args).await,
+        Command::Projects(command) => projects_cmd::run(command).await,
+        Command::Sessions(command) => sessions_cmd::run(command).await,
+        Command::Audit(args) => audit_cmd::run(args).await,
+        Command::Provider(command) => provider_cmd::run(command).await,
         Command::Chat(args) => chat_cmd::chat(args).await,
     }
 }

@@ -13,8 +13,8 @@ use crate::terminal::{StdinAnswers, TerminalApprover, TerminalPrompter};
 use crate::{ApproveMode, CliError};
 
 /// `tools list`: a table (or JSON) of every tool.
-pub(crate) fn list(root: &Path, json: bool) -> Result<ExitCode, CliError> {
-    let manager = open_project(root, People::default())?;
+pub(crate) async fn list(root: &Path, json: bool) -> Result<ExitCode, CliError> {
+    let manager = open_project(root, People::default()).await?.manager;
     let tools = manager.tools();
     if json {
         let text = serde_json::to_string_pretty(&tools).context("serialising the tool list")?;
@@ -36,8 +36,8 @@ pub(crate) fn list(root: &Path, json: bool) -> Result<ExitCode, CliError> {
 }
 
 /// `tools schema`: the OpenAI function schemas as a JSON array.
-pub(crate) fn schema(root: &Path) -> Result<ExitCode, CliError> {
-    let manager = open_project(root, People::default())?;
+pub(crate) async fn schema(root: &Path) -> Result<ExitCode, CliError> {
+    let manager = open_project(root, People::default()).await?.manager;
     let text =
         serde_json::to_string_pretty(&manager.openai_schemas()).context("serialising schemas")?;
     println!("{text}");
@@ -84,7 +84,7 @@ pub(crate) async fn call(
             StdinAnswers::default(),
         ))));
     }
-    let manager = open_project(root, people)?;
+    let manager = open_project(root, people).await?.manager;
     for tool in enable {
         manager
             .enable(tool)

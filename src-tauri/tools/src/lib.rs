@@ -20,6 +20,7 @@ pub mod coerce;
 pub mod command_scope;
 pub mod confine;
 pub mod context;
+pub mod fsutil;
 pub mod gate;
 pub mod ledger;
 pub mod manager;
