@@ -111,6 +111,14 @@ pub enum PersistError {
     /// No session has this id.
     #[error("no session with id '{0}'")]
     NotFound(String),
+    /// The session belongs to another project.
+    #[error("session '{session}' belongs to the project at {}", .root.display())]
+    OtherProject {
+        /// The session's id.
+        session: String,
+        /// Its project's folder.
+        root: std::path::PathBuf,
+    },
     /// The store failed.
     #[error("the transcript store failed: {0}")]
     Backend(String),

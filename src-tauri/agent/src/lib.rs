@@ -49,10 +49,11 @@ pub mod turn;
 
 pub use error::{AgentError, PersistError, ProviderError};
 pub use events::{EventSink, TurnEndReason, TurnEvent};
-pub use persist::{MemoryTranscripts, TranscriptStore};
+pub use persist::{MemoryTranscripts, StoreTranscripts, TranscriptStore};
 pub use prompt::{PromptContext, system_prompt};
 pub use provider::{
-    ApiKey, DEFAULT_PROVIDER, Provider, ProviderConfig, ProviderOptions, RetryPolicy,
+    ApiKey, DEFAULT_CONTEXT_WINDOW, DEFAULT_PROVIDER, Provider, ProviderConfig, ProviderOptions,
+    RetryPolicy, resolve_provider,
 };
 pub use session::{Session, SessionOptions, SessionParts};
 pub use transcript::{

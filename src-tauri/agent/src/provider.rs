@@ -186,6 +186,89 @@ impl ProviderConfig {
     }
 }
 
+/// The context window assumed for a saved provider that names none and matches no preset:
+/// small enough for a local server's default.
+pub const DEFAULT_CONTEXT_WINDOW: u32 = 8_192;
+
+impl From<&gantry_store::ProviderConfig> for ProviderConfig {
+    /// A saved provider; without a context window, the same-named preset's or
+    /// [`DEFAULT_CONTEXT_WINDOW`].
+    fn from(saved: &gantry_store::ProviderConfig) -> Self {
+        let context_window = saved.context_window.unwrap_or_else(|| {
+            Self::preset(&saved.name).map_or(DEFAULT_CONTEXT_WINDOW, |preset| preset.context_window)
+        });
+        Self {
+            name: saved.name.clone(),
+            base_url: saved.base_url.clone(),
+            model: saved.model.clone(),
+            api_key_env: saved.api_key_env.clone(),
+            context_window,
+        }
+    }
+}
+
+impl From<&ProviderConfig> for gantry_store::ProviderConfig {
+    fn from(config: &ProviderConfig) -> Self {
+        Self {
+            name: config.name.clone(),
+            base_url: config.base_url.clone(),
+            model: config.model.clone(),
+            api_key_env: config.api_key_env.clone(),
+            context_window: Some(config.context_window),
+        }
+    }
+}
+
+/// The provider to use and its key.
+///
+/// `name` is looked up in the store's saved providers first, then among the presets; no name
+/// means the local Ollama preset. A saved provider's key comes from the OS keychain, else from
+/// its environment variable; when neither has one (or the keychain is unavailable and the
+/// variable unset) it is used without a key, and a provider that needs one will say so. A
+/// preset's key comes from its environment variable, and a missing one is an error naming it.
+pub async fn resolve_provider(
+    store: Option<&gantry_store::Store>,
+    name: Option<&str>,
+) -> Result<(ProviderConfig, Option<ApiKey>), ProviderError> {
+    let Some(name) = name else {
+        let config = ProviderConfig::default_local();
+        let key = config.api_key_from_env()?;
+        return Ok((config, key));
+    };
+    if let Some(store) = store {
+        let saved =
+            store.providers().get(name).await.map_err(|error| {
+                ProviderError::Config(format!("reading saved providers: {error}"))
+            })?;
+        if let Some(saved) = saved {
+            let key = match gantry_store::Secrets::new()
+                .api_key_for(&saved.config)
+                .await
+            {
+                Ok(key) => key.map(|secret| ApiKey::new(secret.expose())),
+                Err(gantry_store::SecretError::Unavailable { reason, .. }) => {
+                    tracing::warn!(provider = name, %reason, "no API key: the keychain is unavailable and no variable is set");
+                    None
+                }
+                Err(error) => return Err(ProviderError::Config(error.to_string())),
+            };
+            return Ok(((&saved.config).into(), key));
+        }
+    }
+    let Some(config) = ProviderConfig::preset(name) else {
+        let presets: Vec<String> = ProviderConfig::presets()
+            .into_iter()
+            .map(|preset| preset.name)
+            .collect();
+        return Err(ProviderError::Config(format!(
+            "unknown provider '{name}': save it with `gantry-cli provider set` or use a preset ({})",
+            presets.join(", ")
+        )));
+    };
+    let key = config.api_key_from_env()?;
+    Ok((config, key))
+}
+
 fn normalise(name: &str) -> String {
     name.chars()
         .filter(char::is_ascii_alphanumeric)
@@ -761,6 +844,45 @@ mod tests {
         assert_eq!(format!("{key:?} {key}"), "ApiKey(<redacted>) <redacted>");
         let provider = Provider::new(config, Some(key), ProviderOptions::default()).unwrap();
         assert!(!format!("{provider:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn saved_configs_map_one_to_one() {
+        let saved = gantry_store::ProviderConfig {
+            name: "work".into(),
+            base_url: "http://vllm:8000/v1".into(),
+            model: "qwen".into(),
+            api_key_env: Some("WORK_API_KEY".into()),
+            context_window: None,
+        };
+        let config = ProviderConfig::from(&saved);
+        assert_eq!(config.context_window, DEFAULT_CONTEXT_WINDOW);
+        assert_eq!(
+            gantry_store::ProviderConfig::from(&config),
+            gantry_store::ProviderConfig {
+                context_window: Some(DEFAULT_CONTEXT_WINDOW),
+                ..saved.clone()
+            }
+        );
+        let openai = gantry_store::ProviderConfig {
+            name: "openai".into(),
+            ..saved
+        };
+        assert_eq!(ProviderConfig::from(&openai).context_window, 1_047_576);
+    }
+
+    #[tokio::test]
+    async fn providers_resolve_to_presets_and_the_local_default() {
+        let (config, key) = resolve_provider(None, None).await.unwrap();
+        assert_eq!(config, ProviderConfig::default_local());
+        assert_eq!(key, None);
+        let (config, _) = resolve_provider(None, Some("LM Studio")).await.unwrap();
+        assert_eq!(config.name, "lmstudio");
+        let error = resolve_provider(None, Some("nope")).await.unwrap_err();
+        assert!(
+            error.to_string().contains("unknown provider 'nope'"),
+            "{error}"
+        );
     }
 
     #[test]

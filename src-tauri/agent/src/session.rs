@@ -82,14 +82,17 @@ impl std::fmt::Debug for Session {
 impl Session {
     /// Starts a new session for the project of `parts.tools`.
     pub async fn create(parts: SessionParts) -> Result<Self, AgentError> {
-        let id = parts.store.create_session(parts.tools.root()).await?;
+        let id = parts
+            .store
+            .create_session(parts.tools.root(), Some(&parts.provider.config().model))
+            .await?;
         Ok(Self::assemble(parts, id, Transcript::new()))
     }
 
     /// Reopens session `id` with its saved messages. Tool calls a crash left without a result
     /// are answered with a saved `[cancelled]` message, so the transcript is valid again.
     pub async fn resume(parts: SessionParts, id: &str) -> Result<Self, AgentError> {
-        let messages = parts.store.load_messages(id).await?;
+        let messages = parts.store.load_messages(id, parts.tools.root()).await?;
         let mut session = Self::assemble(parts, id.to_owned(), Transcript::from_messages(messages));
         for call in session.transcript.unanswered_calls() {
             session.save(cancelled_result(&call)).await?;

@@ -575,3 +575,75 @@ async fn missing_and_reused_call_ids_are_made_unique() {
     assert_eq!(started, ["gantry_call_1_0", "call_0", "gantry_call_4_0"]);
     h.provider.verify().unwrap();
 }
+
+#[tokio::test]
+async fn read_then_edit_with_the_built_in_tools() {
+    let script = Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_read",
+            "read_file",
+            json!({"path": "src/lib.rs"}),
+        )]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_edit",
+            "edit_file",
+            json!({"path": "src/lib.rs", "old_string": "a - b", "new_string": "a + b"}),
+        )])
+        .expect(
+            Expect::new()
+                .last_tool_call_id("call_read")
+                .last_contains("1: pub fn add"),
+        ),
+        Turn::text("Fixed.").expect(Expect::new().last_tool_call_id("call_edit")),
+    ]);
+    let mut h = Harness::with(
+        script,
+        Setup {
+            builtins: true,
+            approver: Some(Arc::new(FixedApprover(ApprovalDecision::AllowOnce))),
+            files: vec![(
+                "src/lib.rs",
+                "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n".into(),
+            )],
+            ..Setup::default()
+        },
+    )
+    .await;
+    let (outcome, events) = h.turn("add() subtracts, fix it").await;
+    assert_eq!(outcome.reason, TurnEndReason::Completed, "{events:#?}");
+    assert_eq!(
+        h.file("src/lib.rs"),
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"
+    );
+    let edit = events
+        .iter()
+        .find_map(|e| match e {
+            TurnEvent::ToolResult {
+                id, observation, ..
+            } if id == "call_edit" => Some(observation.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(edit.kind, ObservationKind::Ok, "{}", edit.text);
+    assert!(
+        edit.diff
+            .as_deref()
+            .is_some_and(|d| d.contains("+    a + b")),
+        "{:?}",
+        edit.diff
+    );
+    let rows: Vec<(String, DecisionKind)> = h
+        .audit
+        .records()
+        .iter()
+        .map(|r| (r.tool.clone(), r.decision.kind))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("read_file".to_owned(), DecisionKind::Auto),
+            ("edit_file".to_owned(), DecisionKind::AllowedOnce)
+        ]
+    );
+    h.provider.verify().unwrap();
+}

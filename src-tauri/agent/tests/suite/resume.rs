@@ -75,7 +75,10 @@ async fn calls_left_unanswered_by_a_crash_are_answered_on_reopening() {
     .await;
     // What a crash mid-turn leaves: an assistant message with two calls, one result saved.
     let store = Arc::clone(&h.store);
-    let id = store.create_session(h.dir.path()).await.unwrap();
+    let id = store
+        .create_session(h.session.tools().root(), None)
+        .await
+        .unwrap();
     let call = |id: &str, name: &str| ToolCall {
         id: id.into(),
         name: name.into(),
@@ -139,4 +142,111 @@ async fn reopening_an_unknown_session_is_an_error() {
     .await
     .unwrap_err();
     assert!(error.to_string().contains("no-such-session"), "{error}");
+}
+
+#[tokio::test]
+async fn sessions_in_the_database_survive_a_restart() {
+    use gantry_agent::StoreTranscripts;
+    use gantry_store::{AuditFilter, Store};
+
+    let script = Script::new([
+        Turn::tool_calls(vec![ScriptedCall::new(
+            "call_1",
+            "read_file",
+            json!({"path": "todo.txt"}),
+        )]),
+        Turn::text("One item: buy milk."),
+        Turn::text("Noted.").expect(
+            Expect::new()
+                .message_count(6)
+                .pointer("/messages/2/tool_calls/0/id", json!("call_1"))
+                .pointer("/messages/3/tool_call_id", json!("call_1")),
+        ),
+    ]);
+    let h = Harness::with(
+        script,
+        Setup {
+            files: vec![("todo.txt", "buy milk\n".into())],
+            ..Setup::default()
+        },
+    )
+    .await;
+    let data = tempfile::tempdir().unwrap();
+    let database = data.path().join("gantry.db");
+    let root = h.session.tools().root().to_owned();
+    let nap = Nap::default();
+    let audit = Arc::new(MemoryAudit::new());
+
+    let session_parts = |store: &Store| {
+        let mut parts = parts(
+            &root,
+            &h.provider,
+            &Setup::default(),
+            &audit,
+            &h.store,
+            &nap,
+        );
+        parts.store = Arc::new(StoreTranscripts::new(store.clone()));
+        parts
+    };
+    let store = Store::open(&database).await.unwrap();
+    let project = store.projects().open(&root).await.unwrap();
+    let mut first = {
+        let mut parts = session_parts(&store);
+        parts.tools = parts
+            .tools
+            .with_audit(Arc::new(store.audit_sink(project.id)));
+        Session::create(parts).await.unwrap()
+    };
+    let outcome = first
+        .run_turn(
+            "what is on my list?",
+            &Default::default(),
+            gantry_agent::EventSink::none(),
+        )
+        .await;
+    assert_eq!(outcome.reason, TurnEndReason::Completed);
+    let id = first.id().to_owned();
+    drop(first);
+    store.close().await;
+
+    // A new process: open the database again and resume by id.
+    let store = Store::open(&database).await.unwrap();
+    let mut second = Session::resume(session_parts(&store), &id).await.unwrap();
+    assert_eq!(second.transcript().len(), 4);
+    assert_eq!(second.transcript().messages()[1].tool_calls[0].id, "call_1");
+    let outcome = second
+        .run_turn(
+            "thanks",
+            &Default::default(),
+            gantry_agent::EventSink::none(),
+        )
+        .await;
+    assert_eq!(outcome.reason, TurnEndReason::Completed);
+
+    let session_id = id.parse().unwrap();
+    let saved = store.sessions().messages(session_id).await.unwrap();
+    assert_eq!(saved.len(), 6);
+    assert_eq!(
+        saved[1].message.tool_calls.as_ref().unwrap()[0]["function"]["name"],
+        "read_file"
+    );
+    assert_eq!(saved[2].message.tool_call_id.as_deref(), Some("call_1"));
+    let session = store.sessions().get(session_id).await.unwrap().unwrap();
+    assert_eq!(session.title, "what is on my list?");
+    assert_eq!(session.model.as_deref(), Some("scripted-model"));
+    let rows = store
+        .audit()
+        .list(
+            project.id,
+            &AuditFilter {
+                session: Some(session_id),
+                ..AuditFilter::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].tool, "read_file");
+    h.provider.verify().unwrap();
 }

@@ -121,7 +121,7 @@ pub struct Setup {
     pub options: SessionOptions,
     pub provider_options: ProviderOptions,
     pub context_window: u32,
-    /// Register Gantry's built-in tools too (run_command, ask_user).
+    /// Register Gantry's built-in tools instead of the test ones (`nap` is always there).
     pub builtins: bool,
     /// Files to create in the project: (relative path, contents).
     pub files: Vec<(&'static str, String)>,
@@ -162,12 +162,13 @@ pub fn parts(
     let tools = ToolManager::new(root)
         .unwrap()
         .with_audit(Arc::clone(audit) as Arc<dyn gantry_tools::AuditSink>);
-    tools.register(TestReadFile).unwrap();
-    tools.register(TestEditFile).unwrap();
-    tools.register(nap.clone()).unwrap();
     if setup.builtins {
         gantry_tools::builtin::register_builtins(&tools).unwrap();
+    } else {
+        tools.register(TestReadFile).unwrap();
+        tools.register(TestEditFile).unwrap();
     }
+    tools.register(nap.clone()).unwrap();
     let config = ProviderConfig::new(
         "scripted",
         provider.base_url(),
