@@ -53,7 +53,7 @@ pub use persist::{MemoryTranscripts, StoreTranscripts, TranscriptStore};
 pub use prompt::{PromptContext, system_prompt};
 pub use provider::{
     ApiKey, DEFAULT_CONTEXT_WINDOW, DEFAULT_PROVIDER, Provider, ProviderConfig, ProviderOptions,
-    RetryPolicy, resolve_provider,
+    ProviderSource, RetryPolicy, find_provider, provider_key, resolve_provider,
 };
 pub use session::{Session, SessionOptions, SessionParts};
 pub use transcript::{

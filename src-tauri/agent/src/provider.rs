@@ -219,21 +219,23 @@ impl From<&ProviderConfig> for gantry_store::ProviderConfig {
     }
 }
 
-/// The provider to use and its key.
-///
-/// `name` is looked up in the store's saved providers first, then among the presets; no name
-/// means the local Ollama preset. A saved provider's key comes from the OS keychain, else from
-/// its environment variable; when neither has one (or the keychain is unavailable and the
-/// variable unset) it is used without a key, and a provider that needs one will say so. A
-/// preset's key comes from its environment variable, and a missing one is an error naming it.
-pub async fn resolve_provider(
+/// Where a provider's configuration came from, which decides where its key is looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderSource {
+    /// Saved in the store (`provider set`): key from the keychain, else its variable.
+    Saved,
+    /// A preset, or a configuration given by hand: key from its variable only.
+    Preset,
+}
+
+/// The provider called `name`: a provider saved in the store first, then a preset; no name
+/// means the local Ollama preset.
+pub async fn find_provider(
     store: Option<&gantry_store::Store>,
     name: Option<&str>,
-) -> Result<(ProviderConfig, Option<ApiKey>), ProviderError> {
+) -> Result<(ProviderConfig, ProviderSource), ProviderError> {
     let Some(name) = name else {
-        let config = ProviderConfig::default_local();
-        let key = config.api_key_from_env()?;
-        return Ok((config, key));
+        return Ok((ProviderConfig::default_local(), ProviderSource::Preset));
     };
     if let Some(store) = store {
         let saved =
@@ -241,31 +243,58 @@ pub async fn resolve_provider(
                 ProviderError::Config(format!("reading saved providers: {error}"))
             })?;
         if let Some(saved) = saved {
-            let key = match gantry_store::Secrets::new()
-                .api_key_for(&saved.config)
-                .await
-            {
-                Ok(key) => key.map(|secret| ApiKey::new(secret.expose())),
-                Err(gantry_store::SecretError::Unavailable { reason, .. }) => {
-                    tracing::warn!(provider = name, %reason, "no API key: the keychain is unavailable and no variable is set");
-                    None
-                }
-                Err(error) => return Err(ProviderError::Config(error.to_string())),
-            };
-            return Ok(((&saved.config).into(), key));
+            return Ok(((&saved.config).into(), ProviderSource::Saved));
         }
     }
-    let Some(config) = ProviderConfig::preset(name) else {
-        let presets: Vec<String> = ProviderConfig::presets()
-            .into_iter()
-            .map(|preset| preset.name)
-            .collect();
-        return Err(ProviderError::Config(format!(
-            "unknown provider '{name}': save it with `gantry-cli provider set` or use a preset ({})",
-            presets.join(", ")
-        )));
-    };
-    let key = config.api_key_from_env()?;
+    match ProviderConfig::preset(name) {
+        Some(config) => Ok((config, ProviderSource::Preset)),
+        None => {
+            let presets: Vec<String> = ProviderConfig::presets()
+                .into_iter()
+                .map(|preset| preset.name)
+                .collect();
+            Err(ProviderError::Config(format!(
+                "unknown provider '{name}': save it with `gantry-cli provider set` or use a \
+                 preset ({})",
+                presets.join(", ")
+            )))
+        }
+    }
+}
+
+/// The key for `config`.
+///
+/// A saved provider's key comes from the OS keychain, else from its environment variable; when
+/// neither has one (or the keychain is unavailable and the variable unset) it is used without a
+/// key, and a provider that needs one will say so. A preset's key comes from its variable, and
+/// a missing one is an error naming it.
+pub async fn provider_key(
+    config: &ProviderConfig,
+    source: ProviderSource,
+) -> Result<Option<ApiKey>, ProviderError> {
+    match source {
+        ProviderSource::Preset => config.api_key_from_env(),
+        ProviderSource::Saved => {
+            let saved = gantry_store::ProviderConfig::from(config);
+            match gantry_store::Secrets::new().api_key_for(&saved).await {
+                Ok(key) => Ok(key.map(|secret| ApiKey::new(secret.expose()))),
+                Err(gantry_store::SecretError::Unavailable { reason, .. }) => {
+                    tracing::warn!(provider = %config.name, %reason, "no API key: the keychain is unavailable and no variable is set");
+                    Ok(None)
+                }
+                Err(error) => Err(ProviderError::Config(error.to_string())),
+            }
+        }
+    }
+}
+
+/// [`find_provider`] and then [`provider_key`].
+pub async fn resolve_provider(
+    store: Option<&gantry_store::Store>,
+    name: Option<&str>,
+) -> Result<(ProviderConfig, Option<ApiKey>), ProviderError> {
+    let (config, source) = find_provider(store, name).await?;
+    let key = provider_key(&config, source).await?;
     Ok((config, key))
 }
 

@@ -8,8 +8,12 @@
 //! Ctrl-C (or SIGTERM) cancels the turn: the stream and any running command stop, the
 //! transcript keeps what was said. A second Ctrl-C exits at once.
 //!
+//! The session (its messages, saved as each completes) and the audit log go to Gantry's
+//! database; `--session ID` continues a session. Providers saved with `provider set` are found
+//! by name, with their key from the keychain; otherwise `--provider` names a preset.
+//!
 //! Exit codes: 0 when the model answered, 130 when the turn was cancelled, 1 when it hit the
-//! step limit or failed, 2 for usage errors (unknown provider, missing API key, bad flags).
+//! step limit or failed, 2 for usage errors (unknown provider or session, missing API key).
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -19,9 +23,11 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 use gantry_agent::{
-    MemoryTranscripts, Provider, ProviderConfig, ProviderOptions, Session, SessionOptions,
-    SessionParts, TranscriptStore, TurnEndReason, TurnEvent,
+    AgentError, ApiKey, DEFAULT_CONTEXT_WINDOW, PersistError, Provider, ProviderConfig,
+    ProviderError, ProviderOptions, ProviderSource, Session, SessionOptions, SessionParts,
+    StoreTranscripts, TurnEndReason, TurnEvent, find_provider, provider_key,
 };
+use gantry_store::Store;
 use gantry_tools::{ApprovalDecision, Approver, FixedApprover, Observation, UserPrompter};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
@@ -39,8 +45,8 @@ pub(crate) struct ChatArgs {
     /// The project folder (default: the current directory).
     #[arg(long, value_name = "DIR", default_value = ".")]
     root: PathBuf,
-    /// The provider preset: openai, openrouter, deepseek, ollama, lmstudio, llamacpp (default:
-    /// ollama, on this machine, no key).
+    /// A provider saved with `provider set`, or a preset: openai, openrouter, deepseek, ollama,
+    /// lmstudio, llamacpp (default: ollama, on this machine, no key).
     #[arg(long, value_name = "NAME")]
     provider: Option<String>,
     /// The model to use instead of the provider's default.
@@ -55,7 +61,7 @@ pub(crate) struct ChatArgs {
     /// The model's context window in tokens, instead of the provider's.
     #[arg(long, value_name = "TOKENS")]
     context_window: Option<u32>,
-    /// Continue this session instead of starting a new one.
+    /// Continue this session (see `sessions list`) instead of starting a new one.
     #[arg(long, value_name = "ID")]
     session: Option<String>,
     /// Who answers when a tool's policy is Ask. Default: `ask` when stdin is a terminal,
@@ -75,34 +81,32 @@ pub(crate) struct ChatArgs {
 
 /// `chat`: runs one turn and prints it.
 pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
-    let config = provider_config(&args)?;
-    let key = config
-        .api_key_from_env()
-        .map_err(|error| CliError::Usage(error.to_string()))?;
-    let provider = Provider::new(config, key, ProviderOptions::default())
-        .map_err(|error| CliError::Usage(error.to_string()))?;
-
     let interactive = std::io::stdin().is_terminal();
     let (approver, prompter) = people(args.approve, interactive);
-    let tools = open_project(
+    // The approver goes to the session, which installs it in the manager (wrapped, so approval
+    // requests also become events).
+    let project = open_project(
         &args.root,
         People {
             approver: None,
             prompter,
         },
-    )?;
+    )
+    .await?;
     for tool in &args.enable {
-        tools
+        project
+            .manager
             .enable(tool)
             .map_err(|error| CliError::Usage(error.to_string()))?;
     }
-    // Kept for this process only until sessions are persisted by gantry-store.
-    let store: Arc<dyn TranscriptStore> = Arc::new(MemoryTranscripts::new());
+    let (config, key) = provider(&args, &project.store).await?;
+    let provider = Provider::new(config, key, ProviderOptions::default())
+        .map_err(|error| CliError::Usage(error.to_string()))?;
     let parts = SessionParts {
-        tools,
+        tools: project.manager,
         approver,
         provider,
-        store,
+        store: Arc::new(StoreTranscripts::new(project.store.clone())),
         options: SessionOptions {
             max_steps: args.max_steps,
             ..SessionOptions::default()
@@ -111,7 +115,12 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let mut session = match &args.session {
         Some(id) => Session::resume(parts, id)
             .await
-            .map_err(|error| CliError::Usage(error.to_string()))?,
+            .map_err(|error| match error {
+                AgentError::Persist(
+                    PersistError::NotFound(_) | PersistError::OtherProject { .. },
+                ) => CliError::Usage(error.to_string()),
+                other => CliError::Failed(other.into()),
+            })?,
         None => Session::create(parts).await.context("starting a session")?,
     };
 
@@ -124,7 +133,11 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let _ = printer.await;
     signals.abort();
     if !args.json {
-        eprintln!("session: {}", session.id());
+        eprintln!(
+            "session: {} (continue with --session {})",
+            session.id(),
+            session.id()
+        );
     }
     Ok(match outcome.reason {
         TurnEndReason::Completed => ExitCode::SUCCESS,
@@ -133,23 +146,21 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-/// The provider from the flags: a preset (default: the local Ollama one) with overrides.
-fn provider_config(args: &ChatArgs) -> Result<ProviderConfig, CliError> {
-    let mut config = match &args.provider {
-        Some(name) => ProviderConfig::preset(name).ok_or_else(|| {
-            let names: Vec<String> = ProviderConfig::presets()
-                .into_iter()
-                .map(|preset| preset.name)
-                .collect();
-            CliError::Usage(format!(
-                "unknown provider '{name}' (presets: {})",
-                names.join(", ")
-            ))
-        })?,
-        None if args.base_url.is_some() => {
-            ProviderConfig::new("custom", "", "default", None, 8_192)
-        }
-        None => ProviderConfig::default_local(),
+/// The provider from the flags: a saved provider or preset (default: Ollama on this machine),
+/// with the overrides applied, and its key.
+async fn provider(
+    args: &ChatArgs,
+    store: &Store,
+) -> Result<(ProviderConfig, Option<ApiKey>), CliError> {
+    let usage = |error: ProviderError| CliError::Usage(error.to_string());
+    let (mut config, source) = match (&args.provider, &args.base_url) {
+        (None, Some(_)) => (
+            ProviderConfig::new("custom", "", "default", None, DEFAULT_CONTEXT_WINDOW),
+            ProviderSource::Preset,
+        ),
+        (name, _) => find_provider(Some(store), name.as_deref())
+            .await
+            .map_err(usage)?,
     };
     if let Some(base_url) = &args.base_url {
         config.base_url.clone_from(base_url);
@@ -157,13 +168,14 @@ fn provider_config(args: &ChatArgs) -> Result<ProviderConfig, CliError> {
     if let Some(model) = &args.model {
         config.model.clone_from(model);
     }
-    if let Some(variable) = &args.api_key_env {
-        config.api_key_env = Some(variable.clone());
-    }
     if let Some(window) = args.context_window {
         config.context_window = window;
     }
-    Ok(config)
+    if let Some(variable) = &args.api_key_env {
+        config.api_key_env = Some(variable.clone());
+    }
+    let key = provider_key(&config, source).await.map_err(usage)?;
+    Ok((config, key))
 }
 
 type Approvers = (Option<Arc<dyn Approver>>, Option<Arc<dyn UserPrompter>>);

@@ -15,30 +15,62 @@ use super::support::Run;
 
 const WAIT: Duration = Duration::from_secs(20);
 
-/// `gantry-cli chat` in `cwd` with `args`, pointed at `provider`, stdin piped (never a terminal).
-fn spawn_chat(cwd: &Path, provider: &Handle, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_gantry-cli"))
-        .arg("chat")
-        .args([
-            "--base-url",
-            &provider.base_url(),
-            "--model",
-            "scripted-model",
-        ])
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("GANTRY_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("gantry-cli starts")
+/// A project folder and a data folder of its own (no keychain), for several runs.
+struct Sandbox {
+    project: tempfile::TempDir,
+    data: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        Self {
+            project: tempfile::tempdir().unwrap(),
+            data: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.project.path()
+    }
+
+    /// `gantry-cli args...` in the project, stdin piped (never a terminal).
+    fn spawn(&self, args: &[&str]) -> Child {
+        let nowhere = format!("unix:path={}", self.data.path().join("no-bus").display());
+        Command::new(env!("CARGO_BIN_EXE_gantry-cli"))
+            .args(args)
+            .current_dir(self.project.path())
+            .env_remove("GANTRY_LOG")
+            .env("GANTRY_DATA_DIR", self.data.path())
+            .env("DBUS_SESSION_BUS_ADDRESS", nowhere)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("gantry-cli starts")
+    }
+
+    /// `gantry-cli chat ARGS --base-url PROVIDER --model scripted-model`.
+    fn spawn_chat(&self, provider: &Handle, args: &[&str]) -> Child {
+        let url = provider.base_url();
+        let mut all = vec!["chat", "--base-url", &url, "--model", "scripted-model"];
+        all.extend_from_slice(args);
+        self.spawn(&all)
+    }
+
+    async fn chat(&self, provider: &Handle, args: &[&str]) -> Run {
+        finish(self.spawn_chat(provider, args), "").await
+    }
+
+    async fn run(&self, args: &[&str]) -> Run {
+        finish(self.spawn(args), "").await
+    }
 }
 
 async fn finish(mut child: Child, stdin: &str) -> Run {
     let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.as_bytes()).await.unwrap();
+    // A run that doesn't read stdin may exit first; its closed pipe is not a failure.
+    let _ = input.write_all(stdin.as_bytes()).await;
     drop(input);
     let output = tokio::time::timeout(WAIT, child.wait_with_output())
         .await
@@ -47,32 +79,38 @@ async fn finish(mut child: Child, stdin: &str) -> Run {
     output.into()
 }
 
-async fn chat(cwd: &Path, provider: &Handle, args: &[&str]) -> Run {
-    finish(spawn_chat(cwd, provider, args), "").await
+/// The session id a run printed on stderr (`session: ID ...`).
+fn session_of(run: &Run) -> String {
+    run.stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("session: "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no session line in {}", run.stderr))
+        .to_owned()
 }
 
 #[tokio::test]
 async fn the_answer_streams_to_stdout() {
-    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::new([
         Turn::text("Hello from the model.").expect(Expect::new().last_contains("hi there"))
     ]))
     .await
     .unwrap();
-    let run = chat(dir.path(), &provider, &["hi there"]).await;
+    let run = sandbox.chat(&provider, &["hi there"]).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "Hello from the model.\n");
     assert!(run.stderr.contains("session: "), "{}", run.stderr);
     let body = provider.chat_requests()[0].body.clone().unwrap();
     let system = body["messages"][0]["content"].as_str().unwrap();
-    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let root = std::fs::canonicalize(sandbox.path()).unwrap();
     assert!(system.contains(&root.display().to_string()), "{system}");
     provider.verify().unwrap();
 }
 
 #[tokio::test]
 async fn tool_calls_and_results_are_shown() {
-    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::new([
         Turn::tool_calls(vec![ToolCall::new(
             "call_1",
@@ -84,12 +122,12 @@ async fn tool_calls_and_results_are_shown() {
     ]))
     .await
     .unwrap();
-    let run = chat(
-        dir.path(),
-        &provider,
-        &["run it", "--enable", "run_command", "--approve", "once"],
-    )
-    .await;
+    let run = sandbox
+        .chat(
+            &provider,
+            &["run it", "--enable", "run_command", "--approve", "once"],
+        )
+        .await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
@@ -108,7 +146,7 @@ async fn tool_calls_and_results_are_shown() {
 
 #[tokio::test]
 async fn without_a_terminal_approvals_are_denied() {
-    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::new([
         Turn::tool_calls(vec![ToolCall::new(
             "call_1",
@@ -119,21 +157,18 @@ async fn without_a_terminal_approvals_are_denied() {
     ]))
     .await
     .unwrap();
-    let run = chat(
-        dir.path(),
-        &provider,
-        &["make a file", "--enable", "run_command"],
-    )
-    .await;
+    let run = sandbox
+        .chat(&provider, &["make a file", "--enable", "run_command"])
+        .await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("← denied ("), "{}", run.stdout);
-    assert!(!dir.path().join("made-it").exists());
+    assert!(!sandbox.path().join("made-it").exists());
     provider.verify().unwrap();
 }
 
 #[tokio::test]
 async fn approvals_can_be_answered_on_stdin() {
-    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::new([
         Turn::tool_calls(vec![ToolCall::new(
             "call_1",
@@ -144,8 +179,7 @@ async fn approvals_can_be_answered_on_stdin() {
     ]))
     .await
     .unwrap();
-    let child = spawn_chat(
-        dir.path(),
+    let child = sandbox.spawn_chat(
         &provider,
         &["make a file", "--enable", "run_command", "--approve", "ask"],
     );
@@ -156,13 +190,13 @@ async fn approvals_can_be_answered_on_stdin() {
         "{}",
         run.stderr
     );
-    assert!(dir.path().join("made-it").exists());
+    assert!(sandbox.path().join("made-it").exists());
     provider.verify().unwrap();
 }
 
 #[tokio::test]
 async fn json_prints_one_event_per_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::new([Completion::new()
         .reasoning("Short.")
         .text("Hi!")
@@ -170,7 +204,7 @@ async fn json_prints_one_event_per_line() {
         .into()]))
     .await
     .unwrap();
-    let run = chat(dir.path(), &provider, &["hi", "--json"]).await;
+    let run = sandbox.chat(&provider, &["hi", "--json"]).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let events: Vec<Value> = run
         .stdout
@@ -200,7 +234,7 @@ async fn json_prints_one_event_per_line() {
 
 #[tokio::test]
 async fn a_provider_error_exits_one_with_its_message() {
-    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::new([ErrorReply::new(
         401,
         "Incorrect API key provided.",
@@ -208,7 +242,7 @@ async fn a_provider_error_exits_one_with_its_message() {
     .into()]))
     .await
     .unwrap();
-    let run = chat(dir.path(), &provider, &["hi"]).await;
+    let run = sandbox.chat(&provider, &["hi"]).await;
     assert_eq!(run.code, 1);
     assert!(
         run.stderr
@@ -220,14 +254,14 @@ async fn a_provider_error_exits_one_with_its_message() {
 
 #[tokio::test]
 async fn ctrl_c_cancels_the_turn() {
-    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::new([Completion::new()
         .text("Working on it")
         .hang_after(2)
         .into()]))
     .await
     .unwrap();
-    let child = spawn_chat(dir.path(), &provider, &["take your time"]);
+    let child = sandbox.spawn_chat(&provider, &["take your time"]);
     provider.wait_for_requests(1, WAIT).await.unwrap();
     let pid = child.id().unwrap();
     let sent = Instant::now();
@@ -245,9 +279,9 @@ async fn ctrl_c_cancels_the_turn() {
 
 #[tokio::test]
 async fn usage_errors_exit_two() {
-    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::default()).await.unwrap();
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 4] = [
         (&["hi", "--provider", "nope"], "unknown provider 'nope'"),
         (
             &[
@@ -263,11 +297,100 @@ async fn usage_errors_exit_two() {
             &["hi", "--session", "no-such-session"],
             "no session with id 'no-such-session'",
         ),
+        (&["hi", "--session", "12345"], "no session with id '12345'"),
     ];
     for (args, needle) in cases {
-        let run = chat(dir.path(), &provider, args).await;
+        let run = sandbox.chat(&provider, args).await;
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
         assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
     }
     assert!(provider.chat_requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_session_continues_in_a_later_run_and_is_listed_with_its_audit() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.path().join("todo.txt"), "buy milk\n").unwrap();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "read_file",
+            json!({"path": "todo.txt"}),
+        )]),
+        Turn::text("One item: buy milk."),
+        Turn::text("Then you are done.").expect(
+            Expect::new()
+                .message_count(6)
+                .pointer("/messages/1/content", json!("what is on my list?"))
+                .pointer("/messages/3/tool_call_id", json!("call_1")),
+        ),
+    ]))
+    .await
+    .unwrap();
+    let first = sandbox.chat(&provider, &["what is on my list?"]).await;
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(
+        first
+            .stdout
+            .starts_with("→ read_file {\"path\":\"todo.txt\"}\n"),
+        "{}",
+        first.stdout
+    );
+    let id = session_of(&first);
+
+    let second = sandbox
+        .chat(&provider, &["I bought it", "--session", &id])
+        .await;
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(second.stdout, "Then you are done.\n");
+    assert_eq!(session_of(&second), id);
+
+    let listed = sandbox.run(&["sessions", "list", "--json"]).await;
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let sessions: Vec<Value> = serde_json::from_str(&listed.stdout).unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0]["id"].to_string(), id);
+    assert_eq!(sessions[0]["title"], "what is on my list?");
+    assert_eq!(sessions[0]["messageCount"], 6);
+    assert_eq!(sessions[0]["model"], "scripted-model");
+
+    let audit = sandbox.run(&["audit", "--json", "--session", &id]).await;
+    assert_eq!(audit.code, 0, "{}", audit.stderr);
+    let rows: Vec<Value> = serde_json::from_str(&audit.stdout).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["tool"], "read_file");
+    assert_eq!(rows[0]["outcome"], "ok");
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn a_saved_provider_is_used_by_name() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::text("From the saved one.").expect(Expect::new().model("saved-model"))
+    ]))
+    .await
+    .unwrap();
+    let url = provider.base_url();
+    let set = sandbox
+        .run(&[
+            "provider",
+            "set",
+            "local",
+            "--base-url",
+            &url,
+            "--model",
+            "saved-model",
+        ])
+        .await;
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let run = sandbox.run(&["chat", "hello", "--provider", "local"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "From the saved one.\n");
+    assert!(
+        provider.chat_requests()[0]
+            .header("authorization")
+            .is_none()
+    );
+    provider.verify().unwrap();
 }
