@@ -7,6 +7,7 @@
 mod audit_cmd;
 mod chat_cmd;
 mod engine;
+mod mcp_cmd;
 mod policy_cmd;
 mod projects_cmd;
 mod provider_cmd;
@@ -48,6 +49,9 @@ enum Command {
     Provider(provider_cmd::ProviderCommand),
     /// Ask the model something: it streams an answer, calling tools on the project as needed.
     Chat(chat_cmd::ChatArgs),
+    /// List the configured MCP servers, or serve Gantry's tools over MCP.
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -87,10 +91,13 @@ enum ToolsCommand {
 
 /// The project folder a command works on.
 #[derive(Debug, Args)]
-struct ProjectArgs {
+pub(crate) struct ProjectArgs {
     /// The project folder (default: the current directory).
     #[arg(long, value_name = "DIR", default_value = ".")]
-    root: PathBuf,
+    pub root: PathBuf,
+    /// Start the servers of the project's .mcp.json for this run (approves the file once).
+    #[arg(long)]
+    pub trust_project_mcp: bool,
 }
 
 /// How approvals are answered in `tools call`.
@@ -146,22 +153,23 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Tools(ToolsCommand::List { project, json }) => {
-            tools_cmd::list(&project.root, json).await
+            tools_cmd::list(&project, json).await
         }
-        Command::Tools(ToolsCommand::Schema { project }) => tools_cmd::schema(&project.root).await,
+        Command::Tools(ToolsCommand::Schema { project }) => tools_cmd::schema(&project).await,
         Command::Tools(ToolsCommand::Call {
             name,
             arguments,
             project,
             approve,
             enable,
-        }) => tools_cmd::call(&project.root, &name, arguments, approve, &enable).await,
+        }) => tools_cmd::call(&project, &name, arguments, approve, &enable).await,
         Command::Tools(ToolsCommand::Policy(args)) => policy_cmd::run(args).await,
         Command::Projects(command) => projects_cmd::run(command).await,
         Command::Sessions(command) => sessions_cmd::run(command).await,
         Command::Audit(args) => audit_cmd::run(args).await,
         Command::Provider(command) => provider_cmd::run(command).await,
         Command::Chat(args) => chat_cmd::chat(args).await,
+        Command::Mcp(command) => mcp_cmd::run(command).await,
     }
 }
 

@@ -1,6 +1,7 @@
 mod audit;
 mod chat;
 mod file_tools;
+mod mcp;
 mod projects;
 mod providers;
 mod run_command;

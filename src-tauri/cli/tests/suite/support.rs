@@ -114,6 +114,8 @@ fn run(
         .current_dir(cwd)
         .env_remove("GANTRY_LOG")
         .env("GANTRY_DATA_DIR", data)
+        // The user-wide MCP file is read from here: never the real user's.
+        .env("XDG_CONFIG_HOME", cwd.join(".config"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
