@@ -15,9 +15,9 @@
 //! `approval_requested` in between. A `retrying` event means the current reply restarts: text
 //! and reasoning streamed since the last tool result (or the turn's start) are void.
 //!
-//! Approvals are observed by wrapping the session's [`Approver`]: the wrapper emits
-//! `approval_requested` (with the call's id, known from a task-local set around each dispatch)
-//! and passes the request on to the real approver unchanged.
+//! Approvals are observed by wrapping the session's [`Approver`] ([`ApprovalEvents`]): the
+//! wrapper emits `approval_requested` (with the call's id, known from a task-local set around
+//! each dispatch) and passes the request on to the real approver unchanged.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -202,18 +202,43 @@ tokio::task_local! {
     pub(crate) static CURRENT_CALL: String;
 }
 
-/// An [`Approver`] that reports each request as a [`TurnEvent::ApprovalRequested`] to the
-/// current turn, then asks the real approver.
-pub(crate) struct ObservedApprover {
-    inner: Arc<dyn Approver>,
+/// Reports the approval requests of a session's [`gantry_tools::ToolManager`] as
+/// [`TurnEvent::ApprovalRequested`] events of the running turn.
+///
+/// Wrap the real approver with [`ApprovalEvents::observe`] and install the result in the
+/// manager (`ToolManager::with_approver`) before sharing the manager; give the same
+/// `ApprovalEvents` to the session ([`crate::SessionParts::approvals`]), which points it at each
+/// turn's events. A manager whose approver was not wrapped works the same, without the events.
+#[derive(Debug, Clone, Default)]
+pub struct ApprovalEvents {
     sink: Arc<Mutex<EventSink>>,
 }
 
-impl ObservedApprover {
-    /// Wraps `inner`; events go wherever `sink` points at the time of the request.
-    pub(crate) fn new(inner: Arc<dyn Approver>, sink: Arc<Mutex<EventSink>>) -> Self {
-        Self { inner, sink }
+impl ApprovalEvents {
+    /// Not attached to any turn yet.
+    pub fn new() -> Self {
+        Self::default()
     }
+
+    /// `approver`, reporting each request to the running turn before passing it on unchanged.
+    pub fn observe(&self, approver: Arc<dyn Approver>) -> Arc<dyn Approver> {
+        Arc::new(ObservedApprover {
+            inner: approver,
+            sink: Arc::clone(&self.sink),
+        })
+    }
+
+    /// Points the events at `sink` (a turn's) or nowhere.
+    pub(crate) fn route(&self, sink: EventSink) {
+        *self.sink.lock().unwrap_or_else(PoisonError::into_inner) = sink;
+    }
+}
+
+/// An [`Approver`] that reports each request as a [`TurnEvent::ApprovalRequested`], with the id
+/// of the call being dispatched, then asks the real approver.
+struct ObservedApprover {
+    inner: Arc<dyn Approver>,
+    sink: Arc<Mutex<EventSink>>,
 }
 
 #[async_trait]

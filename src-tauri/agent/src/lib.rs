@@ -13,14 +13,8 @@
 //! let tools = gantry_tools::ToolManager::new("/path/to/project")?;
 //! gantry_tools::builtin::register_builtins(&tools)?;
 //! let provider = Provider::from_env(ProviderConfig::default_local(), ProviderOptions::default())?;
-//! let mut session = Session::create(SessionParts {
-//!     tools,
-//!     approver: None,
-//!     provider,
-//!     store: Arc::new(MemoryTranscripts::new()),
-//!     options: SessionOptions::default(),
-//! })
-//! .await?;
+//! let store = Arc::new(MemoryTranscripts::new());
+//! let mut session = Session::create(SessionParts::new(tools, None, provider, store)).await?;
 //! let (events, mut receiver) = tokio::sync::mpsc::unbounded_channel();
 //! let cancel = tokio_util::sync::CancellationToken::new();
 //! let outcome = session.run_turn("What does this project do?", &cancel, events).await;
@@ -48,7 +42,7 @@ pub mod transcript;
 pub mod turn;
 
 pub use error::{AgentError, PersistError, ProviderError};
-pub use events::{EventSink, TurnEndReason, TurnEvent};
+pub use events::{ApprovalEvents, EventSink, TurnEndReason, TurnEvent};
 pub use persist::{MemoryTranscripts, StoreTranscripts, TranscriptStore};
 pub use prompt::{PromptContext, system_prompt};
 pub use provider::{

@@ -4,16 +4,16 @@
 //! grants while it runs), the [`Provider`] it talks to, the store its messages go to and the
 //! transcript so far. Turns run one at a time (`&mut self`); see the `turn` module for the loop.
 //!
-//! The approver the caller supplies is wrapped before it is installed in the manager, so that
-//! every approval request is also reported to the running turn as an event. That is why the
-//! approver is handed to the session rather than set on the manager directly.
+//! The manager is built by the caller (tools, prompter, audit sink, policies, MCP servers) and
+//! shared; its approver should be wrapped by the session's [`ApprovalEvents`] so that approval
+//! requests are reported to the running turn as events.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use gantry_tools::{Approver, ToolManager};
 
 use crate::error::{AgentError, PersistError};
-use crate::events::{EventSink, ObservedApprover};
+use crate::events::{ApprovalEvents, EventSink};
 use crate::persist::TranscriptStore;
 use crate::provider::Provider;
 use crate::transcript::{Message, Transcript, cancelled_result};
@@ -44,11 +44,11 @@ impl Default for SessionOptions {
 
 /// Everything a session is made of.
 pub struct SessionParts {
-    /// The project's tools, with prompter, audit sink and policies already set.
-    pub tools: ToolManager,
-    /// Who decides calls whose policy is Ask (`None`: nobody, so they are denied). Installed in
-    /// `tools`, replacing any approver set there.
-    pub approver: Option<Arc<dyn Approver>>,
+    /// The project's tools, fully set up (prompter, audit sink, policies, approver wrapped by
+    /// `approvals`), shared with whoever else needs them (an MCP hub, the app's settings).
+    pub tools: Arc<ToolManager>,
+    /// Reports the approver's requests as events of the running turn.
+    pub approvals: ApprovalEvents,
     /// The model provider.
     pub provider: Provider,
     /// Where messages are saved.
@@ -57,11 +57,41 @@ pub struct SessionParts {
     pub options: SessionOptions,
 }
 
+impl SessionParts {
+    /// The parts for `tools` with `approver` installed (observed) in it.
+    pub fn new(
+        tools: ToolManager,
+        approver: Option<Arc<dyn Approver>>,
+        provider: Provider,
+        store: Arc<dyn TranscriptStore>,
+    ) -> Self {
+        let approvals = ApprovalEvents::new();
+        let tools = match approver {
+            Some(approver) => tools.with_approver(approvals.observe(approver)),
+            None => tools,
+        };
+        Self {
+            tools: Arc::new(tools),
+            approvals,
+            provider,
+            store,
+            options: SessionOptions::default(),
+        }
+    }
+
+    /// The same parts with `options`.
+    #[must_use]
+    pub fn with_options(mut self, options: SessionOptions) -> Self {
+        self.options = options;
+        self
+    }
+}
+
 /// An open session.
 pub struct Session {
     pub(crate) id: String,
     pub(crate) tools: Arc<ToolManager>,
-    pub(crate) approval_events: Arc<Mutex<EventSink>>,
+    pub(crate) approvals: ApprovalEvents,
     pub(crate) provider: Provider,
     pub(crate) store: Arc<dyn TranscriptStore>,
     pub(crate) transcript: Transcript,
@@ -101,19 +131,11 @@ impl Session {
     }
 
     fn assemble(parts: SessionParts, id: String, transcript: Transcript) -> Self {
-        let approval_events = Arc::new(Mutex::new(EventSink::none()));
-        let mut tools = parts.tools;
-        if let Some(approver) = parts.approver {
-            tools = tools.with_approver(Arc::new(ObservedApprover::new(
-                approver,
-                Arc::clone(&approval_events),
-            )));
-        }
-        tools.start_session(Some(id.clone()));
+        parts.tools.start_session(Some(id.clone()));
         Self {
             id,
-            tools: Arc::new(tools),
-            approval_events,
+            tools: parts.tools,
+            approvals: parts.approvals,
             provider: parts.provider,
             store: parts.store,
             transcript,
@@ -163,9 +185,6 @@ impl Session {
 
     /// Points approval events at `sink` (the running turn's) or nowhere.
     pub(crate) fn route_approval_events(&self, sink: EventSink) {
-        *self
-            .approval_events
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = sink;
+        self.approvals.route(sink);
     }
 }

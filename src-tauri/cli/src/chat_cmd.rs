@@ -16,16 +16,15 @@
 //! step limit or failed, 2 for usage errors (unknown provider or session, missing API key).
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
 use gantry_agent::{
-    AgentError, ApiKey, DEFAULT_CONTEXT_WINDOW, PersistError, Provider, ProviderConfig,
-    ProviderError, ProviderOptions, ProviderSource, Session, SessionOptions, SessionParts,
-    StoreTranscripts, TurnEndReason, TurnEvent, find_provider, provider_key,
+    AgentError, ApiKey, ApprovalEvents, DEFAULT_CONTEXT_WINDOW, PersistError, Provider,
+    ProviderConfig, ProviderError, ProviderOptions, ProviderSource, Session, SessionOptions,
+    SessionParts, StoreTranscripts, TurnEndReason, TurnEvent, find_provider, provider_key,
 };
 use gantry_store::Store;
 use gantry_tools::{ApprovalDecision, Approver, FixedApprover, Observation, UserPrompter};
@@ -33,18 +32,17 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{People, open_project};
+use crate::engine::{People, open_project, start_mcp};
 use crate::terminal::{StdinAnswers, TerminalApprover, TerminalPrompter};
-use crate::{ApproveMode, CliError};
+use crate::{ApproveMode, CliError, ProjectArgs};
 
 /// Arguments of `gantry-cli chat`.
 #[derive(Debug, Args)]
 pub(crate) struct ChatArgs {
     /// What to ask the model.
     message: String,
-    /// The project folder (default: the current directory).
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    root: PathBuf,
+    #[command(flatten)]
+    project: ProjectArgs,
     /// A provider saved with `provider set`, or a preset: openai, openrouter, deepseek, ollama,
     /// lmstudio, llamacpp (default: ollama, on this machine, no key).
     #[arg(long, value_name = "NAME")]
@@ -83,12 +81,12 @@ pub(crate) struct ChatArgs {
 pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let interactive = std::io::stdin().is_terminal();
     let (approver, prompter) = people(args.approve, interactive);
-    // The approver goes to the session, which installs it in the manager (wrapped, so approval
-    // requests also become events).
+    // The approver is observed, so approval requests also become events of the turn.
+    let approvals = ApprovalEvents::new();
     let project = open_project(
-        &args.root,
+        &args.project.root,
         People {
-            approver: None,
+            approver: approver.map(|approver| approvals.observe(approver)),
             prompter,
         },
     )
@@ -102,11 +100,14 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let (config, key) = provider(&args, &project.store).await?;
     let provider = Provider::new(config, key, ProviderOptions::default())
         .map_err(|error| CliError::Usage(error.to_string()))?;
+    let trust = project.trust();
+    let store = project.store.clone();
+    let tools = Arc::new(project.manager);
     let parts = SessionParts {
-        tools: project.manager,
-        approver,
+        tools,
+        approvals,
         provider,
-        store: Arc::new(StoreTranscripts::new(project.store.clone())),
+        store: Arc::new(StoreTranscripts::new(store)),
         options: SessionOptions {
             max_steps: args.max_steps,
             ..SessionOptions::default()
@@ -124,6 +125,16 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         None => Session::create(parts).await.context("starting a session")?,
     };
 
+    // MCP servers register their tools in the shared manager; the session offers them from the
+    // first request on.
+    let hub = match start_mcp(session.tools(), trust, args.project.trust_project_mcp).await {
+        Ok(hub) => Some(hub),
+        Err(error) => {
+            eprintln!("gantry-cli: MCP servers not started: {error}");
+            None
+        }
+    };
+
     let cancel = CancellationToken::new();
     // Listen before the request goes out, so an early Ctrl-C cancels instead of killing.
     let signals = tokio::spawn(cancel_then_exit(listen_for_signals(), cancel.clone()));
@@ -132,6 +143,9 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let outcome = session.run_turn(&args.message, &cancel, sender).await;
     let _ = printer.await;
     signals.abort();
+    if let Some(hub) = hub {
+        hub.shutdown().await;
+    }
     if !args.json {
         eprintln!(
             "session: {} (continue with --session {})",

@@ -33,18 +33,13 @@ async fn a_real_ollama_reads_a_file_and_answers() {
     if let Ok(model) = std::env::var("GANTRY_TEST_OLLAMA_MODEL") {
         config.model = model;
     }
-    let mut session = Session::create(SessionParts {
-        tools,
-        approver: None,
-        provider: Provider::new(config, None, ProviderOptions::default()).unwrap(),
-        store: Arc::new(MemoryTranscripts::new()),
-        options: SessionOptions {
+    let provider = Provider::new(config, None, ProviderOptions::default()).unwrap();
+    let parts = SessionParts::new(tools, None, provider, Arc::new(MemoryTranscripts::new()))
+        .with_options(SessionOptions {
             max_steps: 6,
             ..SessionOptions::default()
-        },
-    })
-    .await
-    .unwrap();
+        });
+    let mut session = Session::create(parts).await.unwrap();
     let (sender, mut receiver) = unbounded_channel();
     let outcome = session
         .run_turn(

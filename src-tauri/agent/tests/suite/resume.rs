@@ -44,7 +44,14 @@ async fn a_reopened_session_continues_where_it_left_off() {
     let nap = Nap::default();
     let setup = Setup::default();
     let mut reopened = Session::resume(
-        parts(h.dir.path(), &h.provider, &setup, &audit, &h.store, &nap),
+        parts(
+            h.dir.path(),
+            &h.provider,
+            &setup,
+            audit,
+            h.store.clone(),
+            &nap,
+        ),
         &id,
     )
     .await
@@ -100,8 +107,8 @@ async fn calls_left_unanswered_by_a_crash_are_answered_on_reopening() {
             h.dir.path(),
             &h.provider,
             &Setup::default(),
-            &audit,
-            &store,
+            audit,
+            store.clone(),
             &nap,
         ),
         &id,
@@ -133,8 +140,8 @@ async fn reopening_an_unknown_session_is_an_error() {
             h.dir.path(),
             &h.provider,
             &Setup::default(),
-            &audit,
-            &h.store,
+            audit,
+            h.store.clone(),
             &Nap::default(),
         ),
         "no-such-session",
@@ -175,29 +182,21 @@ async fn sessions_in_the_database_survive_a_restart() {
     let database = data.path().join("gantry.db");
     let root = h.session.tools().root().to_owned();
     let nap = Nap::default();
-    let audit = Arc::new(MemoryAudit::new());
 
+    let store = Store::open(&database).await.unwrap();
+    let project = store.projects().open(&root).await.unwrap();
+    // The database keeps the transcript and the audit log.
     let session_parts = |store: &Store| {
-        let mut parts = parts(
+        parts(
             &root,
             &h.provider,
             &Setup::default(),
-            &audit,
-            &h.store,
+            Arc::new(store.audit_sink(project.id)),
+            Arc::new(StoreTranscripts::new(store.clone())),
             &nap,
-        );
-        parts.store = Arc::new(StoreTranscripts::new(store.clone()));
-        parts
+        )
     };
-    let store = Store::open(&database).await.unwrap();
-    let project = store.projects().open(&root).await.unwrap();
-    let mut first = {
-        let mut parts = session_parts(&store);
-        parts.tools = parts
-            .tools
-            .with_audit(Arc::new(store.audit_sink(project.id)));
-        Session::create(parts).await.unwrap()
-    };
+    let mut first = Session::create(session_parts(&store)).await.unwrap();
     let outcome = first
         .run_turn(
             "what is on my list?",

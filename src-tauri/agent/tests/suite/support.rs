@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use gantry_agent::{
     MemoryTranscripts, Message, Provider, ProviderConfig, ProviderOptions, RetryPolicy, Session,
-    SessionOptions, SessionParts, TurnEndReason, TurnEvent, TurnOutcome,
+    SessionOptions, SessionParts, TranscriptStore, TurnEndReason, TurnEvent, TurnOutcome,
 };
 use gantry_scripted_provider::{Handle, Script, ScriptedProvider};
 use gantry_tools::{
-    Approver, MemoryAudit, Preview, ToolContext, ToolError, ToolFn, ToolManager, ToolResult, tool,
+    Approver, AuditSink, MemoryAudit, Preview, ToolContext, ToolError, ToolFn, ToolManager,
+    ToolResult, tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -155,13 +156,11 @@ pub fn parts(
     root: &Path,
     provider: &Handle,
     setup: &Setup,
-    audit: &Arc<MemoryAudit>,
-    store: &Arc<MemoryTranscripts>,
+    audit: Arc<dyn AuditSink>,
+    store: Arc<dyn TranscriptStore>,
     nap: &Nap,
 ) -> SessionParts {
-    let tools = ToolManager::new(root)
-        .unwrap()
-        .with_audit(Arc::clone(audit) as Arc<dyn gantry_tools::AuditSink>);
+    let tools = ToolManager::new(root).unwrap().with_audit(audit);
     if setup.builtins {
         gantry_tools::builtin::register_builtins(&tools).unwrap();
     } else {
@@ -176,13 +175,8 @@ pub fn parts(
         None,
         setup.context_window,
     );
-    SessionParts {
-        tools,
-        approver: setup.approver.clone(),
-        provider: Provider::new(config, None, setup.provider_options).unwrap(),
-        store: Arc::clone(store) as Arc<dyn gantry_agent::TranscriptStore>,
-        options: setup.options,
-    }
+    let provider = Provider::new(config, None, setup.provider_options).unwrap();
+    SessionParts::new(tools, setup.approver.clone(), provider, store).with_options(setup.options)
 }
 
 impl Harness {
@@ -203,9 +197,16 @@ impl Harness {
         let audit = Arc::new(MemoryAudit::new());
         let store = Arc::new(MemoryTranscripts::new());
         let nap = Nap::default();
-        let session = Session::create(parts(dir.path(), &provider, &setup, &audit, &store, &nap))
-            .await
-            .unwrap();
+        let session = Session::create(parts(
+            dir.path(),
+            &provider,
+            &setup,
+            audit.clone(),
+            store.clone(),
+            &nap,
+        ))
+        .await
+        .unwrap();
         Self {
             dir,
             provider,

@@ -41,6 +41,7 @@ impl Sandbox {
             .current_dir(self.project.path())
             .env_remove("GANTRY_LOG")
             .env("GANTRY_DATA_DIR", self.data.path())
+            .env("XDG_CONFIG_HOME", self.project.path().join(".config"))
             .env("DBUS_SESSION_BUS_ADDRESS", nowhere)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -392,5 +393,46 @@ async fn a_saved_provider_is_used_by_name() {
             .header("authorization")
             .is_none()
     );
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn mcp_server_tools_are_offered_and_called() {
+    let sandbox = Sandbox::new();
+    let served = tempfile::tempdir().unwrap();
+    std::fs::write(served.path().join("hello.txt"), "hello over MCP\n").unwrap();
+    let config_dir = sandbox.path().join(".config/gantry");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    let config = json!({"mcpServers": {"other": {
+        "command": env!("CARGO_BIN_EXE_gantry-cli"),
+        "args": ["mcp", "serve", "--root", served.path().to_str().unwrap()]
+    }}});
+    std::fs::write(config_dir.join("mcp.json"), config.to_string()).unwrap();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "mcp__other__read_file",
+            json!({"path": "hello.txt"}),
+        )])
+        .expect(
+            Expect::new()
+                .tool_offered("mcp__other__read_file")
+                .tool_offered("read_file"),
+        ),
+        Turn::text("It says hello.").expect(Expect::new().last_contains("hello over MCP")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["read hello.txt over there", "--approve", "once"],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines[0], r#"→ mcp__other__read_file {"path":"hello.txt"}"#);
+    assert!(lines[1].starts_with("← ok ("), "{}", run.stdout);
+    assert_eq!(lines[2], "It says hello.");
     provider.verify().unwrap();
 }
