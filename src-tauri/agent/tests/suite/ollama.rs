@@ -11,8 +11,6 @@ use gantry_tools::ToolManager;
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
-use super::support::TestReadFile;
-
 #[tokio::test]
 async fn a_real_ollama_reads_a_file_and_answers() {
     if std::env::var("GANTRY_TEST_OLLAMA").as_deref() != Ok("1") {
@@ -28,7 +26,7 @@ async fn a_real_ollama_reads_a_file_and_answers() {
     )
     .unwrap();
     let tools = ToolManager::new(dir.path()).unwrap();
-    tools.register(TestReadFile).unwrap();
+    gantry_tools::builtin::register_builtins(&tools).unwrap();
     let mut config = ProviderConfig::default_local();
     if let Ok(model) = std::env::var("GANTRY_TEST_OLLAMA_MODEL") {
         config.model = model;
