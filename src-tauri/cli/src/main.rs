@@ -2,9 +2,10 @@
 //!
 //! Exit codes: 0 when the command (or the tool call) succeeded, 1 when a tool call ended in any
 //! other way (error, denied, disabled, bad arguments, cancelled) or the command failed, 2 for
-//! usage errors.
+//! usage errors; `chat` exits 130 when its turn was cancelled (Ctrl-C).
 
 mod audit_cmd;
+mod chat_cmd;
 mod engine;
 mod mcp_cmd;
 mod policy_cmd;
@@ -46,6 +47,8 @@ enum Command {
     /// Model providers and their API keys (kept in the OS keychain).
     #[command(subcommand)]
     Provider(provider_cmd::ProviderCommand),
+    /// Ask the model something: it streams an answer, calling tools on the project as needed.
+    Chat(chat_cmd::ChatArgs),
     /// List the configured MCP servers, or serve Gantry's tools over MCP.
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
@@ -165,6 +168,7 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Sessions(command) => sessions_cmd::run(command).await,
         Command::Audit(args) => audit_cmd::run(args).await,
         Command::Provider(command) => provider_cmd::run(command).await,
+        Command::Chat(args) => chat_cmd::chat(args).await,
         Command::Mcp(command) => mcp_cmd::run(command).await,
     }
 }

@@ -1,4 +1,5 @@
 mod audit;
+mod chat;
 mod file_tools;
 mod mcp;
 mod projects;
