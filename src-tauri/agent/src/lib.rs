@@ -28,11 +28,13 @@
 //! Modules, one job each: `provider` (configuration, presets, the streamed request with
 //! retries), `stream` (assembling deltas by index), `transcript` (messages, validity, context
 //! fitting), `prompt` (the system prompt), `events` (what a turn reports), `persist` (where
-//! messages go), `session` and `turn` (the loop), `error`.
+//! messages go), `project` (opening a project's tools, policies and MCP servers), `session`
+//! and `turn` (the loop), `error`.
 
 pub mod error;
 pub mod events;
 pub mod persist;
+pub mod project;
 pub mod prompt;
 pub mod provider;
 pub mod session;
@@ -44,6 +46,7 @@ pub mod turn;
 pub use error::{AgentError, PersistError, ProviderError};
 pub use events::{ApprovalEvents, EventSink, TurnEndReason, TurnEvent};
 pub use persist::{MemoryTranscripts, StoreTranscripts, TranscriptStore};
+pub use project::{OpenError, OpenProject, People, StoreTrust, open_project, start_mcp};
 pub use prompt::{PromptContext, system_prompt};
 pub use provider::{
     ApiKey, DEFAULT_CONTEXT_WINDOW, DEFAULT_PROVIDER, Provider, ProviderConfig, ProviderOptions,

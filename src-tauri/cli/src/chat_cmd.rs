@@ -127,13 +127,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
 
     // MCP servers register their tools in the shared manager; the session offers them from the
     // first request on.
-    let hub = match start_mcp(session.tools(), trust, args.project.trust_project_mcp).await {
-        Ok(hub) => Some(hub),
-        Err(error) => {
-            eprintln!("gantry-cli: MCP servers not started: {error}");
-            None
-        }
-    };
+    let hub = start_mcp(session.tools(), trust, args.project.trust_project_mcp).await;
 
     let cancel = CancellationToken::new();
     // Listen before the request goes out, so an early Ctrl-C cancels instead of killing.

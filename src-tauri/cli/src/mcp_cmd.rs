@@ -13,7 +13,7 @@ use gantry_mcp::{
 };
 
 use crate::CliError;
-use crate::engine::{People, open_project, start_mcp};
+use crate::engine::{People, open_project};
 use gantry_mcp::{ConfigOrigin, PROJECT_FILE, read_config};
 
 /// MCP servers: the ones Gantry uses, and Gantry as one.
@@ -94,9 +94,13 @@ async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCo
     let open = open_project(root, People::default()).await?;
     let trust = open.trust();
     let manager = Arc::new(open.manager);
-    let hub = start_mcp(&manager, trust, trust_project_mcp)
+    // Unlike the other commands, a broken config is this command's failure.
+    let hub = gantry_agent::start_mcp(&manager, trust, trust_project_mcp)
         .await
         .map_err(|error| CliError::Failed(error.into()))?;
+    for warning in hub.warnings() {
+        eprintln!("gantry-cli: warning: {warning}");
+    }
     let statuses = hub.statuses();
     hub.shutdown().await;
     if json {
