@@ -142,7 +142,11 @@ fn inline_and_strip(node: &Value, definitions: &Map<String, Value>, depth: usize
                 if DROPPED_KEYS.contains(&key.as_str()) || is_rust_number_format(key, value) {
                     continue;
                 }
-                let cleaned = if key == "properties" {
+                let cleaned = if key == "description"
+                    && let Value::String(text) = value
+                {
+                    Value::String(unwrap_lines(text))
+                } else if key == "properties" {
                     // Property names are data, not schema keywords: never strip them.
                     match value {
                         Value::Object(properties) => Value::Object(
@@ -177,6 +181,23 @@ fn is_rust_number_format(key: &str, value: &Value) -> bool {
         && value
             .as_str()
             .is_some_and(|format| RUST_NUMBER_FORMATS.contains(&format))
+}
+
+/// A doc comment's text as one line per paragraph: rustdoc wraps lines for the source's width,
+/// which means nothing to a model and costs tokens.
+fn unwrap_lines(text: &str) -> String {
+    text.split("\n\n")
+        .map(|paragraph| {
+            paragraph
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|paragraph| !paragraph.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// The first paragraph of a doc comment, its lines joined with spaces: the model-facing
@@ -320,6 +341,18 @@ mod tests {
         assert_eq!(
             clean_parameters(&json!(true), Strictness::AsDeclared)["properties"],
             json!({})
+        );
+    }
+
+    #[test]
+    fn wrapped_field_descriptions_are_unwrapped() {
+        let raw = json!({"type": "object", "properties": {
+            "path": {"type": "string", "description": "Path relative to\nthe project root.\n\nSecond paragraph."}
+        }});
+        let cleaned = clean_parameters(&raw, Strictness::Closed);
+        assert_eq!(
+            cleaned["properties"]["path"]["description"],
+            "Path relative to the project root.\n\nSecond paragraph."
         );
     }
 

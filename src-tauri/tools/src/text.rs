@@ -1,5 +1,15 @@
 //! Small text helpers shared by tools: bounded output for the model's context.
 
+/// How many characters of one line the tools show (read_file, grep_search): minified files and
+/// data blobs have lines of megabytes, which would swamp the model's context.
+pub const MAX_LINE_CHARS: usize = 2_000;
+
+/// The marker appended to a line cut after `shown` of its `total` characters, the same in every
+/// tool so the model learns one shape.
+pub fn line_cut_marker(shown: usize, total: usize) -> String {
+    format!(" [... line cut: {shown} of {total} characters shown]")
+}
+
 /// Cuts `text` to at most `max_chars` characters by keeping its head and its tail with a marker
 /// `... [{n} characters cut] ...` between them (the end of a command's output is often where the
 /// error is). Returns the text and whether anything was cut.

@@ -23,7 +23,8 @@
 //!   `.`). An explicitly named file is always searched.
 //! - Output: `[grep: {pattern} | {shown}/{total} matches in {files} files]`, then
 //!   `{relpath}:{line}: {text}` lines, then `... and {n} more matches` when cut. A line longer
-//!   than [`MAX_LINE_CHARS`] characters is cut with `... [{n} characters cut]`.
+//!   than [`MAX_LINE_CHARS`] characters is cut with read_file's marker
+//!   (`[... line cut: 2000 of {n} characters shown]`).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -38,6 +39,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::text::{MAX_LINE_CHARS, line_cut_marker};
 use crate::walk::{
     StopFlag, path_order, project_walker, relative_to, run_blocking_walk, unusable_path,
 };
@@ -45,9 +47,6 @@ use crate::{ToolContext, ToolError, ToolOutput, ToolResult, tool};
 
 /// How many matching lines the output shows.
 pub const MAX_SHOWN: usize = 50;
-
-/// Longest line shown whole, in characters (as read_file cuts lines).
-pub const MAX_LINE_CHARS: usize = 2_000;
 
 fn dot() -> String {
     ".".to_owned()
@@ -444,8 +443,9 @@ fn line_text(bytes: &[u8]) -> (String, bool) {
     match text.char_indices().nth(MAX_LINE_CHARS) {
         None => (text.into_owned(), false),
         Some((end, _)) => {
-            let cut = text[end..].chars().count();
-            (format!("{}... [{cut} characters cut]", &text[..end]), true)
+            let total = MAX_LINE_CHARS + text[end..].chars().count();
+            let marker = line_cut_marker(MAX_LINE_CHARS, total);
+            (format!("{}{marker}", &text[..end]), true)
         }
     }
 }
@@ -766,7 +766,7 @@ mod tests {
         let lines: Vec<&str> = obs.text.lines().collect();
         assert_eq!(lines[1], "latin1.txt:1: caf\u{fffd} needle");
         let expected = format!(
-            "long.txt:1: needle{}... [506 characters cut]",
+            "long.txt:1: needle{} [... line cut: 2000 of 2506 characters shown]",
             "é".repeat(1_994)
         );
         assert_eq!(lines[2], expected);

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::fsutil::textfile::{BINARY_SNIFF_BYTES, BOM, looks_binary};
 use crate::ledger::FileStamp;
+use crate::text::line_cut_marker;
 use crate::{ToolContext, ToolError, ToolOutput, ToolResult, tool};
 
 /// Lines returned when the model gives no `limit`.
@@ -32,8 +33,7 @@ pub const DEFAULT_LIMIT: usize = 200;
 /// The most lines one call returns; a larger `limit` is lowered to this (the header shows the
 /// range actually returned, and the observation is marked truncated).
 pub const MAX_LIMIT: usize = 2000;
-/// Characters of one line shown before it is cut with a marker.
-pub const MAX_LINE_CHARS: usize = 2000;
+pub use crate::text::MAX_LINE_CHARS;
 /// Bytes of one line kept while streaming: enough for [`MAX_LINE_CHARS`] characters of up to
 /// four bytes each.
 const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4;
@@ -340,9 +340,7 @@ pub fn display_line(line: &CapturedLine, first_of_file: bool) -> (String, bool) 
         }
     }
     if chars > MAX_LINE_CHARS {
-        text.push_str(&format!(
-            " [... line cut: {MAX_LINE_CHARS} of {chars} characters shown]"
-        ));
+        text.push_str(&line_cut_marker(MAX_LINE_CHARS, chars));
     }
     (text, lossy)
 }
