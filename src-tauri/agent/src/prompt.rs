@@ -51,13 +51,35 @@ impl PromptContext {
     }
 }
 
-/// The contents of `AGENTS.md` at `root`, trimmed and capped; `None` when absent, empty or not
-/// text.
+/// The contents of `AGENTS.md` at `root` (invalid UTF-8 shown lossily), trimmed and capped;
+/// `None` when absent, empty, or not a regular file inside the project. The file is resolved like any tool path (a
+/// symlink to a file outside the project — a planted `AGENTS.md -> ~/.aws/credentials` — is
+/// ignored, since its text would go to the provider with no one approving it), must be a
+/// regular file (a FIFO or a device would block or never end), and at most a bounded prefix is
+/// read.
 pub async fn read_project_instructions(root: &Path) -> Option<String> {
-    let bytes = tokio::fs::read(root.join(PROJECT_INSTRUCTIONS_FILE))
+    let root = root.to_owned();
+    tokio::task::spawn_blocking(move || read_instructions_blocking(&root))
         .await
-        .ok()?;
-    let text = String::from_utf8(bytes).ok()?;
+        .ok()
+        .flatten()
+}
+
+fn read_instructions_blocking(root: &Path) -> Option<String> {
+    use std::io::Read;
+
+    let project = gantry_tools::ProjectRoot::new(root).ok()?;
+    let resolved = project.resolve(PROJECT_INSTRUCTIONS_FILE).ok()?;
+    // Checked before opening: opening a FIFO blocks until someone writes to it.
+    if !std::fs::metadata(resolved.path()).ok()?.is_file() {
+        return None;
+    }
+    let file = std::fs::File::open(resolved.path()).ok()?;
+    // Four bytes per character is enough for the cap, plus one character to know it was cut.
+    let limit = u64::try_from((MAX_PROJECT_INSTRUCTIONS_CHARS + 1) * 4).unwrap_or(u64::MAX);
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     let text = text.trim();
     (!text.is_empty()).then(|| clip(text, MAX_PROJECT_INSTRUCTIONS_CHARS))
 }
@@ -188,5 +210,45 @@ mod tests {
         assert_eq!(capped.chars().count(), MAX_PROJECT_INSTRUCTIONS_CHARS + 1);
         let gathered = PromptContext::gather(dir.path(), false).await;
         assert_eq!(gathered.project_instructions, None);
+    }
+
+    #[tokio::test]
+    async fn agents_md_outside_the_project_or_not_a_file_is_ignored() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(
+            outside.path().join("credentials"),
+            "aws_secret_access_key = x",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("credentials"),
+            dir.path().join("AGENTS.md"),
+        )
+        .unwrap();
+        assert_eq!(read_project_instructions(dir.path()).await, None);
+
+        // A FIFO would block a plain read forever.
+        std::fs::remove_file(dir.path().join("AGENTS.md")).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("AGENTS.md"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let read = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            read_project_instructions(dir.path()),
+        )
+        .await;
+        assert_eq!(read.ok(), Some(None));
+
+        // A symlink inside the project to a file inside it is fine.
+        std::fs::remove_file(dir.path().join("AGENTS.md")).unwrap();
+        std::fs::write(dir.path().join("RULES.md"), "Use tabs.").unwrap();
+        std::os::unix::fs::symlink("RULES.md", dir.path().join("AGENTS.md")).unwrap();
+        assert_eq!(
+            read_project_instructions(dir.path()).await.as_deref(),
+            Some("Use tabs.")
+        );
     }
 }

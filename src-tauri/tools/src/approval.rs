@@ -63,6 +63,9 @@ impl std::fmt::Display for SessionGrant {
 pub struct SessionGrants {
     whole_tools: BTreeSet<String>,
     keys: BTreeMap<String, BTreeSet<String>>,
+    /// Bumped by every [`Self::clear`], so an answer given for an earlier session (a dialog
+    /// still open when the user switched sessions) can be recognised and not granted.
+    generation: u64,
 }
 
 impl SessionGrants {
@@ -125,10 +128,16 @@ impl SessionGrants {
         whole.chain(keyed).collect()
     }
 
-    /// Forgets everything.
+    /// Forgets everything and starts a new generation.
     pub fn clear(&mut self) {
         self.whole_tools.clear();
         self.keys.clear();
+        self.generation += 1;
+    }
+
+    /// Which session (counted by [`Self::clear`]) these grants belong to.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 }
 

@@ -359,14 +359,15 @@ impl ToolManager {
 
     // ----- session ----------------------------------------------------------------------------
 
-    /// Starts (or switches to) a session: audit records carry its id, and every grant of the
-    /// previous session is dropped.
+    /// Starts (or switches to) a session: audit records carry its id, and every grant and file
+    /// stamp of the previous session is dropped.
     pub fn start_session(&self, session_id: Option<String>) {
         *self
             .session_id
             .write()
             .unwrap_or_else(PoisonError::into_inner) = session_id;
         self.reset_approvals();
+        self.files.clear();
     }
 
     /// The current session's id.
@@ -521,6 +522,12 @@ impl ToolManager {
             verdict = verdict.then(Verdict::from_grants(covered));
         }
         if verdict == Verdict::Ask {
+            // Grants answered after the session changed must not leak into the new session.
+            let generation = self
+                .grants
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .generation();
             let answer = match &self.approver {
                 None => None,
                 Some(approver) => {
@@ -549,10 +556,10 @@ impl ToolManager {
                 }
             };
             if answer == Some(ApprovalDecision::AllowForSession) {
-                self.grants
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .grant(name, &scope);
+                let mut grants = self.grants.lock().unwrap_or_else(PoisonError::into_inner);
+                if grants.generation() == generation {
+                    grants.grant(name, &scope);
+                }
             }
             verdict = verdict.then(Verdict::from_approver(answer.as_ref()));
         }

@@ -722,3 +722,52 @@ fn a_missing_root_is_a_typed_error() {
     let err = ToolManager::new("/definitely/not/here").unwrap_err();
     assert!(matches!(err, ManagerError::BadRoot { .. }), "{err}");
 }
+
+/// Answers only when told to, with the given decision.
+struct GatedApprover {
+    release: tokio::sync::Notify,
+    asked: tokio::sync::Notify,
+    answer: ApprovalDecision,
+}
+
+#[async_trait]
+impl Approver for GatedApprover {
+    async fn decide(&self, _request: ApprovalRequest) -> ApprovalDecision {
+        self.asked.notify_one();
+        self.release.notified().await;
+        self.answer.clone()
+    }
+}
+
+#[tokio::test]
+async fn an_answer_given_after_a_session_switch_grants_nothing_to_the_new_session() {
+    let approver = Arc::new(GatedApprover {
+        release: tokio::sync::Notify::new(),
+        asked: tokio::sync::Notify::new(),
+        answer: ApprovalDecision::AllowForSession,
+    });
+    let f = Arc::new(fixture(Some(approver.clone())));
+    f.manager.start_session(Some("s1".into()));
+    let pending = {
+        let f = Arc::clone(&f);
+        tokio::spawn(async move { f.manager.dispatch("touch", r#"{"name": "a"}"#).await })
+    };
+    approver.asked.notified().await;
+    f.manager.start_session(Some("s2".into()));
+    approver.release.notify_one();
+    let obs = pending.await.unwrap();
+    // The call the user allowed still runs, but the grant does not carry into s2.
+    assert_eq!(obs.kind, ObservationKind::Ok);
+    assert!(f.manager.session_grants().is_empty());
+}
+
+#[tokio::test]
+async fn a_new_session_forgets_which_files_were_read() {
+    let f = fixture(None);
+    let path = f.manager.root().join("seen.txt");
+    std::fs::write(&path, "x").unwrap();
+    f.manager.files.record_current(&path);
+    assert_eq!(f.manager.files.freshness(&path), crate::Freshness::Fresh);
+    f.manager.start_session(Some("next".into()));
+    assert_eq!(f.manager.files.freshness(&path), crate::Freshness::Unseen);
+}

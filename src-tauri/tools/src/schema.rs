@@ -11,8 +11,8 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-/// How deep `$ref`s are inlined before a recursive type is cut off with an open schema.
-const MAX_INLINE_DEPTH: usize = 16;
+/// The most nodes a cleaned schema may have; references met beyond it stay open schemas.
+const MAX_SCHEMA_NODES: usize = 20_000;
 
 /// Keys that only document a schema or point into its definitions; dropped everywhere.
 const DROPPED_KEYS: &[&str] = &[
@@ -56,7 +56,8 @@ pub enum Strictness {
 }
 
 /// Cleans a parameter schema for providers:
-/// - `$ref`s into `$defs`/`definitions` are inlined (recursive types are cut off after a depth);
+/// - `$ref`s into `$defs`/`definitions` are inlined (a recursive type once, its inner
+///   references left open; the whole result bounded by [`MAX_SCHEMA_NODES`]);
 /// - `$schema`, `$id`, `title`, `$comment` and the definition tables are dropped everywhere, and
 ///   the top-level `description` too (the tool's own description says it);
 /// - Rust-specific number formats (`uint32`, `double`, ...) are dropped (bounds stay);
@@ -65,7 +66,7 @@ pub enum Strictness {
 ///   [`Strictness`]).
 pub fn clean_parameters(raw: &Value, strictness: Strictness) -> Value {
     let definitions = collect_definitions(raw);
-    let mut cleaned = inline_and_strip(raw, &definitions, 0);
+    let mut cleaned = Inliner::new(&definitions).clean(raw);
     let mut top = match cleaned.take() {
         Value::Object(map) => map,
         _ => Map::new(),
@@ -115,64 +116,90 @@ fn collect_definitions(raw: &Value) -> Map<String, Value> {
     found
 }
 
-fn inline_and_strip(node: &Value, definitions: &Map<String, Value>, depth: usize) -> Value {
-    match node {
-        Value::Object(map) => {
-            if let Some(Value::String(reference)) = map.get("$ref") {
-                let mut merged = match definitions.get(reference) {
-                    Some(target) if depth < MAX_INLINE_DEPTH => {
-                        match inline_and_strip(target, definitions, depth + 1) {
-                            Value::Object(inlined) => inlined,
-                            _ => Map::new(),
-                        }
-                    }
-                    // Unknown or too deep: an open schema accepts whatever the model sends.
-                    _ => Map::new(),
-                };
-                // Siblings of `$ref` (usually a field's description or default) win.
+/// Inlines `$ref`s and strips documentation keys, within bounds: a definition that refers to
+/// itself (directly or through others) is expanded once and its inner references become open
+/// schemas, and once [`MAX_SCHEMA_NODES`] nodes have been produced every further reference is
+/// left open too. A server's schema of a few hundred bytes can otherwise expand exponentially
+/// (a filter type with `and`/`or`/`not` members is enough).
+struct Inliner<'a> {
+    definitions: &'a Map<String, Value>,
+    /// The references being expanded on the current path, outermost first.
+    expanding: Vec<&'a str>,
+    /// How many more nodes may be produced.
+    nodes_left: usize,
+}
+
+impl<'a> Inliner<'a> {
+    fn new(definitions: &'a Map<String, Value>) -> Self {
+        Self {
+            definitions,
+            expanding: Vec::new(),
+            nodes_left: MAX_SCHEMA_NODES,
+        }
+    }
+
+    fn clean(&mut self, node: &Value) -> Value {
+        self.nodes_left = self.nodes_left.saturating_sub(1);
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::String(reference)) = map.get("$ref") {
+                    return self.inline_reference(reference, map);
+                }
+                let mut out = Map::with_capacity(map.len());
                 for (key, value) in map {
-                    if key != "$ref" && !DROPPED_KEYS.contains(&key.as_str()) {
-                        merged.insert(key.clone(), inline_and_strip(value, definitions, depth));
+                    if DROPPED_KEYS.contains(&key.as_str()) || is_rust_number_format(key, value) {
+                        continue;
                     }
-                }
-                return Value::Object(merged);
-            }
-            let mut out = Map::with_capacity(map.len());
-            for (key, value) in map {
-                if DROPPED_KEYS.contains(&key.as_str()) || is_rust_number_format(key, value) {
-                    continue;
-                }
-                let cleaned = if key == "description"
-                    && let Value::String(text) = value
-                {
-                    Value::String(unwrap_lines(text))
-                } else if key == "properties" {
-                    // Property names are data, not schema keywords: never strip them.
-                    match value {
-                        Value::Object(properties) => Value::Object(
+                    let cleaned = match (key.as_str(), value) {
+                        ("description", Value::String(text)) => Value::String(unwrap_lines(text)),
+                        // Property names are data, not schema keywords: never strip them.
+                        ("properties", Value::Object(properties)) => Value::Object(
                             properties
                                 .iter()
-                                .map(|(name, schema)| {
-                                    (name.clone(), inline_and_strip(schema, definitions, depth))
-                                })
+                                .map(|(name, schema)| (name.clone(), self.clean(schema)))
                                 .collect(),
                         ),
-                        other => other.clone(),
-                    }
-                } else {
-                    inline_and_strip(value, definitions, depth)
-                };
-                out.insert(key.clone(), cleaned);
+                        _ => self.clean(value),
+                    };
+                    out.insert(key.clone(), cleaned);
+                }
+                Value::Object(out)
             }
-            Value::Object(out)
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|item| self.clean(item)).collect())
+            }
+            other => other.clone(),
         }
-        Value::Array(items) => Value::Array(
-            items
-                .iter()
-                .map(|item| inline_and_strip(item, definitions, depth))
-                .collect(),
-        ),
-        other => other.clone(),
+    }
+
+    fn inline_reference(&mut self, reference: &str, node: &Map<String, Value>) -> Value {
+        let target = self.definitions.get_key_value(reference);
+        let mut merged = match target {
+            Some((name, target))
+                if self.nodes_left > 0 && !self.expanding.contains(&name.as_str()) =>
+            {
+                self.expanding.push(name);
+                let inlined = self.clean(target);
+                self.expanding.pop();
+                match inlined {
+                    Value::Object(inlined) => inlined,
+                    _ => Map::new(),
+                }
+            }
+            // Unknown, recursive, or over budget: an open schema accepts whatever is sent.
+            _ => Map::new(),
+        };
+        // Siblings of `$ref` (usually a field's description or default) win.
+        for (key, value) in node {
+            if key != "$ref" && !DROPPED_KEYS.contains(&key.as_str()) {
+                let cleaned = match (key.as_str(), value) {
+                    ("description", Value::String(text)) => Value::String(unwrap_lines(text)),
+                    _ => self.clean(value),
+                };
+                merged.insert(key.clone(), cleaned);
+            }
+        }
+        Value::Object(merged)
     }
 }
 
@@ -306,20 +333,61 @@ mod tests {
     }
 
     #[test]
-    fn recursive_refs_stop_at_a_depth() {
+    fn recursive_refs_are_expanded_once() {
         let raw = json!({
             "type": "object",
             "properties": {"node": {"$ref": "#/$defs/Node"}},
             "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}}
         });
         let cleaned = clean_parameters(&raw, Strictness::Closed);
-        let mut node = &cleaned["properties"]["node"];
-        let mut depth = 0;
-        while let Some(child) = node.get("properties").and_then(|p| p.get("child")) {
-            node = child;
-            depth += 1;
+        assert_eq!(
+            cleaned["properties"]["node"],
+            json!({"type": "object", "properties": {"child": {}}})
+        );
+    }
+
+    #[test]
+    fn exponential_schemas_stay_bounded() {
+        // Each definition refers to the next three times: 3^16 nodes if fully inlined, and a
+        // filter type referring to itself three times (and/or/not) grows the same way.
+        let mut defs = serde_json::Map::new();
+        for level in 0..16 {
+            let next = json!({"$ref": format!("#/$defs/D{}", level + 1)});
+            defs.insert(
+                format!("D{level}"),
+                json!({"type": "object", "properties": {"a": next, "b": next, "c": next}}),
+            );
         }
-        assert_eq!(depth, MAX_INLINE_DEPTH);
+        defs.insert("D16".into(), json!({"type": "string"}));
+        defs.insert(
+            "Filter".into(),
+            json!({"type": "object", "properties": {
+                "and": {"type": "array", "items": {"$ref": "#/$defs/Filter"}},
+                "or": {"type": "array", "items": {"$ref": "#/$defs/Filter"}},
+                "not": {"$ref": "#/$defs/Filter"}
+            }}),
+        );
+        let raw = json!({
+            "type": "object",
+            "properties": {"deep": {"$ref": "#/$defs/D0"}, "filter": {"$ref": "#/$defs/Filter"}},
+            "$defs": defs
+        });
+        let started = std::time::Instant::now();
+        let cleaned = clean_parameters(&raw, Strictness::Closed);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let size = cleaned.to_string().len();
+        assert!(size < 2_000_000, "cleaned schema is {size} bytes");
+
+        // Alone, the self-referring filter is expanded once with its inner references open.
+        let raw = json!({
+            "type": "object",
+            "properties": {"filter": {"$ref": "#/$defs/Filter"}},
+            "$defs": {"Filter": raw["$defs"]["Filter"].clone()}
+        });
+        let cleaned = clean_parameters(&raw, Strictness::Closed);
+        let filter = &cleaned["properties"]["filter"]["properties"];
+        assert_eq!(filter["not"], json!({}));
+        assert_eq!(filter["and"], json!({"type": "array", "items": {}}));
     }
 
     #[test]
