@@ -669,11 +669,6 @@ async fn connect_http(
     let url = expand(url, "url", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
     let headers =
         expand_map(headers, "headers", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
-    if url.starts_with("https:") && !cfg!(feature = "tls") {
-        return Err(Ending::fatal(
-            "https servers need TLS support, which this build of Gantry lacks (gantry-mcp feature `tls`)",
-        ));
-    }
     let mut config = StreamableHttpClientTransportConfig::with_uri(url);
     let mut custom = std::collections::HashMap::new();
     for (name, value) in &headers {
