@@ -24,9 +24,9 @@ use sha2::{Digest, Sha256};
 pub const PROJECT_FILE: &str = ".mcp.json";
 
 /// The user-wide file: `{config dir}/gantry/mcp.json` (`~/.config/gantry/mcp.json` on Linux,
-/// following `XDG_CONFIG_HOME`).
+/// following `XDG_CONFIG_HOME`). `None` when the home folder is unknown.
 pub fn user_config_path() -> Option<PathBuf> {
-    dirs::config_dir().map(|dir| dir.join("gantry").join("mcp.json"))
+    directories::BaseDirs::new().map(|dirs| dirs.config_dir().join("gantry").join("mcp.json"))
 }
 
 /// Where a server's configuration came from.
@@ -608,6 +608,19 @@ mod tests {
         ConfigOrigin::User {
             path: PathBuf::from("/home/u/.config/gantry/mcp.json"),
         }
+    }
+
+    #[test]
+    fn the_user_file_is_gantry_mcp_json_in_the_xdg_config_folder() {
+        let expected_dir = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .filter(|dir| dir.is_absolute())
+            .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
+            .unwrap();
+        assert_eq!(
+            user_config_path().unwrap(),
+            expected_dir.join("gantry/mcp.json")
+        );
     }
 
     #[test]

@@ -3,13 +3,15 @@
 //! A server is someone else's program, so every way it can misbehave is expected: it may fail to
 //! start, crash mid-call, hang, print garbage on stdout or refuse the handshake. Each server
 //! therefore lives behind an [`McpServerHandle`] that owns a supervisor task. The supervisor
-//! starts the server (spawning the program in its own process group, or opening the HTTP
-//! session), lists its tools into the [`ToolManager`], then waits for the connection to end —
-//! the process exiting, the transport closing, garbage on stdout, a restart request or shutdown.
-//! A crash fails the calls in flight at once (each call watches its connection's `dead` token)
-//! and is followed by a restart with bounded exponential backoff; a protocol violation (garbage)
-//! or a configuration problem is not retried until the user asks. Shutdown closes stdin, then
-//! signals the process group (TERM, then KILL) and reaps the child, so nothing is left behind.
+//! starts the server (spawning the program in its own process group, a [`ProcessGroup`], or
+//! opening the HTTP session), lists its tools into the [`ToolManager`], then waits for the
+//! connection to end — the process exiting, the transport closing, garbage on stdout, a restart
+//! request or shutdown. A crash fails the calls in flight at once (each call watches its
+//! connection's `dead` token) and is followed by a restart with bounded exponential backoff; a
+//! protocol violation (garbage) or a configuration problem is not retried until the user asks.
+//! Shutdown closes stdin, then signals the process group (TERM, then KILL) and reaps the child,
+//! so nothing is left behind; dropping the [`ProcessGroup`] kills the group too, should a
+//! session end any other way.
 //!
 //! Gantry owns the child process instead of using rmcp's child-process transport so that it can
 //! read the exit status (the reason a user needs), kill the whole process group (`npx` starts
@@ -23,6 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
+use gantry_tools::process::{ProcessGroup, Signal, signal_name};
 use gantry_tools::{Tool, ToolManager, ToolSource};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{NotificationContext, Peer, RunningService};
@@ -30,7 +33,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdout};
+use tokio::process::ChildStdout;
 use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -511,8 +514,7 @@ type Running = RunningService<RoleClient, ClientSide>;
 
 /// A started process, as far as the supervisor cares.
 struct ChildProcess {
-    child: Child,
-    pid: u32,
+    group: ProcessGroup,
     stderr_task: JoinHandle<()>,
     garbage: oneshot::Receiver<String>,
 }
@@ -646,7 +648,7 @@ async fn connect(shared: &Arc<Shared>) -> Result<Session, Ending> {
     {
         let mut inner = shared.lock();
         inner.link = Some(Arc::clone(&link));
-        inner.pid = session.child.as_ref().map(|child| child.pid);
+        inner.pid = session.child.as_ref().map(|child| child.group.id());
     }
     if let Err(error) = shared.refresh_tools(&link).await {
         shared.lock().link = None;
@@ -667,11 +669,6 @@ async fn connect_http(
     let url = expand(url, "url", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
     let headers =
         expand_map(headers, "headers", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
-    if url.starts_with("https:") && !cfg!(feature = "tls") {
-        return Err(Ending::fatal(
-            "https servers need TLS support, which this build of Gantry lacks (gantry-mcp feature `tls`)",
-        ));
-    }
     let mut config = StreamableHttpClientTransportConfig::with_uri(url);
     let mut custom = std::collections::HashMap::new();
     for (name, value) in &headers {
@@ -731,10 +728,7 @@ async fn connect_stdio(
         .envs(&env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own process group, so shutdown can end everything it started.
-        .process_group(0)
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
     match cwd {
         Some(dir) => {
             let dir = expand(dir, "cwd", lookup).map_err(fatal)?;
@@ -749,15 +743,16 @@ async fn connect_stdio(
         }
         None => {}
     }
-    let mut child = command_line
-        .spawn()
+    // Its own process group, so shutdown can end everything it started (`npx` starts
+    // grandchildren).
+    let mut group = ProcessGroup::spawn(&mut command_line)
         .map_err(|error| Ending::fatal(format!("cannot start '{}': {error}", program.display())))?;
-    let pid = child.id().unwrap_or_default();
+    let pid = group.id();
     let (Some(stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        (group.take_stdin(), group.take_stdout(), group.take_stderr())
     else {
-        let _ = child.start_kill();
-        let _ = child.wait().await;
+        let _ = group.signal(Signal::KILL);
+        let _ = group.wait().await;
         return Err(Ending::fatal("the server's stdio could not be set up"));
     };
     shared.lock().pid = Some(pid);
@@ -772,17 +767,17 @@ async fn connect_stdio(
         biased;
         () = shared.shutdown.cancelled() => Ending::fatal("Gantry is shutting down"),
         Ok(garbage) = &mut garbage => Ending::fatal(garbage),
-        status = child.wait() => Ending::retry(match status {
+        status = group.wait() => Ending::retry(match status {
             Ok(status) => format!("{} during start-up", describe_exit(status)),
             Err(error) => format!("could not be watched: {error}"),
         }),
         result = handshake => match result {
             Ok(Ok(running)) => {
-                return Ok((running, ChildProcess { child, pid, stderr_task, garbage }));
+                return Ok((running, ChildProcess { group, stderr_task, garbage }));
             }
             Ok(Err(error)) => {
                 // The process usually explains a failed handshake by exiting: prefer its status.
-                match tokio::time::timeout(Duration::from_millis(500), child.wait()).await {
+                match tokio::time::timeout(Duration::from_millis(500), group.wait()).await {
                     Ok(Ok(status)) => Ending::retry(format!("{} during start-up", describe_exit(status))),
                     _ => match garbage.try_recv() {
                         Ok(garbage) => Ending::fatal(garbage),
@@ -796,7 +791,7 @@ async fn connect_stdio(
             )),
         },
     };
-    end_process(&mut child, pid, Duration::ZERO).await;
+    end_process(&mut group, Duration::ZERO).await;
     let _ = tokio::time::timeout(Duration::from_millis(500), stderr_task).await;
     Err(failure)
 }
@@ -865,12 +860,12 @@ async fn run_session(
 ) -> Ending {
     let ending = {
         let (process, garbage) = match session.child.as_mut() {
-            Some(process) => (Some(&mut process.child), Some(&mut process.garbage)),
+            Some(process) => (Some(&mut process.group), Some(&mut process.garbage)),
             None => (None, None),
         };
         let child_exit = async move {
             match process {
-                Some(child) => child.wait().await,
+                Some(group) => group.wait().await,
                 None => std::future::pending().await,
             }
         };
@@ -938,9 +933,9 @@ async fn close_session(shared: &Arc<Shared>, session: Session, reason: &str) -> 
     let grace = shared.options.shutdown_grace;
     let mut reason = reason.to_owned();
     if let Some(mut process) = child {
-        let exited_on_its_own = process.child.try_wait().ok().flatten();
+        let exited_on_its_own = process.group.try_wait().ok().flatten();
         let _ = tokio::time::timeout(grace, running.cancel()).await;
-        let status = end_process(&mut process.child, process.pid, grace).await;
+        let status = end_process(&mut process.group, grace).await;
         if reason == CLOSED
             && let Some(status) = exited_on_its_own.or(status)
         {
@@ -955,29 +950,26 @@ async fn close_session(shared: &Arc<Shared>, session: Session, reason: &str) -> 
 }
 
 /// Ends a server process and its group: waits `grace` for it to exit (stdin is closed), then
-/// sends SIGTERM to the group and waits `grace` again, then SIGKILL; always reaps the child and
+/// sends SIGTERM to the group and waits `grace` again, then SIGKILL; always reaps the leader and
 /// kills whatever is left in its group. Returns its exit status when known.
-async fn end_process(child: &mut Child, pid: u32, grace: Duration) -> Option<ExitStatus> {
-    let group = nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap_or(i32::MAX));
-    let mut status = match tokio::time::timeout(grace, child.wait()).await {
+async fn end_process(group: &mut ProcessGroup, grace: Duration) -> Option<ExitStatus> {
+    let mut status = match tokio::time::timeout(grace, group.wait()).await {
         Ok(Ok(status)) => Some(status),
         _ => None,
     };
     if status.is_none() {
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGTERM);
-        status = match tokio::time::timeout(grace, child.wait()).await {
+        let _ = group.signal(Signal::TERM);
+        status = match tokio::time::timeout(grace, group.wait()).await {
             Ok(Ok(status)) => Some(status),
             _ => None,
         };
     }
     if status.is_none() {
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
-        status = child.wait().await.ok();
+        let _ = group.signal(Signal::KILL);
+        status = group.wait().await.ok();
     }
-    // Grandchildren that outlived the leader (ESRCH when there are none).
-    if pid != 0 {
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
-    }
+    // Grandchildren that outlived the leader (a group with nobody left is not an error).
+    let _ = group.signal(Signal::KILL);
     status
 }
 
@@ -987,9 +979,9 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
         return format!("exited with status {code}");
     }
     match status.signal() {
-        Some(signal) => match nix::sys::signal::Signal::try_from(signal) {
-            Ok(name) => format!("was killed by signal {signal} ({name})"),
-            Err(_) => format!("was killed by signal {signal}"),
+        Some(signal) => match signal_name(signal) {
+            Some(name) => format!("was killed by signal {signal} ({name})"),
+            None => format!("was killed by signal {signal}"),
         },
         None => format!("exited ({status})"),
     }
@@ -1013,6 +1005,12 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(describe_exit(status), "was killed by signal 9 (SIGKILL)");
+        let status = tokio::process::Command::new("sh")
+            .args(["-c", "kill -TERM $$"])
+            .status()
+            .await
+            .unwrap();
+        assert_eq!(describe_exit(status), "was killed by signal 15 (SIGTERM)");
     }
 
     #[test]

@@ -5,15 +5,19 @@ use std::time::Duration;
 
 use gantry_mcp::{McpHub, McpOptions, ServerState, TransportConfig};
 use gantry_tools::{ObservationKind, PermissionLevel, Policy};
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::support::*;
 
+/// Sends SIGKILL to one process (the server, not its group), as a crash would end it.
 fn sigkill(pid: u32) {
-    kill(Pid::from_raw(pid as i32), Signal::SIGKILL).unwrap();
+    assert!(pid > 1, "refusing to signal pid {pid}");
+    let status = std::process::Command::new("kill")
+        .args(["-s", "KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -s KILL {pid}: {status}");
 }
 
 #[tokio::test]
