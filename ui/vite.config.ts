@@ -15,6 +15,8 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: false,
   },
+  // Component tests mount Svelte's browser build in jsdom.
+  resolve: process.env.VITEST ? { conditions: ["browser"] } : undefined,
   test: {
     environment: "jsdom",
     include: ["tests/**/*.test.ts"],
