@@ -77,3 +77,42 @@ fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
+
+/// A project of `dirs * 10 * 100` small files in `pkgNNN/modN/` folders plus `flat/` with
+/// `flat` files in one folder, for the "a large repository opens without freezing" scenario.
+pub struct LargeProject {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub files: usize,
+}
+
+impl LargeProject {
+    pub fn new(dirs: usize, flat: usize) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("gantry-e2e-large-")
+            .tempdir()
+            .unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let mut files = 0;
+        for d in 0..dirs {
+            for m in 0..10 {
+                let folder = root.join(format!("pkg{d:03}/mod{m}"));
+                std::fs::create_dir_all(&folder).unwrap();
+                for f in 0..100 {
+                    std::fs::write(folder.join(format!("f{f:03}.rs")), "x").unwrap();
+                    files += 1;
+                }
+            }
+        }
+        std::fs::create_dir_all(root.join("flat")).unwrap();
+        for f in 0..flat {
+            std::fs::write(root.join(format!("flat/file{f:05}.txt")), "y").unwrap();
+            files += 1;
+        }
+        Self {
+            _dir: dir,
+            root,
+            files,
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::app::App;
-use crate::fixture::{Fixture, MAIN_RS};
+use crate::fixture::{Fixture, LargeProject, MAIN_RS};
 use crate::{SERIAL, enabled, ms, percentiles};
 
 /// Writes `text` to the scenario's metrics file and to stderr.
@@ -488,4 +488,94 @@ async fn the_backend_refuses_what_the_webview_must_not_do() {
     let start = Instant::now();
     app.quit().await.unwrap();
     eprintln!("quit in {}", ms(start.elapsed()));
+}
+
+#[tokio::test]
+async fn a_large_repository_opens_without_freezing() {
+    if !enabled() {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let made = Instant::now();
+    let project = LargeProject::new(100, 5000);
+    let made = made.elapsed();
+    let root = project.root.display().to_string();
+    let mut app = App::launch("large", &[&root]).await.unwrap();
+    app.wait_for_css("[data-testid=tree][data-loaded=true] [data-path]")
+        .await
+        .unwrap();
+    let shown = app.launched.elapsed();
+    // The page stays responsive while the watcher walks the project in the background.
+    let ping = Instant::now();
+    app.eval("return 1;", json!([])).await.unwrap();
+    let ping = ping.elapsed();
+    app.wait_for_css("[data-testid=tree][data-watching=true]")
+        .await
+        .unwrap();
+    let watching = app.launched.elapsed();
+    assert_eq!(
+        app.tree_paths().await.unwrap().len(),
+        101,
+        "pkg000..pkg099 and flat"
+    );
+    app.screenshot("large-opened").await.unwrap();
+
+    // A folder of 5,000 files renders a page of rows and a "show more" row.
+    let expand = Instant::now();
+    app.click("[data-testid=tree] [data-path='flat']")
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=tree] [data-path='flat/file00499.txt']")
+        .await
+        .unwrap();
+    let expanded = expand.elapsed();
+    let rows = app.tree_paths().await.unwrap().len();
+    assert_eq!(rows, 101 + 500, "one page of flat/ is rendered");
+    app.wait_for_css("[data-testid=tree] .row.more")
+        .await
+        .unwrap();
+    app.screenshot("large-flat-expanded").await.unwrap();
+
+    // Changes deep in the big tree still arrive.
+    app.click("[data-testid=tree] [data-path='pkg042']")
+        .await
+        .unwrap();
+    app.click("[data-testid=tree] [data-path='pkg042/mod7']")
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=tree] [data-path='pkg042/mod7/f099.rs']")
+        .await
+        .unwrap();
+    let t0 = Instant::now();
+    std::fs::write(project.root.join("pkg042/mod7/new.rs"), "new").unwrap();
+    app.wait_for_css("[data-testid=tree] [data-path='pkg042/mod7/new.rs']")
+        .await
+        .unwrap();
+    let deep = t0.elapsed();
+    app.screenshot("large-deep-change").await.unwrap();
+    report(
+        "large",
+        &format!(
+            "large project: {} files in {} folders (made in {})\n\
+             session request -> tree rendered: {}\n\
+             a script round trip while the watcher starts: {}\n\
+             session request -> watcher running: {}\n\
+             expanding a folder of 5,000 files -> first page rendered: {}\n\
+             a file created deep in the tree -> shown (polled): {}\n",
+            project.files,
+            100 * 11 + 1,
+            ms(made),
+            ms(shown),
+            ms(ping),
+            ms(watching),
+            ms(expanded),
+            ms(deep),
+        ),
+    );
+    assert!(
+        ping < Duration::from_secs(1),
+        "the page froze for {}",
+        ms(ping)
+    );
+    app.quit().await.unwrap();
 }
