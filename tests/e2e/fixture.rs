@@ -88,10 +88,17 @@ pub struct LargeProject {
 
 impl LargeProject {
     pub fn new(dirs: usize, flat: usize) -> Self {
-        let dir = tempfile::Builder::new()
-            .prefix("gantry-e2e-large-")
-            .tempdir()
-            .unwrap();
+        // In memory where there is a tmpfs: making and deleting 105,000 files on a shared disk
+        // can take a minute when other builds are writing.
+        let shm = Path::new("/dev/shm");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("gantry-e2e-large-");
+        let dir = if shm.is_dir() {
+            builder.tempdir_in(shm)
+        } else {
+            builder.tempdir()
+        }
+        .unwrap();
         let root = dir.path().canonicalize().unwrap();
         let mut files = 0;
         for d in 0..dirs {

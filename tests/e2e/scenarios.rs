@@ -11,11 +11,12 @@ use crate::{SERIAL, enabled, ms, percentiles};
 
 /// Writes `text` to the scenario's metrics file and to stderr.
 fn report(scenario: &str, text: &str) {
+    let text = text.trim_end();
     eprintln!("{text}");
     let path = crate::app::screenshot_root()
         .join(scenario)
         .join("metrics.txt");
-    std::fs::write(path, text).unwrap();
+    std::fs::write(path, format!("{text}\n")).unwrap();
 }
 
 /// Calls a backend command from inside the page, as any script in the webview could.
