@@ -2,9 +2,19 @@
 //!
 //! Exit codes: 0 when the command (or the tool call) succeeded, 1 when a tool call ended in any
 //! other way (error, denied, disabled, bad arguments, cancelled) or the command failed, 2 for
-//! usage errors.
+//! usage errors; `chat` exits 130 when its turn was cancelled (Ctrl-C).
 
+mod audit_cmd;
+mod chat_cmd;
 mod engine;
+mod mcp_cmd;
+mod policy_cmd;
+mod projects_cmd;
+mod provider_cmd;
+mod sessions_cmd;
+mod signals;
+mod state;
+mod table;
 mod terminal;
 mod tools_cmd;
 
@@ -26,6 +36,22 @@ enum Command {
     /// List, describe and call tools.
     #[command(subcommand)]
     Tools(ToolsCommand),
+    /// Remember, list and forget project folders.
+    #[command(subcommand)]
+    Projects(projects_cmd::ProjectsCommand),
+    /// Conversations stored for a project.
+    #[command(subcommand)]
+    Sessions(sessions_cmd::SessionsCommand),
+    /// Show a project's audit log: every tool call, newest first.
+    Audit(audit_cmd::AuditArgs),
+    /// Model providers and their API keys (kept in the OS keychain).
+    #[command(subcommand)]
+    Provider(provider_cmd::ProviderCommand),
+    /// Ask the model something: it streams an answer, calling tools on the project as needed.
+    Chat(chat_cmd::ChatArgs),
+    /// List the configured MCP servers, or serve Gantry's tools over MCP.
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -59,14 +85,19 @@ enum ToolsCommand {
         #[arg(long = "enable", value_name = "NAME")]
         enable: Vec<String>,
     },
+    /// Show or save a tool's policy in the project (saved policies hold for every later run).
+    Policy(policy_cmd::PolicyArgs),
 }
 
 /// The project folder a command works on.
 #[derive(Debug, Args)]
-struct ProjectArgs {
+pub(crate) struct ProjectArgs {
     /// The project folder (default: the current directory).
     #[arg(long, value_name = "DIR", default_value = ".")]
-    root: PathBuf,
+    pub root: PathBuf,
+    /// Start the servers of the project's .mcp.json for this run (approves the file once).
+    #[arg(long)]
+    pub trust_project_mcp: bool,
 }
 
 /// How approvals are answered in `tools call`.
@@ -122,16 +153,23 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Tools(ToolsCommand::List { project, json }) => {
-            tools_cmd::list(&project.root, json)
+            tools_cmd::list(&project, json).await
         }
-        Command::Tools(ToolsCommand::Schema { project }) => tools_cmd::schema(&project.root),
+        Command::Tools(ToolsCommand::Schema { project }) => tools_cmd::schema(&project).await,
         Command::Tools(ToolsCommand::Call {
             name,
             arguments,
             project,
             approve,
             enable,
-        }) => tools_cmd::call(&project.root, &name, arguments, approve, &enable).await,
+        }) => tools_cmd::call(&project, &name, arguments, approve, &enable).await,
+        Command::Tools(ToolsCommand::Policy(args)) => policy_cmd::run(args).await,
+        Command::Projects(command) => projects_cmd::run(command).await,
+        Command::Sessions(command) => sessions_cmd::run(command).await,
+        Command::Audit(args) => audit_cmd::run(args).await,
+        Command::Provider(command) => provider_cmd::run(command).await,
+        Command::Chat(args) => chat_cmd::chat(args).await,
+        Command::Mcp(command) => mcp_cmd::run(command).await,
     }
 }
 

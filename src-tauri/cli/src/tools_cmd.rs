@@ -1,21 +1,21 @@
 //! `gantry-cli tools list | schema | call`.
 
 use std::io::IsTerminal;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use gantry_tools::{ApprovalDecision, FixedApprover, ObservationKind};
 
-use crate::engine::{People, open_project};
+use crate::engine::{People, open_session};
 use crate::terminal::{StdinAnswers, TerminalApprover, TerminalPrompter};
-use crate::{ApproveMode, CliError};
+use crate::{ApproveMode, CliError, ProjectArgs};
 
 /// `tools list`: a table (or JSON) of every tool.
-pub(crate) fn list(root: &Path, json: bool) -> Result<ExitCode, CliError> {
-    let manager = open_project(root, People::default())?;
-    let tools = manager.tools();
+pub(crate) async fn list(project: &ProjectArgs, json: bool) -> Result<ExitCode, CliError> {
+    let session = open_session(&project.root, People::default(), project.trust_project_mcp).await?;
+    let tools = session.manager.tools();
+    session.close().await;
     if json {
         let text = serde_json::to_string_pretty(&tools).context("serialising the tool list")?;
         println!("{text}");
@@ -36,17 +36,18 @@ pub(crate) fn list(root: &Path, json: bool) -> Result<ExitCode, CliError> {
 }
 
 /// `tools schema`: the OpenAI function schemas as a JSON array.
-pub(crate) fn schema(root: &Path) -> Result<ExitCode, CliError> {
-    let manager = open_project(root, People::default())?;
-    let text =
-        serde_json::to_string_pretty(&manager.openai_schemas()).context("serialising schemas")?;
+pub(crate) async fn schema(project: &ProjectArgs) -> Result<ExitCode, CliError> {
+    let session = open_session(&project.root, People::default(), project.trust_project_mcp).await?;
+    let schemas = session.manager.openai_schemas();
+    session.close().await;
+    let text = serde_json::to_string_pretty(&schemas).context("serialising schemas")?;
     println!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 
 /// `tools call`: one dispatch, the observation text on stdout.
 pub(crate) async fn call(
-    root: &Path,
+    project: &ProjectArgs,
     name: &str,
     arguments: Option<String>,
     approve: Option<ApproveMode>,
@@ -84,13 +85,22 @@ pub(crate) async fn call(
             StdinAnswers::default(),
         ))));
     }
-    let manager = open_project(root, people)?;
+    let session = open_session(&project.root, people, project.trust_project_mcp).await?;
     for tool in enable {
-        manager
-            .enable(tool)
-            .map_err(|error| CliError::Usage(error.to_string()))?;
+        if let Err(error) = session.manager.enable(tool) {
+            session.close().await;
+            return Err(CliError::Usage(error.to_string()));
+        }
     }
-    let observation = manager.dispatch(name, arguments.unwrap_or_default()).await;
+    // Ctrl-C or a termination signal cancels the call, so a running command's process group is
+    // killed instead of outliving the CLI.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let _on_signal = crate::signals::cancel_on_signal(cancel.clone());
+    let observation = session
+        .manager
+        .dispatch_cancellable(name, arguments.unwrap_or_default(), &cancel)
+        .await;
+    session.close().await;
     println!("{}", observation.text);
     Ok(if observation.kind == ObservationKind::Ok {
         ExitCode::SUCCESS

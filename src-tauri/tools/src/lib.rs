@@ -2,7 +2,7 @@
 //!
 //! The model calls tools; Gantry owns them and decides what may run. A tool is a typed async
 //! function whose argument struct yields its JSON Schema ([`ToolFn`], usually through the
-//! [`tool`] attribute). The [`ToolManager`] registers tools, holds the project's [`PolicySet`]
+//! [`macro@tool`] attribute). The [`ToolManager`] registers tools, holds the project's [`PolicySet`]
 //! and the session's grants, asks the [`Approver`] when a policy says Ask, and turns every call —
 //! good, bad, denied, failed or cancelled — into an [`Observation`] the model can read, with one
 //! [`AuditRecord`] per call.
@@ -20,11 +20,13 @@ pub mod coerce;
 pub mod command_scope;
 pub mod confine;
 pub mod context;
+pub mod fsutil;
 pub mod gate;
 pub mod ledger;
 pub mod manager;
 pub mod observation;
 pub mod permission;
+pub mod process;
 pub mod prompt;
 pub mod schema;
 pub mod text;

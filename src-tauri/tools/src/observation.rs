@@ -41,7 +41,7 @@ impl ObservationKind {
 
 impl std::fmt::Display for ObservationKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 

@@ -46,7 +46,7 @@ impl PermissionLevel {
 
 impl fmt::Display for PermissionLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -93,7 +93,7 @@ impl Policy {
 
 impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -236,6 +236,12 @@ mod tests {
             err.to_string(),
             "unknown policy 'sometimes' (expected one of: disabled, ask, auto)"
         );
+    }
+
+    #[test]
+    fn names_honour_width_so_tables_line_up() {
+        assert_eq!(format!("{:<8}|", Policy::Ask), "ask     |");
+        assert_eq!(format!("{:<10}|", PermissionLevel::Safe), "safe      |");
     }
 
     #[test]

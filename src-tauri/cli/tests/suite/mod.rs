@@ -1,2 +1,10 @@
+mod audit;
+mod chat;
+mod file_tools;
+mod mcp;
+mod projects;
+mod providers;
+mod run_command;
+mod search_tools;
 mod support;
 mod tools;

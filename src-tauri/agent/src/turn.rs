@@ -1,0 +1,405 @@
+//! The loop: one user message in, model calls and tool calls until the model answers.
+//!
+//! A turn saves the user's message, then repeats a **step**: send the system prompt, the
+//! transcript (fitted into the context window) and the enabled tools' schemas; stream the reply,
+//! reporting text and reasoning as they arrive; save the assistant message; dispatch its tool
+//! calls through the [`gantry_tools::ToolManager`] (so policies, approvals and the audit log
+//! apply) and save each result as a `tool` message. The turn ends when a reply calls no tools,
+//! at the step limit, on cancellation, or when the provider fails for good.
+//!
+//! **Concurrency.** Calls of one reply whose tool is SAFE *and* whose policy is Auto cannot ask
+//! the user or change anything, so consecutive runs of them are dispatched together (bounded by
+//! [`crate::SessionOptions::max_parallel_tools`]); every other call runs alone, in order, so a
+//! read after a write sees the write and approvals come one at a time. Results are saved in call
+//! order whatever order they finish in; `tool_result` events are sent as they finish.
+//!
+//! **Cancellation.** The turn's token stops the stream (the connection is dropped) and any
+//! running call (the manager withdraws a pending approval or drops the tool, and run_command
+//! kills its process group). What was said is kept: partial text is saved with status
+//! `cancelled`, and every call of the last reply gets a result, synthesised `[cancelled]` where
+//! needed, so the transcript is valid for the next turn.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_openai::types::chat::{ChatCompletionTools, CreateChatCompletionRequest};
+use futures::StreamExt;
+use gantry_tools::{Decision, Observation, ObservationKind, PermissionLevel, Policy, ToolManager};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::PersistError;
+use crate::events::{CURRENT_CALL, EventSink, TurnEndReason, TurnEvent};
+use crate::prompt::{PromptContext, system_prompt};
+use crate::provider::{CallFailure, StreamSignal};
+use crate::session::Session;
+use crate::stream::{AssembledReply, FinishReason, Piece};
+use crate::transcript::{
+    ContextBudget, Message, MessageStatus, TokenUsage, ToolCall, cancelled_result, estimate_tokens,
+    wire_messages,
+};
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnOutcome {
+    /// Why it ended.
+    pub reason: TurnEndReason,
+    /// Model calls made.
+    pub steps: u32,
+    /// The provider's token counts, summed over the turn's model calls.
+    pub usage: TokenUsage,
+    /// A sentence for the user when the reason needs one (step limit, error).
+    pub message: Option<String>,
+}
+
+struct End {
+    reason: TurnEndReason,
+    message: Option<String>,
+}
+
+impl End {
+    fn new(reason: TurnEndReason) -> Self {
+        Self {
+            reason,
+            message: None,
+        }
+    }
+
+    fn error(message: String) -> Self {
+        Self {
+            reason: TurnEndReason::Error,
+            message: Some(message),
+        }
+    }
+}
+
+impl From<PersistError> for End {
+    fn from(error: PersistError) -> Self {
+        End::error(format!("the transcript could not be saved: {error}"))
+    }
+}
+
+impl Session {
+    /// Runs one turn for the user's `text`. Events go to `events` as they happen; the last one is
+    /// always `turn_finished`. Cancelling `cancel` ends the turn promptly with reason
+    /// `cancelled`. Never panics and never returns early without a `turn_finished`.
+    pub async fn run_turn(
+        &mut self,
+        text: &str,
+        cancel: &CancellationToken,
+        events: impl Into<EventSink>,
+    ) -> TurnOutcome {
+        let events = events.into();
+        self.route_approval_events(events.clone());
+        events.emit(TurnEvent::TurnStarted {
+            session_id: self.id.clone(),
+        });
+        let mut steps = 0;
+        let mut usage = TokenUsage::default();
+        let end = match self
+            .turn_steps(text, cancel, &events, &mut steps, &mut usage)
+            .await
+        {
+            Ok(end) | Err(end) => end,
+        };
+        if let (TurnEndReason::Error, Some(message)) = (end.reason, &end.message) {
+            events.emit(TurnEvent::Error {
+                message: message.clone(),
+                fatal: true,
+            });
+        }
+        self.route_approval_events(EventSink::none());
+        events.emit(TurnEvent::TurnFinished {
+            reason: end.reason,
+            steps,
+            message: end.message.clone(),
+        });
+        TurnOutcome {
+            reason: end.reason,
+            steps,
+            usage,
+            message: end.message,
+        }
+    }
+
+    async fn turn_steps(
+        &mut self,
+        text: &str,
+        cancel: &CancellationToken,
+        events: &EventSink,
+        steps: &mut u32,
+        usage: &mut TokenUsage,
+    ) -> Result<End, End> {
+        self.save(Message::user(text)).await?;
+        let context =
+            PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
+        let system = system_prompt(&context);
+
+        for step in 1..=self.options.max_steps {
+            if cancel.is_cancelled() {
+                return Ok(End::new(TurnEndReason::Cancelled));
+            }
+            *steps = step;
+            let request = self.build_request(&system, events);
+            let mut on_signal = |signal: StreamSignal| {
+                events.emit(match signal {
+                    StreamSignal::Piece(Piece::Text(text)) => TurnEvent::TextDelta { text },
+                    StreamSignal::Piece(Piece::Reasoning(text)) => {
+                        TurnEvent::ReasoningDelta { text }
+                    }
+                    StreamSignal::Retrying {
+                        attempt,
+                        max_retries,
+                        delay,
+                        reason,
+                    } => TurnEvent::Retrying {
+                        attempt,
+                        max_retries,
+                        delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                        reason,
+                    },
+                    StreamSignal::Malformed(message) => TurnEvent::Error {
+                        message,
+                        fatal: false,
+                    },
+                });
+            };
+            let reply = match self
+                .provider
+                .stream_reply(&request, cancel, &mut on_signal)
+                .await
+            {
+                Ok(reply) => reply,
+                Err(CallFailure::Cancelled { partial }) => {
+                    self.save_partial(partial, MessageStatus::Cancelled).await?;
+                    return Ok(End::new(TurnEndReason::Cancelled));
+                }
+                Err(CallFailure::Failed { error, partial }) => {
+                    self.save_partial(partial, MessageStatus::Error).await?;
+                    return Ok(End::error(error.to_string()));
+                }
+            };
+
+            if let Some(reply_usage) = reply.usage {
+                usage.add(reply_usage);
+                events.emit(TurnEvent::usage(reply_usage));
+            }
+            let calls = self.name_calls(reply.tool_calls);
+            if calls.is_empty() && reply.finish_reason == Some(FinishReason::Length) {
+                events.emit(TurnEvent::Error {
+                    message: "the reply was cut off at the model's output token limit".into(),
+                    fatal: false,
+                });
+            }
+            let message = Message::assistant(reply.text, calls.clone())
+                .with_reasoning(reply.reasoning)
+                .with_usage(reply.usage);
+            self.save(message).await?;
+            if calls.is_empty() {
+                return Ok(End::new(TurnEndReason::Completed));
+            }
+            if !self.run_calls(&calls, cancel, events).await? {
+                return Ok(End::new(TurnEndReason::Cancelled));
+            }
+        }
+        Ok(End {
+            reason: TurnEndReason::StepLimit,
+            message: Some(format!(
+                "Stopped after {} model calls without a final answer (the step limit). Send \
+                 another message to let the model continue.",
+                self.options.max_steps
+            )),
+        })
+    }
+
+    /// The request for the next step: system prompt, fitted transcript, enabled tools.
+    fn build_request(&self, system: &str, events: &EventSink) -> CreateChatCompletionRequest {
+        let schemas = self.tools.enabled_openai_schemas();
+        let schema_tokens = schemas
+            .iter()
+            .map(|schema| estimate_tokens(&schema.to_string()))
+            .fold(0, u32::saturating_add);
+        let tools: Vec<ChatCompletionTools> = schemas
+            .into_iter()
+            .filter_map(|schema| match serde_json::from_value(schema) {
+                Ok(tool) => Some(tool),
+                Err(error) => {
+                    tracing::warn!(%error, "a tool schema is not a Chat Completions tool; left out");
+                    None
+                }
+            })
+            .collect();
+        let window = self.provider.config().context_window;
+        let budget = ContextBudget {
+            window_tokens: window,
+            reply_reserve_tokens: self.options.reply_reserve_tokens.min(window / 2),
+        };
+        let fixed = estimate_tokens(system).saturating_add(schema_tokens);
+        let (messages, fit) = self.transcript.request_view(budget, fixed);
+        if fit.changed() {
+            events.emit(TurnEvent::ContextShortened {
+                shortened: fit.shortened,
+                dropped: fit.dropped,
+                estimated_tokens: fit.estimated_tokens,
+                budget_tokens: fit.budget_tokens,
+            });
+        }
+        let system = if fit.dropped > 0 {
+            format!(
+                "{system}\n({} earlier messages of this session were left out to fit the context \
+                 window.)\n",
+                fit.dropped
+            )
+        } else {
+            system.to_owned()
+        };
+        CreateChatCompletionRequest {
+            model: self.provider.config().model.clone(),
+            messages: wire_messages(&system, &messages),
+            tools: (!tools.is_empty()).then_some(tools),
+            ..CreateChatCompletionRequest::default()
+        }
+    }
+
+    /// Gives every call an id unique in the session: some servers send none, and some number
+    /// the calls of every reply from zero, which would make results ambiguous for a UI.
+    fn name_calls(&self, calls: Vec<ToolCall>) -> Vec<ToolCall> {
+        let ordinal = self.transcript.len();
+        let mut seen: HashSet<String> = self
+            .transcript
+            .messages()
+            .iter()
+            .flat_map(|message| &message.tool_calls)
+            .map(|call| call.id.clone())
+            .collect();
+        calls
+            .into_iter()
+            .enumerate()
+            .map(|(index, mut call)| {
+                if call.id.is_empty() || seen.contains(&call.id) {
+                    call.id = format!("gantry_call_{ordinal}_{index}");
+                }
+                seen.insert(call.id.clone());
+                call
+            })
+            .collect()
+    }
+
+    /// Keeps what a failed or cancelled reply had said (its text and reasoning; tool calls whose
+    /// arguments may be incomplete are left out).
+    async fn save_partial(
+        &mut self,
+        partial: AssembledReply,
+        status: MessageStatus,
+    ) -> Result<(), PersistError> {
+        if partial.text.is_empty() && partial.reasoning.is_empty() {
+            return Ok(());
+        }
+        let message = Message::assistant(partial.text, Vec::new())
+            .with_reasoning(partial.reasoning)
+            .with_status(status);
+        self.save(message).await
+    }
+
+    /// Dispatches the calls of one reply and saves their results in call order. Returns false
+    /// when the turn was cancelled (every call still has a saved result).
+    async fn run_calls(
+        &mut self,
+        calls: &[ToolCall],
+        cancel: &CancellationToken,
+        events: &EventSink,
+    ) -> Result<bool, PersistError> {
+        let limit = self.options.max_parallel_tools.max(1);
+        let mut index = 0;
+        while index < calls.len() {
+            if cancel.is_cancelled() {
+                for call in &calls[index..] {
+                    let message = cancelled_result(call);
+                    events.emit(TurnEvent::ToolResult {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        observation: never_ran(call, &message.content),
+                    });
+                    self.save(message).await?;
+                }
+                return Ok(false);
+            }
+            let end = if may_run_concurrently(&self.tools, &calls[index]) {
+                index
+                    + calls[index..]
+                        .iter()
+                        .take_while(|call| may_run_concurrently(&self.tools, call))
+                        .count()
+            } else {
+                index + 1
+            };
+            let tools = Arc::clone(&self.tools);
+            let mut results = futures::stream::iter(&calls[index..end])
+                .map(|call| dispatch(&tools, call, cancel, events))
+                .buffered(limit);
+            while let Some((call, observation)) = results.next().await {
+                let status = if observation.kind == ObservationKind::Cancelled {
+                    MessageStatus::Cancelled
+                } else {
+                    MessageStatus::Complete
+                };
+                self.save(Message::tool(call.id.clone(), observation.text).with_status(status))
+                    .await?;
+            }
+            index = end;
+        }
+        Ok(!cancel.is_cancelled())
+    }
+}
+
+/// Tools that talk to the user, so they run alone even though they are SAFE.
+const INTERACTIVE_TOOLS: &[&str] = &["ask_user"];
+
+/// True when a call can neither ask the user nor change anything: a SAFE tool whose policy here
+/// is Auto, and which is not one of the [`INTERACTIVE_TOOLS`].
+fn may_run_concurrently(tools: &ToolManager, call: &ToolCall) -> bool {
+    !INTERACTIVE_TOOLS.contains(&call.name.as_str())
+        && tools
+            .get(&call.name)
+            .is_some_and(|tool| tool.level() == PermissionLevel::Safe)
+        && tools.policy(&call.name) == Ok(Policy::Auto)
+}
+
+/// Dispatches one call, reporting its start and its result.
+async fn dispatch<'a>(
+    tools: &ToolManager,
+    call: &'a ToolCall,
+    cancel: &CancellationToken,
+    events: &EventSink,
+) -> (&'a ToolCall, Observation) {
+    events.emit(TurnEvent::ToolCallStarted {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+    });
+    let observation = CURRENT_CALL
+        .scope(
+            call.id.clone(),
+            tools.dispatch_cancellable(&call.name, call.arguments.as_str(), cancel),
+        )
+        .await;
+    events.emit(TurnEvent::ToolResult {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        observation: observation.clone(),
+    });
+    (call, observation)
+}
+
+/// The observation reported for a call the turn was cancelled before dispatching.
+fn never_ran(call: &ToolCall, text: &str) -> Observation {
+    Observation {
+        tool: call.name.clone(),
+        text: text.to_owned(),
+        kind: ObservationKind::Cancelled,
+        decision: Decision::not_evaluated(),
+        duration: Duration::ZERO,
+        truncated: false,
+        diff: None,
+    }
+}

@@ -1,0 +1,6 @@
+mod cancel;
+mod conversation;
+mod ollama;
+mod resilience;
+mod resume;
+mod support;

@@ -1,0 +1,439 @@
+//! `gantry-cli chat`: one turn of the agent loop on the terminal.
+//!
+//! The answer streams to stdout with each tool call (`→ name {arguments}`) and its result
+//! (`← kind (duration): first line`); retries, warnings, reasoning and errors go to stderr, and
+//! so do approval prompts (answered on stdin, or by `--approve` as in `tools call`). With
+//! `--json`, stdout carries every `TurnEvent` as one JSON line instead, for scripts.
+//!
+//! Ctrl-C (or SIGTERM) cancels the turn: the stream and any running command stop, the
+//! transcript keeps what was said. A second Ctrl-C exits at once.
+//!
+//! The session (its messages, saved as each completes) and the audit log go to Gantry's
+//! database; `--session ID` continues a session. Providers saved with `provider set` are found
+//! by name, with their key from the keychain; otherwise `--provider` names a preset.
+//!
+//! Exit codes: 0 when the model answered, 130 when the turn was cancelled, 1 when it hit the
+//! step limit or failed, 2 for usage errors (unknown provider or session, missing API key).
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Args;
+use gantry_agent::{
+    AgentError, ApiKey, ApprovalEvents, DEFAULT_CONTEXT_WINDOW, PersistError, Provider,
+    ProviderConfig, ProviderError, ProviderOptions, ProviderSource, Session, SessionOptions,
+    SessionParts, StoreTranscripts, TurnEndReason, TurnEvent, find_provider, provider_key,
+};
+use gantry_store::Store;
+use gantry_tools::{ApprovalDecision, Approver, FixedApprover, Observation, UserPrompter};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::{People, open_project, start_mcp};
+use crate::terminal::{StdinAnswers, TerminalApprover, TerminalPrompter};
+use crate::{ApproveMode, CliError, ProjectArgs};
+
+/// Arguments of `gantry-cli chat`.
+#[derive(Debug, Args)]
+pub(crate) struct ChatArgs {
+    /// What to ask the model.
+    message: String,
+    #[command(flatten)]
+    project: ProjectArgs,
+    /// A provider saved with `provider set`, or a preset: openai, openrouter, deepseek, ollama,
+    /// lmstudio, llamacpp (default: ollama, on this machine, no key).
+    #[arg(long, value_name = "NAME")]
+    provider: Option<String>,
+    /// The model to use instead of the provider's default.
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    /// The API base URL to use instead of the provider's (e.g. `http://host:8000/v1`).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The environment variable holding the API key, instead of the provider's.
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    /// The model's context window in tokens, instead of the provider's.
+    #[arg(long, value_name = "TOKENS")]
+    context_window: Option<u32>,
+    /// Continue this session (see `sessions list`) instead of starting a new one.
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// Who answers when a tool's policy is Ask. Default: `ask` when stdin is a terminal,
+    /// otherwise nobody (such calls are denied).
+    #[arg(long, value_enum)]
+    approve: Option<ApproveMode>,
+    /// Enable a tool for this run (a DANGEROUS tool is set to Ask). Repeatable.
+    #[arg(long = "enable", value_name = "NAME")]
+    enable: Vec<String>,
+    /// The most model calls in the turn.
+    #[arg(long, value_name = "N", default_value_t = SessionOptions::default().max_steps)]
+    max_steps: u32,
+    /// Print the event stream as JSON lines instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `chat`: runs one turn and prints it.
+pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
+    let interactive = std::io::stdin().is_terminal();
+    let (approver, prompter) = people(args.approve, interactive);
+    // The approver is observed, so approval requests also become events of the turn.
+    let approvals = ApprovalEvents::new();
+    let project = open_project(
+        &args.project.root,
+        People {
+            approver: approver.map(|approver| approvals.observe(approver)),
+            prompter,
+        },
+    )
+    .await?;
+    for tool in &args.enable {
+        project
+            .manager
+            .enable(tool)
+            .map_err(|error| CliError::Usage(error.to_string()))?;
+    }
+    let (config, key) = provider(&args, &project.store).await?;
+    let provider = Provider::new(config, key, ProviderOptions::default())
+        .map_err(|error| CliError::Usage(error.to_string()))?;
+    let trust = project.trust();
+    let store = project.store.clone();
+    let tools = Arc::new(project.manager);
+    let parts = SessionParts {
+        tools,
+        approvals,
+        provider,
+        store: Arc::new(StoreTranscripts::new(store)),
+        options: SessionOptions {
+            max_steps: args.max_steps,
+            ..SessionOptions::default()
+        },
+    };
+    let mut session = match &args.session {
+        Some(id) => Session::resume(parts, id)
+            .await
+            .map_err(|error| match error {
+                AgentError::Persist(
+                    PersistError::NotFound(_) | PersistError::OtherProject { .. },
+                ) => CliError::Usage(error.to_string()),
+                other => CliError::Failed(other.into()),
+            })?,
+        None => Session::create(parts).await.context("starting a session")?,
+    };
+
+    // MCP servers register their tools in the shared manager; the session offers them from the
+    // first request on.
+    let hub = match start_mcp(session.tools(), trust, args.project.trust_project_mcp).await {
+        Ok(hub) => Some(hub),
+        Err(error) => {
+            eprintln!("gantry-cli: MCP servers not started: {error}");
+            None
+        }
+    };
+
+    let cancel = CancellationToken::new();
+    // Listen before the request goes out, so an early Ctrl-C cancels instead of killing.
+    let signals = tokio::spawn(cancel_then_exit(listen_for_signals(), cancel.clone()));
+    let (sender, receiver) = unbounded_channel();
+    let printer = tokio::spawn(print_events(receiver, args.json));
+    let outcome = session.run_turn(&args.message, &cancel, sender).await;
+    let _ = printer.await;
+    signals.abort();
+    if let Some(hub) = hub {
+        hub.shutdown().await;
+    }
+    if !args.json {
+        eprintln!(
+            "session: {} (continue with --session {})",
+            session.id(),
+            session.id()
+        );
+    }
+    Ok(match outcome.reason {
+        TurnEndReason::Completed => ExitCode::SUCCESS,
+        TurnEndReason::Cancelled => ExitCode::from(130),
+        TurnEndReason::StepLimit | TurnEndReason::Error => ExitCode::FAILURE,
+    })
+}
+
+/// The provider from the flags: a saved provider or preset (default: Ollama on this machine),
+/// with the overrides applied, and its key.
+async fn provider(
+    args: &ChatArgs,
+    store: &Store,
+) -> Result<(ProviderConfig, Option<ApiKey>), CliError> {
+    let usage = |error: ProviderError| CliError::Usage(error.to_string());
+    let (mut config, source) = match (&args.provider, &args.base_url) {
+        (None, Some(_)) => (
+            ProviderConfig::new("custom", "", "default", None, DEFAULT_CONTEXT_WINDOW),
+            ProviderSource::Preset,
+        ),
+        (name, _) => find_provider(Some(store), name.as_deref())
+            .await
+            .map_err(usage)?,
+    };
+    if let Some(base_url) = &args.base_url {
+        config.base_url.clone_from(base_url);
+    }
+    if let Some(model) = &args.model {
+        config.model.clone_from(model);
+    }
+    if let Some(window) = args.context_window {
+        config.context_window = window;
+    }
+    if let Some(variable) = &args.api_key_env {
+        config.api_key_env = Some(variable.clone());
+    }
+    let key = provider_key(&config, source).await.map_err(usage)?;
+    Ok((config, key))
+}
+
+type Approvers = (Option<Arc<dyn Approver>>, Option<Arc<dyn UserPrompter>>);
+
+/// Who answers approvals and questions, as in `tools call`.
+fn people(mode: Option<ApproveMode>, interactive: bool) -> Approvers {
+    let answers = Arc::new(StdinAnswers::default());
+    let prompter: Option<Arc<dyn UserPrompter>> = interactive
+        .then(|| Arc::new(TerminalPrompter::new(Arc::clone(&answers))) as Arc<dyn UserPrompter>);
+    let fixed = |decision| Some(Arc::new(FixedApprover(decision)) as Arc<dyn Approver>);
+    let approver = match mode.unwrap_or(if interactive {
+        ApproveMode::Ask
+    } else {
+        ApproveMode::Deny
+    }) {
+        ApproveMode::Ask => Some(Arc::new(TerminalApprover::new(answers)) as Arc<dyn Approver>),
+        ApproveMode::Once => fixed(ApprovalDecision::AllowOnce),
+        ApproveMode::Session => fixed(ApprovalDecision::AllowForSession),
+        // With no terminal and no explicit answer, nobody approves: the gate fails closed.
+        ApproveMode::Deny if mode.is_none() => None,
+        ApproveMode::Deny => fixed(ApprovalDecision::Deny { reason: None }),
+    };
+    (approver, prompter)
+}
+
+type Signals = Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>;
+
+/// Starts listening for SIGINT and SIGTERM (from now on they no longer end the process).
+fn listen_for_signals() -> Signals {
+    match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) {
+        (Ok(interrupt), Ok(terminate)) => Some((interrupt, terminate)),
+        _ => {
+            tracing::warn!(
+                "cannot listen for signals; Ctrl-C will end the process without cleanup"
+            );
+            None
+        }
+    }
+}
+
+/// The first Ctrl-C or SIGTERM cancels the turn; a second Ctrl-C exits at once.
+async fn cancel_then_exit(signals: Signals, cancel: CancellationToken) {
+    let Some((mut interrupt, mut terminate)) = signals else {
+        return;
+    };
+    tokio::select! {
+        _ = interrupt.recv() => {}
+        _ = terminate.recv() => {}
+    }
+    cancel.cancel();
+    interrupt.recv().await;
+    eprintln!("\ngantry-cli: interrupted twice, exiting");
+    std::process::exit(130);
+}
+
+/// Prints events until the turn's sender is dropped.
+async fn print_events(mut receiver: UnboundedReceiver<TurnEvent>, json: bool) {
+    let mut view = TextView::default();
+    while let Some(event) = receiver.recv().await {
+        if json {
+            match serde_json::to_string(&event) {
+                Ok(line) => {
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = writeln!(stdout, "{line}");
+                    let _ = stdout.flush();
+                }
+                Err(error) => tracing::error!(%error, "an event could not be serialised"),
+            }
+        } else {
+            view.show(&event);
+        }
+    }
+}
+
+/// The human view of a turn.
+#[derive(Default)]
+struct TextView {
+    /// Whether stdout's cursor is mid-line.
+    mid_line: bool,
+    /// Whether reasoning is being printed (on stderr).
+    reasoning: bool,
+    /// Whether text of the current reply was printed (a retry then restarts it).
+    replied: bool,
+}
+
+impl TextView {
+    fn out(&mut self, text: &str) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = write!(stdout, "{text}");
+        let _ = stdout.flush();
+        self.mid_line = !text.ends_with('\n');
+    }
+
+    fn line(&mut self, text: &str) {
+        if self.mid_line {
+            self.out("\n");
+        }
+        self.out(&format!("{text}\n"));
+    }
+
+    fn note(&mut self, text: &str) {
+        self.end_reasoning();
+        if self.mid_line {
+            self.out("\n");
+        }
+        eprintln!("{text}");
+    }
+
+    fn end_reasoning(&mut self) {
+        if self.reasoning {
+            eprintln!();
+            self.reasoning = false;
+        }
+    }
+
+    fn show(&mut self, event: &TurnEvent) {
+        match event {
+            TurnEvent::TurnStarted { .. } | TurnEvent::Usage { .. } => {}
+            TurnEvent::TextDelta { text } => {
+                self.end_reasoning();
+                self.replied = true;
+                self.out(text);
+            }
+            TurnEvent::ReasoningDelta { text } => {
+                if !self.reasoning {
+                    eprint!("[thinking] ");
+                    self.reasoning = true;
+                }
+                eprint!("{text}");
+            }
+            TurnEvent::ToolCallStarted {
+                name, arguments, ..
+            } => {
+                self.end_reasoning();
+                self.replied = false;
+                self.line(&format!("→ {name} {}", clip_line(arguments, 200)));
+            }
+            TurnEvent::ApprovalRequested { .. } => {}
+            TurnEvent::ToolResult { observation, .. } => {
+                self.line(&format!("← {}", summary(observation)));
+            }
+            TurnEvent::Retrying {
+                attempt,
+                max_retries,
+                delay_ms,
+                reason,
+            } => {
+                let restart = if self.replied {
+                    " (the reply restarts)"
+                } else {
+                    ""
+                };
+                self.replied = false;
+                #[allow(clippy::cast_precision_loss)]
+                let seconds = *delay_ms as f64 / 1000.0;
+                self.note(&format!(
+                    "[retry {attempt} of {max_retries} in {seconds:.1} s: {reason}]{restart}"
+                ));
+            }
+            TurnEvent::ContextShortened {
+                shortened, dropped, ..
+            } => self.note(&format!(
+                "[context: {shortened} old tool results shortened, {dropped} old messages left out]"
+            )),
+            TurnEvent::Error { message, fatal } => {
+                let label = if *fatal { "error" } else { "warning" };
+                self.note(&format!("{label}: {message}"));
+            }
+            TurnEvent::TurnFinished {
+                reason, message, ..
+            } => {
+                self.end_reasoning();
+                if self.mid_line {
+                    self.out("\n");
+                }
+                match reason {
+                    TurnEndReason::Completed | TurnEndReason::Error => {}
+                    TurnEndReason::Cancelled => eprintln!("[cancelled]"),
+                    TurnEndReason::StepLimit => {
+                        eprintln!("{}", message.as_deref().unwrap_or("[step limit reached]"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One line about a tool result: `ok (12 ms): first line (+3 lines)`.
+fn summary(observation: &Observation) -> String {
+    let text = observation.text.trim_end();
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("");
+    let more = lines.count();
+    let mut summary = format!(
+        "{} ({} ms): {}",
+        observation.kind,
+        observation.duration.as_millis(),
+        clip_line(first, 160)
+    );
+    if more > 0 {
+        summary.push_str(&format!(" (+{more} lines)"));
+    }
+    summary
+}
+
+/// `text` on one line, at most `max` characters.
+fn clip_line(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c == '\n' { ' ' } else { c })
+        .collect();
+    match flat.char_indices().nth(max) {
+        None => flat,
+        Some((end, _)) => format!("{}…", &flat[..end]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use gantry_tools::{Decision, ObservationKind};
+
+    use super::*;
+
+    #[test]
+    fn results_are_summarised_on_one_line() {
+        let observation = Observation {
+            tool: "run_command".into(),
+            text: "[exit 0 in 0.1s]\nhello\nworld\n".into(),
+            kind: ObservationKind::Ok,
+            decision: Decision::not_evaluated(),
+            duration: Duration::from_millis(12),
+            truncated: false,
+            diff: None,
+        };
+        assert_eq!(
+            summary(&observation),
+            "ok (12 ms): [exit 0 in 0.1s] (+2 lines)"
+        );
+        assert_eq!(clip_line("a\nb", 10), "a b");
+        assert_eq!(clip_line("abcdef", 3), "abc…");
+    }
+}

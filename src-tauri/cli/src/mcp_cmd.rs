@@ -1,0 +1,180 @@
+//! `gantry-cli mcp list | serve`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Subcommand;
+use gantry_mcp::{
+    ClientSlot, ElicitingApprover, GantryServer, ServerState, ServerStatus, TransportSummary,
+    auto_approve,
+};
+
+use crate::CliError;
+use crate::engine::{People, open_project, start_mcp};
+use gantry_mcp::{ConfigOrigin, PROJECT_FILE, read_config};
+
+/// MCP servers: the ones Gantry uses, and Gantry as one.
+#[derive(Debug, Subcommand)]
+pub(crate) enum McpCommand {
+    /// Start the configured MCP servers and print each one's transport, status and tools.
+    List {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+        /// Start the servers of the project's .mcp.json for this run (approves the file once).
+        #[arg(long)]
+        trust_project_mcp: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve the project's .mcp.json as it is now, so its servers start in later runs (a
+    /// change to the file withdraws the approval).
+    Trust {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+    },
+    /// Serve Gantry's built-in tools for the project over MCP on stdin/stdout.
+    Serve {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+        /// Run this Ask tool without asking the client's user. Repeatable.
+        #[arg(long = "auto", value_name = "NAME")]
+        auto: Vec<String>,
+    },
+}
+
+/// Runs one `mcp` subcommand.
+pub(crate) async fn run(command: McpCommand) -> Result<ExitCode, CliError> {
+    match command {
+        McpCommand::List {
+            root,
+            trust_project_mcp,
+            json,
+        } => list(&root, trust_project_mcp, json).await,
+        McpCommand::Trust { root } => trust(&root).await,
+        McpCommand::Serve { root, auto } => serve(&root, &auto).await,
+    }
+}
+
+/// Records the approval of the project file after showing what it would start.
+async fn trust(root: &Path) -> Result<ExitCode, CliError> {
+    let open = open_project(root, People::default()).await?;
+    let root = open.manager.root().to_owned();
+    let path = root.join(PROJECT_FILE);
+    let origin = ConfigOrigin::Project {
+        path: path.clone(),
+        root: root.clone(),
+    };
+    let file = read_config(origin)
+        .map_err(|error| CliError::Failed(error.into()))?
+        .ok_or_else(|| CliError::Failed(anyhow::anyhow!("{} does not exist", path.display())))?;
+    println!(
+        "approving {} ({} servers):",
+        path.display(),
+        file.servers.len()
+    );
+    for server in &file.servers {
+        println!(
+            "  {}  {}",
+            server.name,
+            transport_text(&server.transport.summary())
+        );
+    }
+    open.trust().trust(&root, &path, &file.sha256).await;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCode, CliError> {
+    let open = open_project(root, People::default()).await?;
+    let trust = open.trust();
+    let manager = Arc::new(open.manager);
+    let hub = start_mcp(&manager, trust, trust_project_mcp)
+        .await
+        .map_err(|error| CliError::Failed(error.into()))?;
+    let statuses = hub.statuses();
+    hub.shutdown().await;
+    if json {
+        let text = serde_json::to_string_pretty(&statuses).context("serialising statuses")?;
+        println!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if statuses.is_empty() {
+        println!("no MCP servers are configured");
+    }
+    for status in &statuses {
+        print!("{}", describe(status));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How a server is reached, as one line (never env or header values).
+fn transport_text(transport: &TransportSummary) -> String {
+    match transport {
+        TransportSummary::Stdio { command, args } => {
+            let mut line = format!("stdio: {command}");
+            for arg in args {
+                line.push(' ');
+                line.push_str(arg);
+            }
+            line
+        }
+        TransportSummary::Http { url } => format!("http: {url}"),
+        TransportSummary::Sse { url } => format!("sse: {url}"),
+    }
+}
+
+/// One server as text: a header line, then its tools (and its last stderr lines if it failed).
+fn describe(status: &ServerStatus) -> String {
+    let transport = transport_text(&status.transport);
+    let mut text = format!(
+        "{}  [{}]  {}\n  source: {}\n",
+        status.name,
+        status.state,
+        transport,
+        status.source.path().display()
+    );
+    if status.state == ServerState::Untrusted {
+        text.push_str("  not started: approve this project's .mcp.json (--trust-project-mcp)\n");
+    }
+    if !status.tools.is_empty() {
+        let tools: Vec<String> = status
+            .tools
+            .iter()
+            .map(|tool| format!("{} ({})", tool.name, tool.level))
+            .collect();
+        let _ = writeln!(text, "  tools: {}", tools.join(", "));
+    }
+    if matches!(status.state, ServerState::Failed { .. }) && !status.stderr_tail.is_empty() {
+        text.push_str("  last stderr lines:\n");
+        let skip = status.stderr_tail.len().saturating_sub(10);
+        for line in &status.stderr_tail[skip..] {
+            let _ = writeln!(text, "    {line}");
+        }
+    }
+    text
+}
+
+async fn serve(root: &Path, auto: &[String]) -> Result<ExitCode, CliError> {
+    let client = ClientSlot::new();
+    let people = People {
+        approver: Some(Arc::new(ElicitingApprover::new(client.clone()))),
+        prompter: None,
+    };
+    let manager = Arc::new(open_project(root, people).await?.manager);
+    for warning in
+        auto_approve(&manager, auto).map_err(|error| CliError::Usage(error.to_string()))?
+    {
+        eprintln!("gantry-cli: {warning}");
+    }
+    GantryServer::new(manager, client)
+        .serve_stdio()
+        .await
+        .map_err(|error| CliError::Failed(error.into()))?;
+    Ok(ExitCode::SUCCESS)
+}

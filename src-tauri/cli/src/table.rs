@@ -1,0 +1,26 @@
+//! Plain-text tables for list commands: columns padded to their widest cell, the last one free.
+
+/// Prints `header` and `rows`, two spaces between columns.
+pub(crate) fn print<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
+    let mut widths = header.map(|cell| cell.chars().count());
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; N]| {
+        let mut text = String::new();
+        for (index, (cell, width)) in cells.iter().zip(widths).enumerate() {
+            if index + 1 == N {
+                text.push_str(cell);
+            } else {
+                text.push_str(&format!("{cell:<width$}  "));
+            }
+        }
+        println!("{text}");
+    };
+    line(header);
+    for row in rows {
+        line(row.each_ref().map(String::as_str));
+    }
+}

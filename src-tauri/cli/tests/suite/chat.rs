@@ -1,0 +1,438 @@
+//! `gantry-cli chat` against the scripted provider.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use gantry_scripted_provider::{
+    Completion, ErrorReply, Expect, Handle, Script, ScriptedProvider, ToolCall, Turn,
+};
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, Command};
+
+use super::support::Run;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// A project folder and a data folder of its own (no keychain), for several runs.
+struct Sandbox {
+    project: tempfile::TempDir,
+    data: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        Self {
+            project: tempfile::tempdir().unwrap(),
+            data: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.project.path()
+    }
+
+    /// `gantry-cli args...` in the project, stdin piped (never a terminal).
+    fn spawn(&self, args: &[&str]) -> Child {
+        let nowhere = format!("unix:path={}", self.data.path().join("no-bus").display());
+        Command::new(env!("CARGO_BIN_EXE_gantry-cli"))
+            .args(args)
+            .current_dir(self.project.path())
+            .env_remove("GANTRY_LOG")
+            .env("GANTRY_DATA_DIR", self.data.path())
+            .env("XDG_CONFIG_HOME", self.project.path().join(".config"))
+            .env("DBUS_SESSION_BUS_ADDRESS", nowhere)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("gantry-cli starts")
+    }
+
+    /// `gantry-cli chat ARGS --base-url PROVIDER --model scripted-model`.
+    fn spawn_chat(&self, provider: &Handle, args: &[&str]) -> Child {
+        let url = provider.base_url();
+        let mut all = vec!["chat", "--base-url", &url, "--model", "scripted-model"];
+        all.extend_from_slice(args);
+        self.spawn(&all)
+    }
+
+    async fn chat(&self, provider: &Handle, args: &[&str]) -> Run {
+        finish(self.spawn_chat(provider, args), "").await
+    }
+
+    async fn run(&self, args: &[&str]) -> Run {
+        finish(self.spawn(args), "").await
+    }
+}
+
+async fn finish(mut child: Child, stdin: &str) -> Run {
+    let mut input = child.stdin.take().unwrap();
+    // A run that doesn't read stdin may exit first; its closed pipe is not a failure.
+    let _ = input.write_all(stdin.as_bytes()).await;
+    drop(input);
+    let output = tokio::time::timeout(WAIT, child.wait_with_output())
+        .await
+        .expect("gantry-cli exits")
+        .unwrap();
+    output.into()
+}
+
+/// The session id a run printed on stderr (`session: ID ...`).
+fn session_of(run: &Run) -> String {
+    run.stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("session: "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no session line in {}", run.stderr))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_answer_streams_to_stdout() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::text("Hello from the model.").expect(Expect::new().last_contains("hi there"))
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["hi there"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "Hello from the model.\n");
+    assert!(run.stderr.contains("session: "), "{}", run.stderr);
+    let body = provider.chat_requests()[0].body.clone().unwrap();
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    let root = std::fs::canonicalize(sandbox.path()).unwrap();
+    assert!(system.contains(&root.display().to_string()), "{system}");
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn tool_calls_and_results_are_shown() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "echo from-the-shell"}),
+        )]),
+        Turn::text("The command printed from-the-shell.")
+            .expect(Expect::new().last_contains("from-the-shell")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["run it", "--enable", "run_command", "--approve", "once"],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"→ run_command {"command":"echo from-the-shell"}"#
+    );
+    assert!(
+        lines[1].starts_with("← ok (") && lines[1].contains("[exit 0 in"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[1].ends_with("(+1 lines)"), "{}", lines[1]);
+    assert_eq!(lines[2], "The command printed from-the-shell.");
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn without_a_terminal_approvals_are_denied() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "touch made-it"}),
+        )]),
+        Turn::text("I was not allowed to run it.").expect(Expect::new().last_contains("[denied]")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(&provider, &["make a file", "--enable", "run_command"])
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("← denied ("), "{}", run.stdout);
+    assert!(!sandbox.path().join("made-it").exists());
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn approvals_can_be_answered_on_stdin() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "touch made-it"}),
+        )]),
+        Turn::text("Made it."),
+    ]))
+    .await
+    .unwrap();
+    let child = sandbox.spawn_chat(
+        &provider,
+        &["make a file", "--enable", "run_command", "--approve", "ask"],
+    );
+    let run = finish(child, "o\n").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Gantry wants to run run_command"),
+        "{}",
+        run.stderr
+    );
+    assert!(sandbox.path().join("made-it").exists());
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn json_prints_one_event_per_line() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([Completion::new()
+        .reasoning("Short.")
+        .text("Hi!")
+        .usage(10, 2)
+        .into()]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["hi", "--json"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(events[0]["type"], "turn_started");
+    assert!(events[0]["sessionId"].is_string());
+    assert!(events.iter().any(|e| e["type"] == "reasoning_delta"));
+    let text: String = events
+        .iter()
+        .filter(|e| e["type"] == "text_delta")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "Hi!");
+    assert!(events.iter().any(|e| e == &json!({"type": "usage", "promptTokens": 10, "completionTokens": 2, "totalTokens": 12})));
+    assert_eq!(
+        events.last().unwrap(),
+        &json!({"type": "turn_finished", "reason": "completed", "steps": 1, "message": null})
+    );
+    assert!(
+        !run.stderr.contains("session: "),
+        "stderr stays quiet: {}",
+        run.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_provider_error_exits_one_with_its_message() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([ErrorReply::new(
+        401,
+        "Incorrect API key provided.",
+    )
+    .into()]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["hi"]).await;
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("error: custom answered HTTP 401: Incorrect API key provided."),
+        "{}",
+        run.stderr
+    );
+}
+
+#[tokio::test]
+async fn ctrl_c_cancels_the_turn() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([Completion::new()
+        .text("Working on it")
+        .hang_after(2)
+        .into()]))
+    .await
+    .unwrap();
+    let child = sandbox.spawn_chat(&provider, &["take your time"]);
+    provider.wait_for_requests(1, WAIT).await.unwrap();
+    let pid = child.id().unwrap();
+    let sent = Instant::now();
+    let status = std::process::Command::new("/bin/sh")
+        .args(["-c", &format!("kill -INT {pid}")])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = finish(child, "").await;
+    println!("SIGINT to exit: {:?}", sent.elapsed());
+    assert_eq!(run.code, 130, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("[cancelled]"), "{}", run.stderr);
+    assert!(run.stderr.contains("session: "), "{}", run.stderr);
+}
+
+#[tokio::test]
+async fn usage_errors_exit_two() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::default()).await.unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (&["hi", "--provider", "nope"], "unknown provider 'nope'"),
+        (
+            &[
+                "hi",
+                "--provider",
+                "openai",
+                "--api-key-env",
+                "GANTRY_TEST_NO_SUCH_KEY",
+            ],
+            "set the environment variable GANTRY_TEST_NO_SUCH_KEY",
+        ),
+        (
+            &["hi", "--session", "no-such-session"],
+            "no session with id 'no-such-session'",
+        ),
+        (&["hi", "--session", "12345"], "no session with id '12345'"),
+    ];
+    for (args, needle) in cases {
+        let run = sandbox.chat(&provider, args).await;
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
+    }
+    assert!(provider.chat_requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_session_continues_in_a_later_run_and_is_listed_with_its_audit() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.path().join("todo.txt"), "buy milk\n").unwrap();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "read_file",
+            json!({"path": "todo.txt"}),
+        )]),
+        Turn::text("One item: buy milk."),
+        Turn::text("Then you are done.").expect(
+            Expect::new()
+                .message_count(6)
+                .pointer("/messages/1/content", json!("what is on my list?"))
+                .pointer("/messages/3/tool_call_id", json!("call_1")),
+        ),
+    ]))
+    .await
+    .unwrap();
+    let first = sandbox.chat(&provider, &["what is on my list?"]).await;
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(
+        first
+            .stdout
+            .starts_with("→ read_file {\"path\":\"todo.txt\"}\n"),
+        "{}",
+        first.stdout
+    );
+    let id = session_of(&first);
+
+    let second = sandbox
+        .chat(&provider, &["I bought it", "--session", &id])
+        .await;
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(second.stdout, "Then you are done.\n");
+    assert_eq!(session_of(&second), id);
+
+    let listed = sandbox.run(&["sessions", "list", "--json"]).await;
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let sessions: Vec<Value> = serde_json::from_str(&listed.stdout).unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0]["id"].to_string(), id);
+    assert_eq!(sessions[0]["title"], "what is on my list?");
+    assert_eq!(sessions[0]["messageCount"], 6);
+    assert_eq!(sessions[0]["model"], "scripted-model");
+
+    let audit = sandbox.run(&["audit", "--json", "--session", &id]).await;
+    assert_eq!(audit.code, 0, "{}", audit.stderr);
+    let rows: Vec<Value> = serde_json::from_str(&audit.stdout).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["tool"], "read_file");
+    assert_eq!(rows[0]["outcome"], "ok");
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn a_saved_provider_is_used_by_name() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::text("From the saved one.").expect(Expect::new().model("saved-model"))
+    ]))
+    .await
+    .unwrap();
+    let url = provider.base_url();
+    let set = sandbox
+        .run(&[
+            "provider",
+            "set",
+            "local",
+            "--base-url",
+            &url,
+            "--model",
+            "saved-model",
+        ])
+        .await;
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let run = sandbox.run(&["chat", "hello", "--provider", "local"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "From the saved one.\n");
+    assert!(
+        provider.chat_requests()[0]
+            .header("authorization")
+            .is_none()
+    );
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn mcp_server_tools_are_offered_and_called() {
+    let sandbox = Sandbox::new();
+    let served = tempfile::tempdir().unwrap();
+    std::fs::write(served.path().join("hello.txt"), "hello over MCP\n").unwrap();
+    let config_dir = sandbox.path().join(".config/gantry");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    let config = json!({"mcpServers": {"other": {
+        "command": env!("CARGO_BIN_EXE_gantry-cli"),
+        "args": ["mcp", "serve", "--root", served.path().to_str().unwrap()]
+    }}});
+    std::fs::write(config_dir.join("mcp.json"), config.to_string()).unwrap();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "mcp__other__read_file",
+            json!({"path": "hello.txt"}),
+        )])
+        .expect(
+            Expect::new()
+                .tool_offered("mcp__other__read_file")
+                .tool_offered("read_file"),
+        ),
+        Turn::text("It says hello.").expect(Expect::new().last_contains("hello over MCP")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["read hello.txt over there", "--approve", "once"],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines[0], r#"→ mcp__other__read_file {"path":"hello.txt"}"#);
+    assert!(lines[1].starts_with("← ok ("), "{}", run.stdout);
+    assert_eq!(lines[2], "It says hello.");
+    provider.verify().unwrap();
+}

@@ -1,0 +1,241 @@
+//! `gantry-cli mcp list | serve` and MCP tools in `tools list | call`.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::support::{Sandbox, gantry};
+
+/// Writes the user-wide MCP file the CLI reads in `cwd` (see `support::gantry`).
+fn user_config(cwd: &Path, config: &Value) {
+    let dir = cwd.join(".config/gantry");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("mcp.json"),
+        serde_json::to_string_pretty(config).unwrap(),
+    )
+    .unwrap();
+}
+
+/// A user config whose one server is `gantry-cli mcp serve` for `project`.
+fn gantry_as_a_server(cwd: &Path, project: &Path) {
+    user_config(
+        cwd,
+        &json!({"mcpServers": {"gantry": {
+            "command": env!("CARGO_BIN_EXE_gantry-cli"),
+            "args": ["mcp", "serve", "--root", project.to_str().unwrap()]
+        }}}),
+    );
+}
+
+#[test]
+fn list_without_servers_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = gantry(dir.path(), &["mcp", "list"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "no MCP servers are configured\n");
+}
+
+#[test]
+fn gantrys_client_round_trips_through_gantry_as_a_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = tempfile::tempdir().unwrap();
+    gantry_as_a_server(dir.path(), served.path());
+
+    let run = gantry(dir.path(), &["mcp", "list"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let first = run.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with("gantry  [connected]  stdio: ")
+            && first.ends_with(&format!("mcp serve --root {}", served.path().display())),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("  tools: mcp__gantry__ask_user (safe)"),
+        "{}",
+        run.stdout
+    );
+
+    let run = gantry(dir.path(), &["mcp", "list", "--json"], "");
+    let statuses: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(statuses[0]["state"]["state"], "connected");
+    assert_eq!(statuses[0]["transport"]["kind"], "stdio");
+    assert_eq!(statuses[0]["tools"][0]["remoteName"], "ask_user");
+
+    // MCP tools are listed and callable beside the built-ins.
+    let run = gantry(dir.path(), &["tools", "list", "--json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let tools: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
+    let mcp = tools
+        .iter()
+        .find(|t| t["name"] == "mcp__gantry__ask_user")
+        .unwrap();
+    assert_eq!(mcp["level"], "safe");
+    assert_eq!(mcp["source"], json!({"kind": "mcp", "server": "gantry"}));
+    let run = gantry(dir.path(), &["tools", "schema"], "");
+    let schemas: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
+    let schema = schemas
+        .iter()
+        .find(|s| s["function"]["name"] == "mcp__gantry__ask_user")
+        .unwrap();
+    assert_eq!(
+        schema["function"]["parameters"]["required"],
+        json!(["question"])
+    );
+
+    // The served Gantry has no user to ask: its answer comes back as the observation.
+    let run = gantry(
+        dir.path(),
+        &[
+            "tools",
+            "call",
+            "mcp__gantry__ask_user",
+            r#"{"question": "?"}"#,
+        ],
+        "",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.stdout, "[error] no user is available to answer\n");
+}
+
+#[test]
+fn project_servers_start_only_when_trusted() {
+    let project = tempfile::tempdir().unwrap();
+    let served = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join(".mcp.json"),
+        serde_json::to_string(&json!({"mcpServers": {"proj": {
+            "command": env!("CARGO_BIN_EXE_gantry-cli"),
+            "args": ["mcp", "serve", "--root", served.path().to_str().unwrap()]
+        }}}))
+        .unwrap(),
+    )
+    .unwrap();
+    let run = gantry(project.path(), &["mcp", "list"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("proj  [untrusted]  stdio: "),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("--trust-project-mcp"), "{}", run.stdout);
+    let run = gantry(project.path(), &["tools", "list"], "");
+    assert!(!run.stdout.contains("mcp__proj__"), "{}", run.stdout);
+
+    let run = gantry(project.path(), &["mcp", "list", "--trust-project-mcp"], "");
+    assert!(
+        run.stdout.starts_with("proj  [connected]"),
+        "{}",
+        run.stdout
+    );
+    let run = gantry(
+        project.path(),
+        &["tools", "list", "--trust-project-mcp"],
+        "",
+    );
+    assert!(run.stdout.contains("mcp__proj__ask_user"), "{}", run.stdout);
+}
+
+#[test]
+fn a_broken_config_is_an_error_for_mcp_list_and_a_warning_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    user_config(dir.path(), &json!({"mcpServers": {"x": {"command": 42}}}));
+    let run = gantry(dir.path(), &["mcp", "list"], "");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("mcp.json:4: key 'mcpServers.x.command': expected a string"),
+        "{}",
+        run.stderr
+    );
+    let run = gantry(dir.path(), &["tools", "list"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("MCP servers not started"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("ask_user"));
+}
+
+#[test]
+fn failed_servers_show_their_reason_and_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    user_config(
+        dir.path(),
+        &json!({"mcpServers": {"broken": {
+            "command": "sh",
+            "args": ["-c", "echo 'fatal: no token' >&2; exit 4"],
+            "startupTimeout": 5
+        }}}),
+    );
+    let run = gantry(dir.path(), &["mcp", "list"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("broken  [failed: exited with status 4 during start-up]  stdio: sh -c"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("    fatal: no token"), "{}", run.stdout);
+}
+
+#[test]
+fn serve_rejects_unknown_auto_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = gantry(dir.path(), &["mcp", "serve", "--auto", "nope"], "");
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("unknown tool 'nope'"), "{}", run.stderr);
+}
+
+#[test]
+fn mcp_trust_is_remembered_until_the_file_changes() {
+    let sandbox = Sandbox::new();
+    let served = tempfile::tempdir().unwrap();
+    let config_path = sandbox.project.path().join(".mcp.json");
+    let config = serde_json::to_string(&json!({"mcpServers": {"proj": {
+        "command": env!("CARGO_BIN_EXE_gantry-cli"),
+        "args": ["mcp", "serve", "--root", served.path().to_str().unwrap()]
+    }}}))
+    .unwrap();
+    std::fs::write(&config_path, &config).unwrap();
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.starts_with("proj  [untrusted]"),
+        "{}",
+        run.stdout
+    );
+
+    let run = sandbox.run(&["mcp", "trust"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("(1 servers):\n  proj  stdio: "),
+        "{}",
+        run.stdout
+    );
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.starts_with("proj  [connected]"),
+        "{}",
+        run.stdout
+    );
+
+    // Any change to the file withdraws the approval.
+    std::fs::write(&config_path, format!("{config}\n")).unwrap();
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.starts_with("proj  [untrusted]"),
+        "{}",
+        run.stdout
+    );
+
+    std::fs::remove_file(&config_path).unwrap();
+    let run = sandbox.run(&["mcp", "trust"], "");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(".mcp.json does not exist"),
+        "{}",
+        run.stderr
+    );
+}

@@ -1,0 +1,1028 @@
+//! One server: starting it, watching it, restarting it, stopping it.
+//!
+//! A server is someone else's program, so every way it can misbehave is expected: it may fail to
+//! start, crash mid-call, hang, print garbage on stdout or refuse the handshake. Each server
+//! therefore lives behind an [`McpServerHandle`] that owns a supervisor task. The supervisor
+//! starts the server (spawning the program in its own process group, or opening the HTTP
+//! session), lists its tools into the [`ToolManager`], then waits for the connection to end —
+//! the process exiting, the transport closing, garbage on stdout, a restart request or shutdown.
+//! A crash fails the calls in flight at once (each call watches its connection's `dead` token)
+//! and is followed by a restart with bounded exponential backoff; a protocol violation (garbage)
+//! or a configuration problem is not retried until the user asks. Shutdown closes stdin, then
+//! signals the process group (TERM, then KILL) and reaps the child, so nothing is left behind.
+//!
+//! Gantry owns the child process instead of using rmcp's child-process transport so that it can
+//! read the exit status (the reason a user needs), kill the whole process group (`npx` starts
+//! grandchildren) and inspect each stdout line before the protocol sees it.
+
+use std::collections::BTreeSet;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use gantry_tools::{Tool, ToolManager, ToolSource};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdout};
+use tokio::sync::{Notify, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::adapter::McpTool;
+use crate::config::{ServerConfig, TransportConfig};
+use crate::expand::{Lookup, ProcessEnv, expand, expand_map};
+use crate::level::level_for;
+use crate::naming::{tool_name, unique};
+use crate::status::{McpToolInfo, ServerState, ServerStatus};
+use crate::stderr::StderrTail;
+
+/// The longest stdout line accepted from a server (one JSON-RPC message).
+const MAX_LINE_BYTES: u64 = 16 * 1024 * 1024;
+/// How many stderr lines an error message quotes.
+pub(crate) const STDERR_LINES_IN_ERRORS: usize = 10;
+
+/// Timeouts and restart policy. The defaults suit real use; tests shorten them.
+#[derive(Debug, Clone)]
+pub struct McpOptions {
+    /// How long start-up and the handshake may take (a server's `startupTimeout` wins).
+    pub startup_timeout: Duration,
+    /// How long one call may take (a server's `timeout` wins).
+    pub call_timeout: Duration,
+    /// The wait before the first restart after a failure; doubled each time.
+    pub restart_backoff: Duration,
+    /// The longest wait between restarts.
+    pub max_restart_backoff: Duration,
+    /// How many failed starts in a row before giving up until the user restarts the server.
+    pub max_restarts: u32,
+    /// A connection that lived this long resets the failure count.
+    pub stable_after: Duration,
+    /// How long a server gets to exit after its stdin closes (and again after SIGTERM).
+    pub shutdown_grace: Duration,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        Self {
+            startup_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(60),
+            restart_backoff: Duration::from_millis(500),
+            max_restart_backoff: Duration::from_secs(30),
+            max_restarts: 5,
+            stable_after: Duration::from_secs(60),
+            shutdown_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// One live connection to a server.
+pub(crate) struct Link {
+    /// Sends requests.
+    pub(crate) peer: Peer<RoleClient>,
+    /// Cancelled when the connection ends, after `reason` is set.
+    pub(crate) dead: CancellationToken,
+    reason: Mutex<Option<String>>,
+    epoch: u64,
+}
+
+impl Link {
+    /// Why the connection ended ("" while it is alive).
+    pub(crate) fn reason(&self) -> String {
+        self.reason
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .unwrap_or_default()
+    }
+
+    fn end(&self, reason: &str) {
+        self.reason
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert_with(|| reason.to_owned());
+        self.dead.cancel();
+    }
+}
+
+struct Inner {
+    state: ServerState,
+    link: Option<Arc<Link>>,
+    tools: Vec<McpToolInfo>,
+    applied_generation: u64,
+    listings: u64,
+    restarts: u32,
+    pid: Option<u32>,
+    started: bool,
+    session_stop: CancellationToken,
+}
+
+pub(crate) struct Shared {
+    pub(crate) config: ServerConfig,
+    options: McpOptions,
+    trust_hints: AtomicBool,
+    manager: Weak<ToolManager>,
+    inner: Mutex<Inner>,
+    changed: watch::Sender<u64>,
+    pub(crate) stderr: StderrTail,
+    shutdown: CancellationToken,
+    restart: Notify,
+    restart_requested: AtomicBool,
+    issued_generation: AtomicU64,
+    epochs: AtomicU64,
+    supervisor: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// A configured server and its supervisor. Cheap to clone.
+#[derive(Clone)]
+pub struct McpServerHandle {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for McpServerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServerHandle")
+            .field("name", &self.shared.config.name)
+            .field("state", &self.status().state)
+            .finish()
+    }
+}
+
+/// Why a start or a connection ended.
+struct Ending {
+    reason: String,
+    /// False for problems a restart can't fix (bad config, garbage on stdout).
+    retry: bool,
+}
+
+impl Ending {
+    fn retry(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+            retry: true,
+        }
+    }
+
+    fn fatal(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+            retry: false,
+        }
+    }
+}
+
+impl McpServerHandle {
+    /// A handle for `config` whose tools go into `manager`. `trust_hints`: whether the server's
+    /// annotations may set levels (servers the user configured or approved). Nothing starts until
+    /// [`Self::start`]; `initial` is the state shown until then (`Disabled`, `Untrusted` or
+    /// `Starting`).
+    pub(crate) fn new(
+        config: ServerConfig,
+        options: McpOptions,
+        trust_hints: bool,
+        manager: &Arc<ToolManager>,
+        initial: ServerState,
+    ) -> Self {
+        let (changed, _) = watch::channel(0);
+        Self {
+            shared: Arc::new(Shared {
+                config,
+                options,
+                trust_hints: AtomicBool::new(trust_hints),
+                manager: Arc::downgrade(manager),
+                inner: Mutex::new(Inner {
+                    state: initial,
+                    link: None,
+                    tools: Vec::new(),
+                    applied_generation: 0,
+                    listings: 0,
+                    restarts: 0,
+                    pid: None,
+                    started: false,
+                    session_stop: CancellationToken::new(),
+                }),
+                changed,
+                stderr: StderrTail::new(),
+                shutdown: CancellationToken::new(),
+                restart: Notify::new(),
+                restart_requested: AtomicBool::new(false),
+                issued_generation: AtomicU64::new(0),
+                epochs: AtomicU64::new(0),
+                supervisor: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The server's configured name.
+    pub fn name(&self) -> &str {
+        &self.shared.config.name
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &ServerConfig {
+        &self.shared.config
+    }
+
+    /// Starts an approved server: its annotations now count (see [`crate::level`]).
+    pub(crate) fn start_trusted(&self) {
+        self.shared.trust_hints.store(true, Ordering::SeqCst);
+        self.start();
+    }
+
+    /// Starts the supervisor (once); later calls do nothing.
+    pub(crate) fn start(&self) {
+        {
+            let mut inner = self.shared.lock();
+            if inner.started || self.shared.shutdown.is_cancelled() {
+                return;
+            }
+            inner.started = true;
+            inner.state = ServerState::Starting;
+        }
+        self.shared.bump();
+        let task = tokio::spawn(supervise(Arc::clone(&self.shared)));
+        *self
+            .shared
+            .supervisor
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(task);
+    }
+
+    /// The current status.
+    pub fn status(&self) -> ServerStatus {
+        let inner = self.shared.lock();
+        ServerStatus {
+            name: self.shared.config.name.clone(),
+            source: self.shared.config.origin.clone(),
+            transport: self.shared.config.transport.summary(),
+            state: inner.state.clone(),
+            tools: inner.tools.clone(),
+            stderr_tail: self.shared.stderr.lines(),
+            pid: inner.pid,
+            restarts: inner.restarts,
+            listings: inner.listings,
+            call_timeout: self.shared.call_timeout(),
+        }
+    }
+
+    /// Waits until `done` holds for the status, or `timeout` passes; returns the last status
+    /// either way (`Err` on timeout).
+    pub async fn wait_for(
+        &self,
+        timeout: Duration,
+        done: impl Fn(&ServerStatus) -> bool,
+    ) -> Result<ServerStatus, ServerStatus> {
+        let mut changes = self.shared.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let status = self.status();
+            if done(&status) {
+                return Ok(status);
+            }
+            match tokio::time::timeout_at(deadline, changes.changed()).await {
+                Ok(Ok(())) => {}
+                _ => {
+                    let status = self.status();
+                    return if done(&status) {
+                        Ok(status)
+                    } else {
+                        Err(status)
+                    };
+                }
+            }
+        }
+    }
+
+    /// Stops the current connection (if any) and starts the server again now, with a fresh
+    /// failure count: the way out of a `failed` state.
+    pub fn restart(&self) {
+        let start_now = {
+            let inner = self.shared.lock();
+            if !inner.started {
+                true
+            } else {
+                self.shared.restart_requested.store(true, Ordering::SeqCst);
+                inner.session_stop.cancel();
+                false
+            }
+        };
+        if start_now {
+            self.start();
+        } else {
+            self.shared.restart.notify_one();
+        }
+    }
+
+    /// Stops the server: closes the connection, ends the process (group) and reaps it. Its
+    /// tools are removed from the manager.
+    pub async fn shutdown(&self) {
+        self.shared.shutdown.cancel();
+        self.shared.restart.notify_one();
+        let task = self
+            .shared
+            .supervisor
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+        {
+            let mut inner = self.shared.lock();
+            if inner.started {
+                inner.state = ServerState::Stopped;
+            }
+            inner.tools.clear();
+            inner.link = None;
+            inner.pid = None;
+        }
+        if let Some(manager) = self.shared.manager.upgrade() {
+            manager.replace_source(&self.shared.source(), Vec::new());
+        }
+        self.shared.bump();
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|version| *version += 1);
+    }
+
+    fn set_state(&self, state: ServerState) {
+        self.lock().state = state;
+        self.bump();
+    }
+
+    pub(crate) fn source(&self) -> ToolSource {
+        ToolSource::Mcp {
+            server: self.config.name.clone(),
+        }
+    }
+
+    pub(crate) fn call_timeout(&self) -> Duration {
+        self.config
+            .call_timeout
+            .unwrap_or(self.options.call_timeout)
+    }
+
+    fn startup_timeout(&self) -> Duration {
+        self.config
+            .startup_timeout
+            .unwrap_or(self.options.startup_timeout)
+    }
+
+    /// The live connection, or why there is none.
+    pub(crate) fn current_link(&self) -> Result<Arc<Link>, String> {
+        let inner = self.lock();
+        match (&inner.link, &inner.state) {
+            (Some(link), _) => Ok(Arc::clone(link)),
+            (None, ServerState::Failed { reason }) => Err(reason.clone()),
+            (None, ServerState::Starting) if inner.restarts > 0 => {
+                Err("it crashed and is being restarted".into())
+            }
+            (None, ServerState::Starting) => Err("it is still starting".into()),
+            (None, ServerState::Stopped) => Err("it was stopped".into()),
+            (None, other) => Err(format!("it is {}", other.as_str())),
+        }
+    }
+
+    /// Lists the server's tools and registers them, unless a newer listing already landed.
+    async fn refresh_tools(self: &Arc<Self>, link: &Arc<Link>) -> Result<(), String> {
+        let generation = self.issued_generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let listed = link
+            .peer
+            .list_all_tools()
+            .await
+            .map_err(|error| format!("tools/list failed: {error}"));
+        let mut inner = self.lock();
+        inner.listings += 1;
+        let listed = match listed {
+            Ok(listed) => listed,
+            Err(error) => {
+                drop(inner);
+                self.bump();
+                return Err(error);
+            }
+        };
+        let current = inner.link.as_ref().is_some_and(|l| l.epoch == link.epoch);
+        if generation <= inner.applied_generation || !current {
+            tracing::debug!(
+                server = %self.config.name,
+                generation,
+                "ignoring a tool listing older than the one registered"
+            );
+            drop(inner);
+            self.bump();
+            return Ok(());
+        }
+        inner.applied_generation = generation;
+        let mut taken = BTreeSet::new();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::with_capacity(listed.len());
+        let mut infos = Vec::with_capacity(listed.len());
+        for remote in listed {
+            let remote_name = remote.name.to_string();
+            let name = unique(
+                tool_name(&self.config.name, &remote_name),
+                &format!("{}\u{0}{remote_name}", self.config.name),
+                &taken,
+            );
+            taken.insert(name.clone());
+            let level = level_for(
+                &self.config,
+                &remote_name,
+                remote.annotations.as_ref(),
+                self.trust_hints.load(Ordering::SeqCst),
+            );
+            infos.push(McpToolInfo {
+                name: name.clone(),
+                remote_name: remote_name.clone(),
+                level,
+            });
+            tools.push(Arc::new(McpTool::new(
+                Arc::downgrade(self),
+                name,
+                &remote,
+                level,
+            )));
+        }
+        if let Some(manager) = self.manager.upgrade() {
+            let clashes = manager.replace_source(&self.source(), tools);
+            if !clashes.is_empty() {
+                tracing::warn!(
+                    server = %self.config.name,
+                    ?clashes,
+                    "MCP tools not registered: their names are taken by other tools"
+                );
+                infos.retain(|info| !clashes.contains(&info.name));
+            }
+        }
+        inner.tools = infos;
+        drop(inner);
+        self.bump();
+        Ok(())
+    }
+}
+
+/// The client side of each connection: identifies Gantry and re-lists tools on
+/// `notifications/tools/list_changed`.
+struct ClientSide {
+    shared: Weak<Shared>,
+    epoch: u64,
+}
+
+impl ClientHandler for ClientSide {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("gantry", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        let link = shared
+            .lock()
+            .link
+            .clone()
+            .filter(|link| link.epoch == self.epoch);
+        if let Some(link) = link {
+            tokio::spawn(async move {
+                if let Err(error) = shared.refresh_tools(&link).await {
+                    tracing::warn!(server = %shared.config.name, %error, "re-listing tools failed");
+                }
+            });
+        }
+    }
+}
+
+type Running = RunningService<RoleClient, ClientSide>;
+
+/// A started process, as far as the supervisor cares.
+struct ChildProcess {
+    child: Child,
+    pid: u32,
+    stderr_task: JoinHandle<()>,
+    garbage: oneshot::Receiver<String>,
+}
+
+/// A connected server.
+struct Session {
+    running: Running,
+    child: Option<ChildProcess>,
+    link: Arc<Link>,
+}
+
+async fn supervise(shared: Arc<Shared>) {
+    let mut failures = 0u32;
+    loop {
+        if shared.shutdown.is_cancelled() {
+            break;
+        }
+        let session_stop = CancellationToken::new();
+        {
+            let mut inner = shared.lock();
+            inner.state = ServerState::Starting;
+            inner.session_stop = session_stop.clone();
+        }
+        shared.bump();
+        let ending = match connect(&shared).await {
+            Ok(session) => {
+                let since = Instant::now();
+                let ending = run_session(&shared, session, &session_stop).await;
+                if since.elapsed() >= shared.options.stable_after {
+                    failures = 0;
+                }
+                ending
+            }
+            Err(ending) => ending,
+        };
+        {
+            let mut inner = shared.lock();
+            inner.link = None;
+            inner.pid = None;
+        }
+        if shared.shutdown.is_cancelled() {
+            break;
+        }
+        if shared.restart_requested.swap(false, Ordering::SeqCst) {
+            failures = 0;
+            shared.set_state(ServerState::Starting);
+            continue;
+        }
+        failures += 1;
+        tracing::warn!(server = %shared.config.name, reason = %ending.reason, "MCP server is not running");
+        let give_up = !ending.retry || failures > shared.options.max_restarts;
+        let reason = if ending.retry && give_up {
+            format!(
+                "{} (gave up after {} attempts; restart it to try again)",
+                ending.reason, failures
+            )
+        } else {
+            ending.reason
+        };
+        shared.set_state(ServerState::Failed { reason });
+        if give_up {
+            tokio::select! {
+                () = shared.shutdown.cancelled() => break,
+                () = shared.restart.notified() => {}
+            }
+            shared.restart_requested.store(false, Ordering::SeqCst);
+            failures = 0;
+            continue;
+        }
+        let exponent = (failures - 1).min(16);
+        let backoff = shared
+            .options
+            .restart_backoff
+            .saturating_mul(1 << exponent)
+            .min(shared.options.max_restart_backoff);
+        tokio::select! {
+            () = shared.shutdown.cancelled() => break,
+            () = shared.restart.notified() => {
+                shared.restart_requested.store(false, Ordering::SeqCst);
+                failures = 0;
+            }
+            () = tokio::time::sleep(backoff) => {}
+        }
+        shared.lock().restarts += 1;
+    }
+}
+
+/// Starts the server and completes the handshake and the first listing.
+async fn connect(shared: &Arc<Shared>) -> Result<Session, Ending> {
+    let epoch = shared.epochs.fetch_add(1, Ordering::SeqCst) + 1;
+    let client = ClientSide {
+        shared: Arc::downgrade(shared),
+        epoch,
+    };
+    let lookup = ProcessEnv;
+    let (running, child) = match &shared.config.transport {
+        TransportConfig::Sse { .. } => {
+            return Err(Ending::fatal(format!(
+                "server '{}' uses the legacy SSE transport (\"type\": \"sse\"), which Gantry does not support; point it at the server's streamable HTTP endpoint (\"type\": \"http\") instead",
+                shared.config.name
+            )));
+        }
+        TransportConfig::Http { url, headers } => {
+            let running = connect_http(shared, client, url, headers, &lookup).await?;
+            (running, None)
+        }
+        TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let (running, child) =
+                connect_stdio(shared, client, command, args, env, cwd.as_deref(), &lookup).await?;
+            (running, Some(child))
+        }
+    };
+    let link = Arc::new(Link {
+        peer: running.peer().clone(),
+        dead: CancellationToken::new(),
+        reason: Mutex::new(None),
+        epoch,
+    });
+    let session = Session {
+        running,
+        child,
+        link: Arc::clone(&link),
+    };
+    // The first listing happens before the server counts as connected, so "connected" means
+    // its tools are registered.
+    {
+        let mut inner = shared.lock();
+        inner.link = Some(Arc::clone(&link));
+        inner.pid = session.child.as_ref().map(|child| child.pid);
+    }
+    if let Err(error) = shared.refresh_tools(&link).await {
+        shared.lock().link = None;
+        let reason = close_session(shared, session, &error).await;
+        return Err(Ending::retry(reason));
+    }
+    shared.set_state(ServerState::Connected);
+    Ok(session)
+}
+
+async fn connect_http(
+    shared: &Arc<Shared>,
+    client: ClientSide,
+    url: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+    lookup: &dyn Lookup,
+) -> Result<Running, Ending> {
+    let url = expand(url, "url", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
+    let headers =
+        expand_map(headers, "headers", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
+    if url.starts_with("https:") && !cfg!(feature = "tls") {
+        return Err(Ending::fatal(
+            "https servers need TLS support, which this build of Gantry lacks (gantry-mcp feature `tls`)",
+        ));
+    }
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    let mut custom = std::collections::HashMap::new();
+    for (name, value) in &headers {
+        if name.eq_ignore_ascii_case("authorization")
+            && let Some(token) = value.strip_prefix("Bearer ")
+        {
+            config = config.auth_header(token.trim().to_owned());
+            continue;
+        }
+        let header = http::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| Ending::fatal(format!("headers.{name}: not a valid header name")))?;
+        // Never quote the value: it is usually a secret.
+        let value = http::HeaderValue::from_str(value)
+            .map_err(|_| Ending::fatal(format!("headers.{name}: not a valid header value")))?;
+        custom.insert(header, value);
+    }
+    let config = config.custom_headers(custom);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let timeout = shared.startup_timeout();
+    tokio::select! {
+        () = shared.shutdown.cancelled() => Err(Ending::fatal("Gantry is shutting down")),
+        result = tokio::time::timeout(timeout, client.serve(transport)) => match result {
+            Ok(Ok(running)) => Ok(running),
+            Ok(Err(error)) => Err(Ending::retry(format!("could not connect: {error}"))),
+            Err(_) => Err(Ending::retry(format!(
+                "did not answer the MCP handshake within {} s",
+                timeout.as_secs_f64()
+            ))),
+        },
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn connect_stdio(
+    shared: &Arc<Shared>,
+    client: ClientSide,
+    command: &str,
+    args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    cwd: Option<&str>,
+    lookup: &dyn Lookup,
+) -> Result<(Running, ChildProcess), Ending> {
+    let fatal = |error: crate::expand::ExpandError| Ending::fatal(error.to_string());
+    let program = expand(command, "command", lookup).map_err(fatal)?;
+    let args = args
+        .iter()
+        .enumerate()
+        .map(|(index, arg)| expand(arg, &format!("args[{index}]"), lookup))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(fatal)?;
+    let env = expand_map(env, "env", lookup).map_err(fatal)?;
+    let base = shared.config.origin.base_dir();
+    let program = resolve_program(&program, &base);
+    let mut command_line = tokio::process::Command::new(&program);
+    command_line
+        .args(&args)
+        .envs(&env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group, so shutdown can end everything it started.
+        .process_group(0)
+        .kill_on_drop(true);
+    match cwd {
+        Some(dir) => {
+            let dir = expand(dir, "cwd", lookup).map_err(fatal)?;
+            command_line.current_dir(base.join(dir));
+        }
+        None if matches!(
+            shared.config.origin,
+            crate::config::ConfigOrigin::Project { .. }
+        ) =>
+        {
+            command_line.current_dir(&base);
+        }
+        None => {}
+    }
+    let mut child = command_line
+        .spawn()
+        .map_err(|error| Ending::fatal(format!("cannot start '{}': {error}", program.display())))?;
+    let pid = child.id().unwrap_or_default();
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        let _ = child.start_kill();
+        let _ = child.wait().await;
+        return Err(Ending::fatal("the server's stdio could not be set up"));
+    };
+    shared.lock().pid = Some(pid);
+    shared.bump();
+    let stderr_task = tokio::spawn(shared.stderr.clone().drain(stderr));
+    let (garbage_tx, mut garbage) = oneshot::channel();
+    let (protocol_in, filter_out) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(filter_stdout(stdout, filter_out, garbage_tx));
+    let timeout = shared.startup_timeout();
+    let handshake = tokio::time::timeout(timeout, client.serve((protocol_in, stdin)));
+    let failure = tokio::select! {
+        biased;
+        () = shared.shutdown.cancelled() => Ending::fatal("Gantry is shutting down"),
+        Ok(garbage) = &mut garbage => Ending::fatal(garbage),
+        status = child.wait() => Ending::retry(match status {
+            Ok(status) => format!("{} during start-up", describe_exit(status)),
+            Err(error) => format!("could not be watched: {error}"),
+        }),
+        result = handshake => match result {
+            Ok(Ok(running)) => {
+                return Ok((running, ChildProcess { child, pid, stderr_task, garbage }));
+            }
+            Ok(Err(error)) => {
+                // The process usually explains a failed handshake by exiting: prefer its status.
+                match tokio::time::timeout(Duration::from_millis(500), child.wait()).await {
+                    Ok(Ok(status)) => Ending::retry(format!("{} during start-up", describe_exit(status))),
+                    _ => match garbage.try_recv() {
+                        Ok(garbage) => Ending::fatal(garbage),
+                        Err(_) => Ending::retry(format!("the MCP handshake failed: {error}")),
+                    },
+                }
+            }
+            Err(_) => Ending::retry(format!(
+                "did not finish start-up within {} s",
+                timeout.as_secs_f64()
+            )),
+        },
+    };
+    end_process(&mut child, pid, Duration::ZERO).await;
+    let _ = tokio::time::timeout(Duration::from_millis(500), stderr_task).await;
+    Err(failure)
+}
+
+/// A command with a `/` in it is a path, relative to the config's base folder; a bare name is
+/// looked up on `PATH`.
+fn resolve_program(program: &str, base: &Path) -> PathBuf {
+    let path = Path::new(program);
+    if program.contains('/') && path.is_relative() {
+        base.join(path)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Copies the server's stdout to the protocol, one line at a time, and stops at the first line
+/// that is not JSON (reporting it on `garbage`): a server that prints anything else on stdout
+/// breaks the protocol's framing, and guessing around it would hide the bug.
+async fn filter_stdout(
+    stdout: ChildStdout,
+    mut out: tokio::io::DuplexStream,
+    garbage: oneshot::Sender<String>,
+) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut line)
+            .await;
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if line.len() as u64 > MAX_LINE_BYTES {
+            let _ = garbage
+                .send("wrote a line of more than 16 MiB to stdout; Gantry disconnected it".into());
+            break;
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        if serde_json::from_slice::<serde::de::IgnoredAny>(text).is_err() {
+            let shown = gantry_tools::text::excerpt(&String::from_utf8_lossy(text), 80);
+            let _ = garbage.send(format!(
+                "wrote something that is not JSON-RPC to stdout ({shown:?}); Gantry disconnected it (MCP servers must log to stderr)"
+            ));
+            break;
+        }
+        if !line.ends_with(b"\n") {
+            line.push(b'\n');
+        }
+        if out.write_all(&line).await.is_err() {
+            break;
+        }
+    }
+}
+
+/// Waits for the connection to end, then cleans up; returns why it ended.
+async fn run_session(
+    shared: &Arc<Shared>,
+    mut session: Session,
+    session_stop: &CancellationToken,
+) -> Ending {
+    let ending = {
+        let (process, garbage) = match session.child.as_mut() {
+            Some(process) => (Some(&mut process.child), Some(&mut process.garbage)),
+            None => (None, None),
+        };
+        let child_exit = async move {
+            match process {
+                Some(child) => child.wait().await,
+                None => std::future::pending().await,
+            }
+        };
+        let garbage = async move {
+            match garbage {
+                Some(receiver) => match receiver.await {
+                    Ok(reason) => reason,
+                    // The filter ended without finding garbage (end of output): not this branch.
+                    Err(_) => std::future::pending().await,
+                },
+                None => std::future::pending().await,
+            }
+        };
+        let running = &session.running;
+        let closed = async move {
+            // Remote servers have no process to watch: the protocol loop ending is the sign.
+            while !running.is_transport_closed() {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        };
+        tokio::select! {
+            biased;
+            () = shared.shutdown.cancelled() => None,
+            () = session_stop.cancelled() => None,
+            reason = garbage => Some(Ending::fatal(reason)),
+            status = child_exit => Some(Ending::retry(match status {
+                Ok(status) => describe_exit(status),
+                Err(error) => format!("could not be watched: {error}"),
+            })),
+            () = closed => Some(Ending::retry(CLOSED)),
+        }
+    };
+    match ending {
+        None => {
+            // Shutdown or a restart: close politely.
+            let reason = if shared.shutdown.is_cancelled() {
+                "it was stopped"
+            } else {
+                "it is being restarted"
+            };
+            Ending::retry(close_session(shared, session, reason).await)
+        }
+        Some(ending) => {
+            let reason = close_session(shared, session, &ending.reason).await;
+            Ending {
+                reason,
+                retry: ending.retry,
+            }
+        }
+    }
+}
+
+const CLOSED: &str = "closed the connection";
+
+/// Ends the session: stops the protocol loop (which closes the server's stdin), ends the process
+/// (politely first when it is still running), waits for its last stderr lines, then fails the
+/// calls in flight with `reason` (refined by the exit status when the process ended on its own).
+/// Returns the final reason.
+async fn close_session(shared: &Arc<Shared>, session: Session, reason: &str) -> String {
+    let Session {
+        running,
+        child,
+        link,
+    } = session;
+    let grace = shared.options.shutdown_grace;
+    let mut reason = reason.to_owned();
+    if let Some(mut process) = child {
+        let exited_on_its_own = process.child.try_wait().ok().flatten();
+        let _ = tokio::time::timeout(grace, running.cancel()).await;
+        let status = end_process(&mut process.child, process.pid, grace).await;
+        if reason == CLOSED
+            && let Some(status) = exited_on_its_own.or(status)
+        {
+            reason = describe_exit(status);
+        }
+        let _ = tokio::time::timeout(Duration::from_millis(500), process.stderr_task).await;
+    } else {
+        let _ = tokio::time::timeout(grace, running.cancel()).await;
+    }
+    link.end(&reason);
+    reason
+}
+
+/// Ends a server process and its group: waits `grace` for it to exit (stdin is closed), then
+/// sends SIGTERM to the group and waits `grace` again, then SIGKILL; always reaps the child and
+/// kills whatever is left in its group. Returns its exit status when known.
+async fn end_process(child: &mut Child, pid: u32, grace: Duration) -> Option<ExitStatus> {
+    let group = nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap_or(i32::MAX));
+    let mut status = match tokio::time::timeout(grace, child.wait()).await {
+        Ok(Ok(status)) => Some(status),
+        _ => None,
+    };
+    if status.is_none() {
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGTERM);
+        status = match tokio::time::timeout(grace, child.wait()).await {
+            Ok(Ok(status)) => Some(status),
+            _ => None,
+        };
+    }
+    if status.is_none() {
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        status = child.wait().await.ok();
+    }
+    // Grandchildren that outlived the leader (ESRCH when there are none).
+    if pid != 0 {
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+    }
+    status
+}
+
+/// "exited with status 3", "was killed by signal 9 (SIGKILL)".
+pub(crate) fn describe_exit(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with status {code}");
+    }
+    match status.signal() {
+        Some(signal) => match nix::sys::signal::Signal::try_from(signal) {
+            Ok(name) => format!("was killed by signal {signal} ({name})"),
+            Err(_) => format!("was killed by signal {signal}"),
+        },
+        None => format!("exited ({status})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn exits_are_described() {
+        let status = tokio::process::Command::new("sh")
+            .args(["-c", "exit 3"])
+            .status()
+            .await
+            .unwrap();
+        assert_eq!(describe_exit(status), "exited with status 3");
+        let status = tokio::process::Command::new("sh")
+            .args(["-c", "kill -9 $$"])
+            .status()
+            .await
+            .unwrap();
+        assert_eq!(describe_exit(status), "was killed by signal 9 (SIGKILL)");
+    }
+
+    #[test]
+    fn relative_programs_resolve_against_the_base() {
+        let base = Path::new("/project");
+        assert_eq!(
+            resolve_program("./bin/server", base),
+            Path::new("/project/./bin/server")
+        );
+        assert_eq!(resolve_program("npx", base), Path::new("npx"));
+        assert_eq!(resolve_program("/usr/bin/x", base), Path::new("/usr/bin/x"));
+    }
+}

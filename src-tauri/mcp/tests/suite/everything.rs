@@ -1,0 +1,222 @@
+//! The official server-everything over stdio and streamable HTTP: listing, calling, levels,
+//! approvals.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use gantry_mcp::{ServerState, TransportConfig};
+use gantry_tools::{
+    ApprovalDecision, FixedApprover, ObservationKind, PermissionLevel, Policy, ToolManager,
+    ToolSource,
+};
+use serde_json::json;
+
+use super::support::*;
+
+/// The checks both transports must pass.
+async fn lists_and_calls(manager: &ToolManager, server: &str) {
+    let echo = format!("mcp__{server}__echo");
+    let tools = manager.tools();
+    let info = tools.iter().find(|tool| tool.name == echo).unwrap();
+    assert_eq!(info.level, PermissionLevel::Safe);
+    assert_eq!(info.policy, Policy::Auto);
+    assert_eq!(
+        info.source,
+        ToolSource::Mcp {
+            server: server.to_owned()
+        }
+    );
+    let schema = manager.get(&echo).unwrap().parameters().clone();
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["required"], json!(["message"]));
+
+    let obs = manager
+        .dispatch(&echo, json!({"message": "hello from gantry"}))
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
+    assert_eq!(obs.text, "Echo: hello from gantry");
+
+    // Loosely typed model output is coerced against the server's schema like a built-in's.
+    let sum = format!("mcp__{server}__get-sum");
+    let obs = manager.dispatch(&sum, r#"{"a": "2", "b": 3}"#).await;
+    assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
+    assert!(obs.text.contains('5'), "{}", obs.text);
+
+    let obs = manager
+        .dispatch(&format!("mcp__{server}__get-tiny-image"), json!({}))
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
+    assert!(
+        obs.text.contains("[image: image/png, ") && obs.text.contains(" bytes]"),
+        "{}",
+        obs.text
+    );
+
+    let obs = manager
+        .dispatch(
+            &format!("mcp__{server}__get-resource-links"),
+            json!({"count": 2}),
+        )
+        .await;
+    assert!(obs.text.contains("[resource: demo://"), "{}", obs.text);
+
+    let obs = manager
+        .dispatch(
+            &format!("mcp__{server}__get-resource-reference"),
+            json!({"resourceType": "Text", "resourceId": 1}),
+        )
+        .await;
+    assert!(
+        obs.text.contains("This is a plaintext resource"),
+        "{}",
+        obs.text
+    );
+
+    // An error result (the server's own validation) is an error observation.
+    let obs = manager
+        .dispatch(&sum, json!({"a": [1], "b": {"x": 1}}))
+        .await;
+    assert_ne!(obs.kind, ObservationKind::Ok, "{}", obs.text);
+}
+
+#[tokio::test]
+async fn stdio_lists_and_calls_with_levels_from_annotations() {
+    let (_dir, manager) = manager();
+    let mut config = everything_stdio("everything");
+    if let TransportConfig::Stdio { env, .. } = &mut config.transport {
+        env.insert(
+            "GANTRY_TEST_SECRET".into(),
+            "${GANTRY_TEST_HOME:-fallback}/x".into(),
+        );
+    }
+    let hub = hub(&manager, vec![config]);
+    let status = connected(hub.server("everything").unwrap()).await;
+    assert!(status.pid.is_some());
+    assert!(status.tools.len() >= 10, "{status:#?}");
+    lists_and_calls(&manager, "everything").await;
+
+    // readOnlyHint: false and destructiveHint: false is SENSITIVE, which asks.
+    let toggle = "mcp__everything__toggle-simulated-logging";
+    assert_eq!(
+        manager.get(toggle).unwrap().level(),
+        PermissionLevel::Sensitive
+    );
+    assert_eq!(manager.policy(toggle).unwrap(), Policy::Ask);
+
+    // ${VAR:-default} in env reached the server.
+    let obs = manager
+        .dispatch("mcp__everything__get-env", json!({}))
+        .await;
+    assert!(
+        obs.text.contains("\"GANTRY_TEST_SECRET\": \"fallback/x\""),
+        "{}",
+        obs.text
+    );
+
+    hub.shutdown().await;
+    assert!(
+        manager
+            .tool_names()
+            .iter()
+            .all(|name| !name.starts_with("mcp__"))
+    );
+    assert_eq!(hub.statuses()[0].state, ServerState::Stopped);
+}
+
+#[tokio::test]
+async fn a_sensitive_mcp_tool_goes_through_the_approver() {
+    let dir = tempfile::tempdir().unwrap();
+    let denied = Arc::new(ToolManager::new(dir.path()).unwrap());
+    let allowed = Arc::new(
+        ToolManager::new(dir.path())
+            .unwrap()
+            .with_approver(Arc::new(FixedApprover(ApprovalDecision::AllowOnce))),
+    );
+    let toggle = "mcp__everything__toggle-simulated-logging";
+    let hub_denied = hub(&denied, vec![everything_stdio("everything")]);
+    let hub_allowed = hub(&allowed, vec![everything_stdio("everything")]);
+    connected(hub_denied.server("everything").unwrap()).await;
+    connected(hub_allowed.server("everything").unwrap()).await;
+
+    let obs = denied.dispatch(toggle, json!({})).await;
+    assert_eq!(obs.kind, ObservationKind::Denied, "{}", obs.text);
+    assert!(obs.text.starts_with("[denied]"), "{}", obs.text);
+
+    let obs = allowed.dispatch(toggle, json!({})).await;
+    assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
+    assert!(obs.text.to_lowercase().contains("logging"), "{}", obs.text);
+
+    hub_denied.shutdown().await;
+    hub_allowed.shutdown().await;
+}
+
+#[tokio::test]
+async fn streamable_http_lists_and_calls() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let entry = npm_server("server-everything");
+    let mut server = tokio::process::Command::new("node")
+        .arg(&entry)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    eventually("server-everything listening", || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    })
+    .await;
+
+    let (_dir, manager) = manager();
+    let mut config = everything_stdio("remote");
+    config.transport = TransportConfig::Http {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        headers: BTreeMap::from([
+            (
+                "Authorization".to_owned(),
+                "Bearer ${GANTRY_TEST_TOKEN:-t0ken}".to_owned(),
+            ),
+            ("X-Gantry-Test".to_owned(), "yes".to_owned()),
+        ]),
+    };
+    let hub = hub(&manager, vec![config]);
+    let status = connected(hub.server("remote").unwrap()).await;
+    assert_eq!(status.pid, None);
+    lists_and_calls(&manager, "remote").await;
+    hub.shutdown().await;
+    let _ = server.start_kill();
+    let _ = tokio::time::timeout(Duration::from_secs(5), server.wait()).await;
+}
+
+#[tokio::test]
+async fn the_filesystem_server_works_with_its_annotations() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("notes.txt"), "first line\n").unwrap();
+    let manager = Arc::new(ToolManager::new(project.path()).unwrap());
+    let entry = npm_server("server-filesystem");
+    let root = project.path().canonicalize().unwrap();
+    let config = stdio(
+        "fs",
+        "node",
+        &[entry.to_str().unwrap(), root.to_str().unwrap()],
+    );
+    let hub = hub(&manager, vec![config]);
+    connected(hub.server("fs").unwrap()).await;
+    let read = "mcp__fs__read_text_file";
+    assert_eq!(manager.get(read).unwrap().level(), PermissionLevel::Safe);
+    let path = root.join("notes.txt");
+    let obs = manager
+        .dispatch(read, json!({"path": path.to_str().unwrap()}))
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
+    assert!(obs.text.contains("first line"), "{}", obs.text);
+    // Writing is not read-only: it asks (and nobody is there to approve).
+    let write = manager.get("mcp__fs__write_file").unwrap();
+    assert_ne!(write.level(), PermissionLevel::Safe);
+    hub.shutdown().await;
+}

@@ -1,0 +1,47 @@
+//! Everything Gantry remembers: projects, tool policies, approved MCP files, providers,
+//! sessions and their messages, and the audit log, in one SQLite file; API keys in the OS
+//! keychain.
+//!
+//! The engine needs memory that outlives a window: which folders the user works in, what they
+//! allowed each tool to do there, what was said, and what every tool call did. This crate keeps
+//! it behind a typed async API ([`Store::open`], [`Store::projects`], [`Store::sessions`], ...)
+//! so no SQL lives anywhere else. It implements the tool system's [`gantry_tools::AuditSink`]
+//! ([`StoreAudit`]) and persists its [`gantry_tools::PolicySet`] ([`Policies`]).
+//!
+//! Secrets never reach the database: provider rows name a keychain entry and an environment
+//! variable, the key itself goes through [`Secrets`] as a [`Secret`], and audit rows are
+//! redacted ([`redact`]) before they are written.
+//!
+//! The database is `gantry.db` in the data folder ([`paths`]); queries use sqlx's runtime API,
+//! so building needs no live database, and the migrations are embedded and run at open.
+
+mod codec;
+
+pub mod audit;
+pub mod error;
+pub mod ids;
+pub mod mcp_trust;
+pub mod messages;
+pub mod paths;
+pub mod policies;
+pub mod projects;
+pub mod providers;
+pub mod redact;
+pub mod secrets;
+pub mod sessions;
+pub mod store;
+pub mod time;
+
+pub use audit::{AuditEntry, AuditFilter, AuditLog, StoreAudit};
+pub use error::{Result, StoreError};
+pub use ids::{AuditId, MessageId, ProjectId, SessionId};
+pub use mcp_trust::{McpApproval, McpTrust};
+pub use messages::{Message, MessageStatus, NewMessage, Role};
+pub use paths::{DATA_DIR_ENV, DATABASE_FILE, data_dir, default_database_path};
+pub use policies::Policies;
+pub use projects::{Project, Projects};
+pub use providers::{Provider, ProviderConfig, Providers};
+pub use secrets::{KEYCHAIN_SERVICE, KeyEntry, Secret, SecretError, Secrets, fallback_hint};
+pub use sessions::{Session, Sessions};
+pub use store::Store;
+pub use time::Timestamp;

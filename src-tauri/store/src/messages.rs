@@ -1,0 +1,204 @@
+//! A session's transcript, in the OpenAI chat shape the agent loop sends and receives.
+//!
+//! Messages are numbered from 0 within their session; the store picks the number inside the
+//! write transaction, so concurrent appends can't collide, and `append_message` returns only
+//! after the commit.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use crate::codec::{parse_json, parse_name, to_u32};
+use crate::error::{Result, StoreError};
+use crate::ids::{MessageId, SessionId};
+use crate::sessions::Sessions;
+use crate::store::begin_write;
+use crate::time::Timestamp;
+
+/// Who speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Instructions for the model.
+    System,
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+    /// A tool's result.
+    Tool,
+}
+
+impl Role {
+    /// The name used in the database and on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::System => "system",
+            Self::User => "user",
+            Self::Assistant => "assistant",
+            Self::Tool => "tool",
+        }
+    }
+}
+
+/// How a message ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageStatus {
+    /// Finished normally.
+    #[default]
+    Complete,
+    /// The user stopped the turn while it was being written.
+    Cancelled,
+    /// The provider or a tool failed while it was being written.
+    Error,
+}
+
+impl MessageStatus {
+    /// The name used in the database.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::Cancelled => "cancelled",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// A message to append.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewMessage {
+    /// Who speaks.
+    pub role: Role,
+    /// The text (absent for an assistant message that only calls tools).
+    pub content: Option<String>,
+    /// The assistant's tool calls, as the OpenAI `tool_calls` array.
+    pub tool_calls: Option<Value>,
+    /// For a tool message, the id of the call it answers.
+    pub tool_call_id: Option<String>,
+    /// The model's reasoning text, when the provider returns one.
+    pub reasoning: Option<String>,
+    /// Prompt tokens the provider reported for the turn.
+    pub prompt_tokens: Option<u32>,
+    /// Completion tokens the provider reported for the turn.
+    pub completion_tokens: Option<u32>,
+    /// How it ended.
+    pub status: MessageStatus,
+}
+
+impl NewMessage {
+    /// A complete message with text and nothing else.
+    pub fn text(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: Some(content.into()),
+            tool_calls: None,
+            tool_call_id: None,
+            reasoning: None,
+            prompt_tokens: None,
+            completion_tokens: None,
+            status: MessageStatus::Complete,
+        }
+    }
+}
+
+/// A stored message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    /// Its id.
+    pub id: MessageId,
+    /// Its session.
+    pub session_id: SessionId,
+    /// Its position in the session, from 0.
+    pub ordinal: u32,
+    /// What was appended.
+    #[serde(flatten)]
+    pub message: NewMessage,
+    /// When it was appended.
+    pub created_at: Timestamp,
+}
+
+const COLUMNS: &str = "id, session_id, ordinal, role, content, tool_calls, tool_call_id, \
+                       reasoning, prompt_tokens, completion_tokens, status, created_at";
+
+fn from_row(row: &SqliteRow) -> Result<Message> {
+    let tool_calls: Option<String> = row.try_get("tool_calls")?;
+    let tokens = |column: &str| -> Result<Option<u32>> {
+        let value: Option<i64> = row.try_get(column)?;
+        value.map(|n| to_u32("token count", n)).transpose()
+    };
+    Ok(Message {
+        id: MessageId(row.try_get("id")?),
+        session_id: SessionId(row.try_get("session_id")?),
+        ordinal: to_u32("message ordinal", row.try_get("ordinal")?)?,
+        message: NewMessage {
+            role: parse_name("message role", row.try_get("role")?)?,
+            content: row.try_get("content")?,
+            tool_calls: tool_calls
+                .map(|text| parse_json("tool calls", &text))
+                .transpose()?,
+            tool_call_id: row.try_get("tool_call_id")?,
+            reasoning: row.try_get("reasoning")?,
+            prompt_tokens: tokens("prompt_tokens")?,
+            completion_tokens: tokens("completion_tokens")?,
+            status: parse_name("message status", row.try_get("status")?)?,
+        },
+        created_at: Timestamp(row.try_get("created_at")?),
+    })
+}
+
+impl Sessions<'_> {
+    /// Appends a message to a session (which becomes the most recently updated) and returns it
+    /// once committed.
+    pub async fn append_message(
+        &self,
+        session: SessionId,
+        message: &NewMessage,
+    ) -> Result<Message> {
+        let now = Timestamp::now().as_millis();
+        let tool_calls = message.tool_calls.as_ref().map(Value::to_string);
+        let mut tx = begin_write(self.pool).await?;
+        let row = sqlx::query(&format!(
+            "INSERT INTO messages (session_id, ordinal, role, content, tool_calls, tool_call_id,
+                                   reasoning, prompt_tokens, completion_tokens, status, created_at)
+             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+             FROM messages WHERE session_id = ?1
+             RETURNING {COLUMNS}"
+        ))
+        .bind(session.0)
+        .bind(message.role.as_str())
+        .bind(&message.content)
+        .bind(tool_calls)
+        .bind(&message.tool_call_id)
+        .bind(&message.reasoning)
+        .bind(message.prompt_tokens)
+        .bind(message.completion_tokens)
+        .bind(message.status.as_str())
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|error| StoreError::missing_parent(error, "session", session))?;
+        let stored = from_row(&row)?;
+        sqlx::query("UPDATE sessions SET updated_at = MAX(updated_at, ?2) WHERE id = ?1")
+            .bind(session.0)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(stored)
+    }
+
+    /// A session's messages in order.
+    pub async fn messages(&self, session: SessionId) -> Result<Vec<Message>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM messages WHERE session_id = ?1 ORDER BY ordinal"
+        ))
+        .bind(session.0)
+        .fetch_all(self.pool)
+        .await?;
+        rows.iter().map(from_row).collect()
+    }
+}

@@ -1,0 +1,155 @@
+//! Opening the database: one SQLite file, WAL, foreign keys, a busy timeout, migrations at open.
+//!
+//! SQLite allows one writer at a time. Writers wait for each other through the busy timeout, and
+//! every multi-statement write starts with `BEGIN IMMEDIATE` so it takes the write lock before it
+//! reads (a deferred transaction that reads first can fail instead of waiting). Commits are
+//! `synchronous = FULL`: a write that returned is on disk, not only in the page cache.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sqlx::migrate::Migrator;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{Row, Sqlite, Transaction};
+
+use crate::audit::{AuditLog, StoreAudit};
+use crate::error::{Result, StoreError};
+use crate::ids::ProjectId;
+use crate::mcp_trust::McpTrust;
+use crate::paths::default_database_path;
+use crate::policies::Policies;
+use crate::projects::Projects;
+use crate::providers::Providers;
+use crate::sessions::Sessions;
+
+/// The schema, embedded at compile time from `migrations/`.
+static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
+
+/// How long a statement waits for another connection's write lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Connections in the pool: WAL lets readers run beside the one writer.
+const MAX_CONNECTIONS: u32 = 4;
+
+/// Gantry's database. Cheap to clone: clones share one connection pool.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: SqlitePool,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating when missing) the database at `path` and brings its schema up to date.
+    /// The parent folder is created too, readable by the user only.
+    pub async fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            create_private_dir(parent)?;
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open {
+                path: path.clone(),
+                source,
+            })?;
+        // Two processes opening a new database at once both try to create the tables; the loser
+        // fails once and finds them there on the second try.
+        if let Err(first) = MIGRATOR.run(&pool).await {
+            tracing::debug!(error = %first, "migrations failed once; retrying");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            MIGRATOR.run(&pool).await?;
+        }
+        tracing::debug!(path = %path.display(), "store opened");
+        Ok(Self { pool, path })
+    }
+
+    /// Opens the database in Gantry's data folder (see [`crate::paths`]).
+    pub async fn open_default() -> Result<Self> {
+        Self::open(default_database_path()?).await
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Project folders Gantry knows.
+    pub fn projects(&self) -> Projects<'_> {
+        Projects::new(&self.pool)
+    }
+
+    /// Tool policies per project.
+    pub fn policies(&self) -> Policies<'_> {
+        Policies::new(&self.pool)
+    }
+
+    /// Project MCP config files the user approved.
+    pub fn mcp_trust(&self) -> McpTrust<'_> {
+        McpTrust::new(&self.pool)
+    }
+
+    /// Model provider settings (never their keys).
+    pub fn providers(&self) -> Providers<'_> {
+        Providers::new(&self.pool)
+    }
+
+    /// Conversations and their messages.
+    pub fn sessions(&self) -> Sessions<'_> {
+        Sessions::new(&self.pool)
+    }
+
+    /// The tool-call audit log.
+    pub fn audit(&self) -> AuditLog<'_> {
+        AuditLog::new(&self.pool)
+    }
+
+    /// An [`gantry_tools::AuditSink`] that records a project's calls in this store.
+    pub fn audit_sink(&self, project: ProjectId) -> StoreAudit {
+        StoreAudit::new(self.clone(), project)
+    }
+
+    /// SQLite's own consistency check: `"ok"` when the file is sound.
+    pub async fn integrity_check(&self) -> Result<String> {
+        let rows = sqlx::query("PRAGMA integrity_check")
+            .fetch_all(&self.pool)
+            .await?;
+        let mut lines = Vec::with_capacity(rows.len());
+        for row in rows {
+            lines.push(row.try_get::<String, _>(0)?);
+        }
+        Ok(lines.join("\n"))
+    }
+
+    /// Closes every connection (checkpointing the WAL). Clones of this store stop working.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// Starts a write transaction that holds the write lock from its first statement.
+pub(crate) async fn begin_write(pool: &SqlitePool) -> Result<Transaction<'static, Sqlite>> {
+    Ok(pool.begin_with("BEGIN IMMEDIATE").await?)
+}
+
+/// Creates `dir` (and its parents) with mode 0700 on Unix: the audit log is nobody else's business.
+fn create_private_dir(dir: &Path) -> Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|source| StoreError::DataDir {
+        path: dir.to_path_buf(),
+        source,
+    })
+}

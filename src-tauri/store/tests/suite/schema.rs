@@ -1,0 +1,133 @@
+//! Opening, migrating, closing and reopening a real database file.
+
+use gantry_store::{ProviderConfig, Store, StoreError};
+
+use super::support::Fixture;
+
+#[tokio::test]
+async fn opening_creates_the_folder_and_migrates_an_empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/data/gantry.db");
+    let store = Store::open(&path).await.unwrap();
+    assert!(path.is_file());
+    assert_eq!(store.path(), path);
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    assert!(store.projects().list().await.unwrap().is_empty());
+    assert!(store.providers().list().await.unwrap().is_empty());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path.parent().unwrap())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700, "the data folder is private");
+    }
+    // WAL mode leaves its files beside the database once something is written.
+    store.projects().open(dir.path()).await.unwrap();
+    assert!(dir.path().join("nested/data/gantry.db-wal").exists());
+}
+
+#[tokio::test]
+async fn everything_survives_close_and_reopen() {
+    let fixture = Fixture::new().await;
+    let Fixture {
+        data,
+        folder,
+        store,
+        project,
+    } = fixture;
+    let session = store
+        .sessions()
+        .create(project.id, "first", Some("gpt-test"))
+        .await
+        .unwrap();
+    let config = ProviderConfig {
+        name: "reopen".into(),
+        base_url: "http://127.0.0.1:1/v1".into(),
+        model: "m".into(),
+        api_key_env: None,
+        context_window: None,
+    };
+    store.providers().set(&config).await.unwrap();
+    store.close().await;
+
+    // Opening again runs the migrations again: they are recorded, so nothing changes.
+    let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    let reopened = store.projects().find(folder.path()).await.unwrap().unwrap();
+    assert_eq!(reopened.id, project.id);
+    assert_eq!(
+        store
+            .sessions()
+            .get(session.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .title,
+        "first"
+    );
+    assert_eq!(
+        store
+            .providers()
+            .get("reopen")
+            .await
+            .unwrap()
+            .unwrap()
+            .config,
+        config
+    );
+}
+
+#[tokio::test]
+async fn foreign_keys_are_enforced() {
+    let fixture = Fixture::new().await;
+    let missing = gantry_store::ProjectId(fixture.project.id.0 + 1_000);
+    let error = fixture
+        .store
+        .sessions()
+        .create(missing, "orphan", None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            StoreError::NotFound {
+                what: "project",
+                ..
+            }
+        ),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_database_path_in_a_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let error = Store::open(file.join("gantry.db")).await.unwrap_err();
+    assert!(matches!(error, StoreError::DataDir { .. }), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot create the data folder")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_first_opens_at_once_all_succeed() {
+    // The app and the CLI may both create the database on a first run.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gantry.db");
+    let opens: Vec<_> = (0..4)
+        .map(|_| {
+            let path = path.clone();
+            tokio::spawn(async move { Store::open(&path).await })
+        })
+        .collect();
+    for open in opens {
+        let store = open.await.unwrap().unwrap();
+        assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    }
+}

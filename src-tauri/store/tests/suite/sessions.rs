@@ -1,0 +1,232 @@
+//! Sessions and their transcripts.
+
+use std::time::Duration;
+
+use gantry_store::{AuditFilter, MessageStatus, NewMessage, Role, SessionId, StoreError};
+use gantry_tools::{DecisionKind, ObservationKind};
+use serde_json::json;
+
+use super::support::{Fixture, record};
+
+async fn tick() {
+    tokio::time::sleep(Duration::from_millis(5)).await;
+}
+
+#[tokio::test]
+async fn sessions_are_listed_by_last_update_and_can_be_renamed_touched_and_deleted() {
+    let fixture = Fixture::new().await;
+    let sessions = fixture.store.sessions();
+    let project = fixture.project.id;
+    let first = sessions
+        .create(project, "first", Some("gpt-a"))
+        .await
+        .unwrap();
+    tick().await;
+    let second = sessions.create(project, "second", None).await.unwrap();
+    assert_eq!(first.message_count, 0);
+    assert_eq!(first.model.as_deref(), Some("gpt-a"));
+    let order = |list: Vec<gantry_store::Session>| list.iter().map(|s| s.id).collect::<Vec<_>>();
+    assert_eq!(
+        order(sessions.list(project).await.unwrap()),
+        [second.id, first.id]
+    );
+
+    tick().await;
+    sessions.touch(first.id).await.unwrap();
+    assert_eq!(
+        order(sessions.list(project).await.unwrap()),
+        [first.id, second.id]
+    );
+
+    tick().await;
+    sessions.rename(second.id, "renamed").await.unwrap();
+    let listed = sessions.list(project).await.unwrap();
+    assert_eq!(listed[0].id, second.id);
+    assert_eq!(listed[0].title, "renamed");
+
+    // Another project's sessions stay out of the list.
+    let other_folder = tempfile::tempdir().unwrap();
+    let other = fixture
+        .store
+        .projects()
+        .open(other_folder.path())
+        .await
+        .unwrap();
+    sessions.create(other.id, "elsewhere", None).await.unwrap();
+    assert_eq!(sessions.list(project).await.unwrap().len(), 2);
+
+    assert!(sessions.delete(first.id).await.unwrap());
+    assert!(!sessions.delete(first.id).await.unwrap());
+    assert_eq!(order(sessions.list(project).await.unwrap()), [second.id]);
+    for error in [
+        sessions.rename(first.id, "x").await.unwrap_err(),
+        sessions.touch(first.id).await.unwrap_err(),
+    ] {
+        assert!(matches!(
+            error,
+            StoreError::NotFound {
+                what: "session",
+                ..
+            }
+        ));
+    }
+}
+
+#[tokio::test]
+async fn messages_keep_every_field_in_order() {
+    let fixture = Fixture::new().await;
+    let sessions = fixture.store.sessions();
+    let session = sessions
+        .create(fixture.project.id, "chat", None)
+        .await
+        .unwrap();
+    let tool_calls = json!([{
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": "{\"path\":\"a.rs\"}"}
+    }]);
+    let transcript = vec![
+        NewMessage::text(Role::System, "be brief"),
+        NewMessage::text(Role::User, "read a.rs"),
+        NewMessage {
+            role: Role::Assistant,
+            content: None,
+            tool_calls: Some(tool_calls.clone()),
+            tool_call_id: None,
+            reasoning: Some("the user wants a.rs".into()),
+            prompt_tokens: Some(120),
+            completion_tokens: Some(15),
+            status: MessageStatus::Complete,
+        },
+        NewMessage {
+            tool_call_id: Some("call_1".into()),
+            ..NewMessage::text(Role::Tool, "fn main() {}")
+        },
+        NewMessage {
+            status: MessageStatus::Cancelled,
+            ..NewMessage::text(Role::Assistant, "It def")
+        },
+    ];
+    let before = sessions.get(session.id).await.unwrap().unwrap().updated_at;
+    tick().await;
+    for (ordinal, message) in transcript.iter().enumerate() {
+        let stored = sessions.append_message(session.id, message).await.unwrap();
+        assert_eq!(stored.ordinal as usize, ordinal);
+        assert_eq!(&stored.message, message);
+    }
+    let stored = sessions.messages(session.id).await.unwrap();
+    let back: Vec<NewMessage> = stored.iter().map(|m| m.message.clone()).collect();
+    assert_eq!(back, transcript);
+    assert_eq!(
+        stored.iter().map(|m| m.ordinal).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4]
+    );
+    let after = sessions.get(session.id).await.unwrap().unwrap();
+    assert_eq!(after.message_count, 5);
+    assert!(after.updated_at > before, "appending touches the session");
+
+    let missing = SessionId(session.id.0 + 100);
+    let error = sessions
+        .append_message(missing, &NewMessage::text(Role::User, "?"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            StoreError::NotFound {
+                what: "session",
+                ..
+            }
+        ),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn concurrent_appends_get_distinct_ordinals() {
+    let fixture = Fixture::new().await;
+    let session = fixture
+        .store
+        .sessions()
+        .create(fixture.project.id, "busy", None)
+        .await
+        .unwrap();
+    let writers: Vec<_> = (0..4)
+        .map(|writer| {
+            let store = fixture.store.clone();
+            tokio::spawn(async move {
+                for n in 0..50 {
+                    let text = format!("writer {writer} message {n}");
+                    store
+                        .sessions()
+                        .append_message(session.id, &NewMessage::text(Role::User, text))
+                        .await
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    let messages = fixture.store.sessions().messages(session.id).await.unwrap();
+    let ordinals: Vec<u32> = messages.iter().map(|m| m.ordinal).collect();
+    assert_eq!(ordinals, (0..200).collect::<Vec<u32>>());
+}
+
+#[tokio::test]
+async fn deleting_a_session_deletes_its_messages_and_audit_rows_only() {
+    let fixture = Fixture::new().await;
+    let store = &fixture.store;
+    let project = fixture.project.id;
+    let doomed = store
+        .sessions()
+        .create(project, "doomed", None)
+        .await
+        .unwrap();
+    let kept = store
+        .sessions()
+        .create(project, "kept", None)
+        .await
+        .unwrap();
+    for session in [doomed.id, kept.id] {
+        store
+            .sessions()
+            .append_message(session, &NewMessage::text(Role::User, "hi"))
+            .await
+            .unwrap();
+        let row = record(
+            "t",
+            Some(session.to_string()),
+            DecisionKind::Auto,
+            ObservationKind::Ok,
+        );
+        store.audit().record(project, &row).await.unwrap();
+    }
+    store
+        .audit()
+        .record(
+            project,
+            &record("t", None, DecisionKind::Auto, ObservationKind::Ok),
+        )
+        .await
+        .unwrap();
+
+    assert!(store.sessions().delete(doomed.id).await.unwrap());
+    assert!(
+        store
+            .sessions()
+            .messages(doomed.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(store.sessions().messages(kept.id).await.unwrap().len(), 1);
+    let rows = store
+        .audit()
+        .list(project, &AuditFilter::default())
+        .await
+        .unwrap();
+    let sessions: Vec<_> = rows.iter().map(|r| r.session_id).collect();
+    assert_eq!(sessions, [None, Some(kept.id)]);
+}
