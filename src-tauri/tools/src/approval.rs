@@ -16,6 +16,7 @@ use crate::permission::PermissionLevel;
 
 /// What "allow for this session" covers for one call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case", tag = "kind", content = "keys")]
 pub enum ApprovalScope {
     /// Every call of the tool.
@@ -41,6 +42,7 @@ impl ApprovalScope {
 
 /// A grant held for the session: one whole tool or one key of a tool.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionGrant {
     /// The tool the grant is for.
@@ -143,6 +145,7 @@ impl SessionGrants {
 
 /// What the approver is shown besides the arguments: what the call would do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Preview {
     /// A unified diff of a file change, computed before anything is written.
@@ -168,6 +171,7 @@ pub enum Preview {
 
 /// One question to the approver about one call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
     /// The tool's name.
@@ -187,6 +191,7 @@ pub struct ApprovalRequest {
 
 /// The approver's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case", tag = "decision")]
 pub enum ApprovalDecision {
     /// Run this call.

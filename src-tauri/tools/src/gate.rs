@@ -12,6 +12,7 @@ use crate::permission::Policy;
 
 /// How the permission check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DecisionKind {
     /// The policy is Auto: no one was asked.
@@ -44,6 +45,7 @@ impl DecisionKind {
 
 /// Who or what made the decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Decider {
     /// The project's policy for the tool (Auto or Disabled).
@@ -73,6 +75,7 @@ impl Decider {
 
 /// The gate's decision about one call, kept with the observation and in the audit log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
     /// How it ended.

@@ -8,6 +8,7 @@ use crate::gate::Decision;
 
 /// How a call ended, as the UI and the audit log classify it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ObservationKind {
     /// The tool ran and did what was asked.
@@ -46,6 +47,7 @@ impl std::fmt::Display for ObservationKind {
 
 /// The result of one dispatched call. Dispatch always produces one, whatever happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Observation {
     /// The tool's name as the model called it.
@@ -58,6 +60,7 @@ pub struct Observation {
     pub decision: Decision,
     /// Wall time from dispatch to result, approval wait included.
     #[serde(with = "duration_millis")]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub duration: Duration,
     /// True when the tool cut its output to keep the model's context small.
     pub truncated: bool,

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// How much harm a call to a tool can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum PermissionLevel {
     /// Reads or asks; runs without asking by default (reading files, searching).
@@ -68,6 +69,7 @@ impl FromStr for PermissionLevel {
 
 /// What Gantry does when the model calls a tool in a given project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// The call is refused and the model is told the tool is disabled.

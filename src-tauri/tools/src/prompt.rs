@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// A question for the user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct UserQuestion {
     /// The question, as the model wrote it.

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 /// (how editors save) is reported as created when both steps fall in one debounce interval, and
 /// as `Renamed` onto the existing path otherwise. Treat both as "this path now holds a new file".
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(
     tag = "kind",
     rename_all = "snake_case",

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a tree entry is. Links are never followed, so a link to a directory is a `Symlink`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum EntryKind {
     /// A regular file (or anything else that is neither a directory nor a link).
@@ -31,6 +32,7 @@ impl EntryKind {
 
 /// A child of a listed directory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TreeEntry {
     /// The file name.

@@ -1,0 +1,661 @@
+//! The webview's [`Approver`] and [`UserPrompter`]: questions the engine awaits, answered in a
+//! dialog.
+//!
+//! When the engine asks (a SENSITIVE call, an enabled DANGEROUS one, an ask_user question), the
+//! [`DialogRegistry`] gives the request an id, keeps a `oneshot` sender for it, and emits a
+//! [`DialogRequest`] event; the engine's future waits on the receiver. The webview queues the
+//! requests and shows one modal at a time; its answer comes back through the `resolve_approval`
+//! or `answer_question` command, which completes the sender. Several requests can be pending at
+//! once (they are independent), and each one ends exactly once, in one of four ways:
+//!
+//! - answered by the user;
+//! - not answered within the timeout (10 minutes unless configured): an approval is denied with
+//!   a reason the model reads, a question fails with [`PromptError::TimedOut`];
+//! - the window closed: everything pending is denied, and so is anything asked afterwards;
+//! - the asking future was dropped (the turn was cancelled): the request is withdrawn.
+//!
+//! Every ending but the first is announced with a [`DialogClosed`] event, so the webview drops a
+//! dialog nobody waits for any more; an answered one is announced too, which keeps a second view
+//! (or a reloaded page) in step. Fail closed: whatever goes wrong, an approval that is not
+//! explicitly given is a denial.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use gantry_tools::{
+    ApprovalDecision, ApprovalRequest, Approver, PromptError, UserPrompter, UserQuestion,
+};
+use serde::Deserialize;
+use tokio::sync::oneshot;
+
+use crate::error::{CommandError, ErrorKind};
+use crate::events::{DialogCloseReason, DialogClosed, DialogRequest, EventSink, emit};
+
+/// How long a dialog waits for the user unless configured otherwise.
+pub const DEFAULT_DIALOG_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// The longest free-text answer or denial reason accepted from the webview, in bytes.
+pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
+
+/// The user's answer to an ask_user question.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum QuestionAnswer {
+    /// An answer: one of the options, or free text.
+    Answer {
+        /// The answer's text.
+        text: String,
+    },
+    /// The user closed the dialog without answering.
+    Dismiss,
+}
+
+/// What the sender half of a pending request delivers.
+enum Reply {
+    Approval(oneshot::Sender<ApprovalDecision>),
+    Question(oneshot::Sender<Result<String, PromptError>>),
+}
+
+struct Pending {
+    request: DialogRequest,
+    reply: Reply,
+}
+
+#[derive(Default)]
+struct Inner {
+    next_id: u32,
+    pending: BTreeMap<u32, Pending>,
+    window_closed: bool,
+}
+
+/// The requests waiting for the user, shared by the approver, the prompter and the commands.
+pub struct DialogRegistry {
+    inner: Mutex<Inner>,
+    sink: Arc<dyn EventSink>,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for DialogRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DialogRegistry")
+            .field("pending", &self.pending().len())
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DialogRegistry {
+    /// A registry that announces requests through `sink` and gives up on each after `timeout`.
+    pub fn new(sink: Arc<dyn EventSink>, timeout: Duration) -> Self {
+        Self {
+            inner: Mutex::default(),
+            sink,
+            timeout,
+        }
+    }
+
+    /// How long a request waits for an answer.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding this lock can only come from a bug in this module; the map is
+        // still consistent (every operation is a single insert or remove), so keep going.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Asks the user whether a call may run, and waits.
+    pub async fn request_approval(&self, request: ApprovalRequest) -> ApprovalDecision {
+        let (tx, rx) = oneshot::channel();
+        let Some(id) = self.register(
+            |id| DialogRequest::Approval { id, request },
+            Reply::Approval(tx),
+        ) else {
+            return deny("the Gantry window is closed");
+        };
+        let guard = Withdraw { registry: self, id };
+        let decision = match tokio::time::timeout(self.timeout, rx).await {
+            Ok(Ok(decision)) => decision,
+            Ok(Err(_closed)) => deny("the Gantry window was closed before the user answered"),
+            Err(_elapsed) => {
+                self.end(id, DialogCloseReason::TimedOut);
+                deny(&format!(
+                    "the user did not answer within {}",
+                    describe(self.timeout)
+                ))
+            }
+        };
+        std::mem::forget(guard);
+        decision
+    }
+
+    /// Asks the user a question, and waits.
+    pub async fn ask(&self, question: UserQuestion) -> Result<String, PromptError> {
+        let (tx, rx) = oneshot::channel();
+        let Some(id) = self.register(
+            |id| DialogRequest::Question { id, question },
+            Reply::Question(tx),
+        ) else {
+            return Err(PromptError::Unavailable);
+        };
+        let guard = Withdraw { registry: self, id };
+        let answer = match tokio::time::timeout(self.timeout, rx).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_closed)) => Err(PromptError::Unavailable),
+            Err(_elapsed) => {
+                self.end(id, DialogCloseReason::TimedOut);
+                Err(PromptError::TimedOut)
+            }
+        };
+        std::mem::forget(guard);
+        answer
+    }
+
+    /// Files a request and announces it; `None` once the window has closed.
+    fn register(&self, request: impl FnOnce(u32) -> DialogRequest, reply: Reply) -> Option<u32> {
+        let announced = {
+            let mut inner = self.lock();
+            if inner.window_closed {
+                return None;
+            }
+            inner.next_id = inner.next_id.wrapping_add(1);
+            let id = inner.next_id;
+            let request = request(id);
+            inner.pending.insert(
+                id,
+                Pending {
+                    request: request.clone(),
+                    reply,
+                },
+            );
+            request
+        };
+        let id = announced.id();
+        emit(self.sink.as_ref(), &announced);
+        Some(id)
+    }
+
+    /// Removes a request that ended without an answer and announces why. The dropped sender
+    /// makes nobody wait: its receiver is already gone or about to be.
+    fn end(&self, id: u32, reason: DialogCloseReason) {
+        let removed = self.lock().pending.remove(&id);
+        if removed.is_some() {
+            emit(self.sink.as_ref(), &DialogClosed { id, reason });
+        }
+    }
+
+    /// The requests still waiting, oldest first (what a freshly loaded page shows).
+    pub fn pending(&self) -> Vec<DialogRequest> {
+        self.lock()
+            .pending
+            .values()
+            .map(|pending| pending.request.clone())
+            .collect()
+    }
+
+    /// Delivers the user's decision on approval `id`.
+    ///
+    /// Errors: [`ErrorKind::UnknownDialog`] when no approval with that id is pending (answered,
+    /// timed out, cancelled, or never asked); [`ErrorKind::InvalidInput`] for an over-long
+    /// reason.
+    pub fn resolve_approval(
+        &self,
+        id: u32,
+        decision: ApprovalDecision,
+    ) -> Result<(), CommandError> {
+        if let ApprovalDecision::Deny {
+            reason: Some(reason),
+        } = &decision
+        {
+            check_length("the reason", reason)?;
+        }
+        let reply = self.take(id, |reply| matches!(reply, Reply::Approval(_)), "approval")?;
+        if let Reply::Approval(tx) = reply {
+            // The receiver is gone only if the asking turn was cancelled this very moment; its
+            // guard then announces the withdrawal, so there is nothing more to do.
+            let _ = tx.send(decision);
+        }
+        emit(
+            self.sink.as_ref(),
+            &DialogClosed {
+                id,
+                reason: DialogCloseReason::Answered,
+            },
+        );
+        Ok(())
+    }
+
+    /// Delivers the user's answer to question `id`.
+    ///
+    /// Errors: [`ErrorKind::UnknownDialog`] when no question with that id is pending;
+    /// [`ErrorKind::InvalidInput`] for an empty or over-long answer.
+    pub fn answer_question(&self, id: u32, answer: QuestionAnswer) -> Result<(), CommandError> {
+        let answer = match answer {
+            QuestionAnswer::Answer { text } => {
+                if text.trim().is_empty() {
+                    return Err(CommandError::invalid("the answer is empty"));
+                }
+                check_length("the answer", &text)?;
+                Ok(text)
+            }
+            QuestionAnswer::Dismiss => Err(PromptError::Dismissed),
+        };
+        let reply = self.take(id, |reply| matches!(reply, Reply::Question(_)), "question")?;
+        if let Reply::Question(tx) = reply {
+            let _ = tx.send(answer);
+        }
+        emit(
+            self.sink.as_ref(),
+            &DialogClosed {
+                id,
+                reason: DialogCloseReason::Answered,
+            },
+        );
+        Ok(())
+    }
+
+    /// Removes pending request `id` if it is of the expected kind.
+    fn take(
+        &self,
+        id: u32,
+        is_kind: impl Fn(&Reply) -> bool,
+        kind: &str,
+    ) -> Result<Reply, CommandError> {
+        let mut inner = self.lock();
+        match inner.pending.get(&id) {
+            Some(pending) if is_kind(&pending.reply) => {}
+            _ => {
+                return Err(CommandError::new(
+                    ErrorKind::UnknownDialog,
+                    format!("no {kind} with id {id} is waiting for an answer"),
+                ));
+            }
+        }
+        inner
+            .pending
+            .remove(&id)
+            .map(|pending| pending.reply)
+            .ok_or_else(|| CommandError::internal("a pending dialog vanished"))
+    }
+
+    /// The window is closing: denies everything pending, and everything asked from now on.
+    pub fn window_closed(&self) {
+        let pending = {
+            let mut inner = self.lock();
+            inner.window_closed = true;
+            std::mem::take(&mut inner.pending)
+        };
+        for (id, pending) in pending {
+            match pending.reply {
+                Reply::Approval(tx) => {
+                    let _ = tx.send(deny(
+                        "the Gantry window was closed before the user answered",
+                    ));
+                }
+                Reply::Question(tx) => {
+                    let _ = tx.send(Err(PromptError::Unavailable));
+                }
+            }
+            emit(
+                self.sink.as_ref(),
+                &DialogClosed {
+                    id,
+                    reason: DialogCloseReason::WindowClosed,
+                },
+            );
+        }
+    }
+}
+
+/// Withdraws a request when the future that asked is dropped before it ended (the turn was
+/// cancelled). Forgotten on every normal ending.
+struct Withdraw<'a> {
+    registry: &'a DialogRegistry,
+    id: u32,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        self.registry.end(self.id, DialogCloseReason::Cancelled);
+    }
+}
+
+fn deny(reason: &str) -> ApprovalDecision {
+    ApprovalDecision::Deny {
+        reason: Some(reason.to_owned()),
+    }
+}
+
+fn check_length(what: &str, text: &str) -> Result<(), CommandError> {
+    if text.len() > MAX_ANSWER_BYTES {
+        return Err(CommandError::invalid(format!(
+            "{what} is longer than {MAX_ANSWER_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}
+
+/// "10 minutes", "90 seconds": a timeout as the model reads it.
+fn describe(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    if secs >= 60 && secs.is_multiple_of(60) {
+        let minutes = secs / 60;
+        format!("{minutes} minute{}", if minutes == 1 { "" } else { "s" })
+    } else if secs >= 1 {
+        format!("{secs} second{}", if secs == 1 { "" } else { "s" })
+    } else {
+        format!("{} ms", duration.as_millis())
+    }
+}
+
+/// The engine's [`Approver`] for a project opened in the app: a dialog in the webview.
+#[derive(Debug, Clone)]
+pub struct WebviewApprover(pub Arc<DialogRegistry>);
+
+#[async_trait]
+impl Approver for WebviewApprover {
+    async fn decide(&self, request: ApprovalRequest) -> ApprovalDecision {
+        self.0.request_approval(request).await
+    }
+}
+
+/// The engine's [`UserPrompter`] for a project opened in the app: a dialog in the webview.
+#[derive(Debug, Clone)]
+pub struct WebviewPrompter(pub Arc<DialogRegistry>);
+
+#[async_trait]
+impl UserPrompter for WebviewPrompter {
+    async fn ask(&self, question: UserQuestion) -> Result<String, PromptError> {
+        self.0.ask(question).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gantry_tools::{PermissionLevel, Preview};
+    use serde_json::json;
+
+    use super::*;
+    use crate::events::RecordingSink;
+
+    fn registry(timeout: Duration) -> (Arc<RecordingSink>, Arc<DialogRegistry>) {
+        let sink = Arc::new(RecordingSink::default());
+        let registry = Arc::new(DialogRegistry::new(sink.clone(), timeout));
+        (sink, registry)
+    }
+
+    fn request(tool: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            tool: tool.into(),
+            level: PermissionLevel::Sensitive,
+            description: "Write a file.".into(),
+            arguments: json!({"path": "a.txt"}),
+            preview: Some(Preview::Diff {
+                path: "a.txt".into(),
+                unified: "--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+hi\n".into(),
+            }),
+            session_scope: vec![tool.into()],
+        }
+    }
+
+    /// Waits until `count` requests are pending (the asking task runs concurrently).
+    async fn pending_ids(registry: &DialogRegistry, count: usize) -> Vec<u32> {
+        for _ in 0..1000 {
+            let pending = registry.pending();
+            if pending.len() >= count {
+                return pending.iter().map(DialogRequest::id).collect();
+            }
+            tokio::task::yield_now().await;
+        }
+        panic!("{count} requests never became pending");
+    }
+
+    #[tokio::test]
+    async fn an_answer_completes_the_waiting_request_and_is_announced() {
+        let (sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
+        let asking = tokio::spawn({
+            let registry = registry.clone();
+            async move { registry.request_approval(request("write_file")).await }
+        });
+        let [id] = pending_ids(&registry, 1).await[..] else {
+            panic!("one request")
+        };
+        let opened = sink.named("dialog:opened");
+        assert_eq!(opened.len(), 1);
+        assert_eq!(opened[0]["kind"], "approval");
+        assert_eq!(opened[0]["id"], id);
+        assert_eq!(opened[0]["request"]["tool"], "write_file");
+        assert_eq!(opened[0]["request"]["preview"]["kind"], "diff");
+
+        registry
+            .resolve_approval(id, ApprovalDecision::AllowForSession)
+            .unwrap();
+        assert_eq!(asking.await.unwrap(), ApprovalDecision::AllowForSession);
+        assert!(registry.pending().is_empty());
+        assert_eq!(
+            sink.named("dialog:closed"),
+            [json!({"id": id, "reason": "answered"})]
+        );
+    }
+
+    #[tokio::test]
+    async fn several_requests_queue_and_are_answered_independently() {
+        let (_sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
+        let mut tasks = Vec::new();
+        for tool in ["write_file", "edit_file", "run_command"] {
+            let asker = registry.clone();
+            tasks.push(tokio::spawn(async move {
+                asker.request_approval(request(tool)).await
+            }));
+            // File them in a known order.
+            pending_ids(&registry, tasks.len()).await;
+        }
+        let ids = pending_ids(&registry, 3).await;
+        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "{ids:?}");
+        registry
+            .resolve_approval(
+                ids[1],
+                ApprovalDecision::Deny {
+                    reason: Some("not that one".into()),
+                },
+            )
+            .unwrap();
+        registry
+            .resolve_approval(ids[2], ApprovalDecision::AllowOnce)
+            .unwrap();
+        registry
+            .resolve_approval(ids[0], ApprovalDecision::AllowOnce)
+            .unwrap();
+        let decisions: Vec<_> = futures_join(tasks).await;
+        assert_eq!(
+            decisions,
+            [
+                ApprovalDecision::AllowOnce,
+                ApprovalDecision::Deny {
+                    reason: Some("not that one".into())
+                },
+                ApprovalDecision::AllowOnce,
+            ]
+        );
+    }
+
+    async fn futures_join<T: Send + 'static>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
+        let mut out = Vec::new();
+        for task in tasks {
+            out.push(task.await.unwrap());
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn unknown_ids_and_wrong_kinds_are_errors_not_panics() {
+        let (_sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
+        let error = registry
+            .resolve_approval(42, ApprovalDecision::AllowOnce)
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::UnknownDialog);
+
+        let asking = tokio::spawn({
+            let registry = registry.clone();
+            async move {
+                registry
+                    .ask(UserQuestion {
+                        question: "Which?".into(),
+                        options: vec!["a".into(), "b".into()],
+                    })
+                    .await
+            }
+        });
+        let [id] = pending_ids(&registry, 1).await[..] else {
+            panic!("one request")
+        };
+        // A question can't be resolved as an approval, and an empty answer is refused...
+        let error = registry
+            .resolve_approval(id, ApprovalDecision::AllowOnce)
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::UnknownDialog);
+        let error = registry
+            .answer_question(id, QuestionAnswer::Answer { text: "  ".into() })
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::InvalidInput);
+        let error = registry
+            .answer_question(
+                id,
+                QuestionAnswer::Answer {
+                    text: "x".repeat(MAX_ANSWER_BYTES + 1),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::InvalidInput);
+        // ...and neither mistake consumed the request.
+        registry
+            .answer_question(id, QuestionAnswer::Answer { text: "b".into() })
+            .unwrap();
+        assert_eq!(asking.await.unwrap(), Ok("b".into()));
+        // Answering twice is an error too.
+        let error = registry
+            .answer_question(id, QuestionAnswer::Answer { text: "b".into() })
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::UnknownDialog);
+    }
+
+    #[tokio::test]
+    async fn a_dismissed_question_reports_dismissed() {
+        let (_sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
+        let prompter = WebviewPrompter(registry.clone());
+        let asking = tokio::spawn(async move {
+            prompter
+                .ask(UserQuestion {
+                    question: "Go on?".into(),
+                    options: vec![],
+                })
+                .await
+        });
+        let [id] = pending_ids(&registry, 1).await[..] else {
+            panic!("one request")
+        };
+        registry
+            .answer_question(id, QuestionAnswer::Dismiss)
+            .unwrap();
+        assert_eq!(asking.await.unwrap(), Err(PromptError::Dismissed));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unanswered_request_is_denied_after_the_timeout() {
+        let (sink, registry) = registry(Duration::from_secs(600));
+        let approver = WebviewApprover(registry.clone());
+        let decision = approver.decide(request("write_file")).await;
+        assert_eq!(
+            decision,
+            ApprovalDecision::Deny {
+                reason: Some("the user did not answer within 10 minutes".into())
+            }
+        );
+        assert!(registry.pending().is_empty());
+        let closed = sink.named("dialog:closed");
+        assert_eq!(closed.len(), 1);
+        assert_eq!(closed[0]["reason"], "timed_out");
+
+        let question = registry
+            .ask(UserQuestion {
+                question: "?".into(),
+                options: vec![],
+            })
+            .await;
+        assert_eq!(question, Err(PromptError::TimedOut));
+    }
+
+    #[tokio::test]
+    async fn closing_the_window_denies_what_is_pending_and_what_comes_later() {
+        let (sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
+        let approval = tokio::spawn({
+            let registry = registry.clone();
+            async move { registry.request_approval(request("write_file")).await }
+        });
+        let question = tokio::spawn({
+            let registry = registry.clone();
+            async move {
+                registry
+                    .ask(UserQuestion {
+                        question: "?".into(),
+                        options: vec![],
+                    })
+                    .await
+            }
+        });
+        pending_ids(&registry, 2).await;
+        registry.window_closed();
+        assert!(matches!(
+            approval.await.unwrap(),
+            ApprovalDecision::Deny { reason: Some(_) }
+        ));
+        assert_eq!(question.await.unwrap(), Err(PromptError::Unavailable));
+        let reasons: Vec<_> = sink
+            .named("dialog:closed")
+            .iter()
+            .map(|closed| closed["reason"].clone())
+            .collect();
+        assert_eq!(reasons, [json!("window_closed"), json!("window_closed")]);
+
+        // After the window is gone nothing is asked at all.
+        let late = registry.request_approval(request("write_file")).await;
+        assert_eq!(late, deny("the Gantry window is closed"));
+        assert_eq!(sink.named("dialog:opened").len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_turn_withdraws_its_request() {
+        let (sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
+        let asking = tokio::spawn({
+            let registry = registry.clone();
+            async move { registry.request_approval(request("write_file")).await }
+        });
+        let [id] = pending_ids(&registry, 1).await[..] else {
+            panic!("one request")
+        };
+        asking.abort();
+        let _ = asking.await;
+        assert!(registry.pending().is_empty());
+        assert_eq!(
+            sink.named("dialog:closed"),
+            [json!({"id": id, "reason": "cancelled"})]
+        );
+        let error = registry
+            .resolve_approval(id, ApprovalDecision::AllowOnce)
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::UnknownDialog);
+    }
+
+    #[test]
+    fn timeouts_read_naturally() {
+        assert_eq!(describe(Duration::from_secs(600)), "10 minutes");
+        assert_eq!(describe(Duration::from_secs(60)), "1 minute");
+        assert_eq!(describe(Duration::from_secs(90)), "90 seconds");
+        assert_eq!(describe(Duration::from_millis(300)), "300 ms");
+    }
+}

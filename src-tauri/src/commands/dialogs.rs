@@ -1,0 +1,56 @@
+//! Answers to the approval and ask_user dialogs.
+
+use gantry_tools::ApprovalDecision;
+use serde::Deserialize;
+use tauri::State;
+
+use crate::approver::QuestionAnswer;
+use crate::error::CommandError;
+use crate::events::DialogRequest;
+use crate::state::AppState;
+
+/// The argument of `resolve_approval`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveApprovalRequest {
+    /// The approval's id, from its `dialog:opened` event.
+    pub id: u32,
+    /// The user's decision.
+    pub decision: ApprovalDecision,
+}
+
+/// The argument of `answer_question`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerQuestionRequest {
+    /// The question's id, from its `dialog:opened` event.
+    pub id: u32,
+    /// The answer, or a dismissal.
+    pub answer: QuestionAnswer,
+}
+
+/// The approvals and questions waiting for the user, oldest first.
+#[tauri::command]
+pub fn pending_dialogs(state: State<'_, AppState>) -> Result<Vec<DialogRequest>, CommandError> {
+    Ok(state.dialogs().pending())
+}
+
+/// The user's decision on a pending approval.
+#[tauri::command]
+pub fn resolve_approval(
+    state: State<'_, AppState>,
+    request: ResolveApprovalRequest,
+) -> Result<(), CommandError> {
+    state
+        .dialogs()
+        .resolve_approval(request.id, request.decision)
+}
+
+/// The user's answer to a pending question.
+#[tauri::command]
+pub fn answer_question(
+    state: State<'_, AppState>,
+    request: AnswerQuestionRequest,
+) -> Result<(), CommandError> {
+    state.dialogs().answer_question(request.id, request.answer)
+}

@@ -1,0 +1,152 @@
+//! The error every command returns to the webview: a kind the UI can branch on and a message it
+//! can show as is.
+//!
+//! Engine errors (`TreeError`, `ConfineError`, the dialog registry's) are mapped here, once, so a
+//! command body is a `?` away from a typed answer, and nothing a command receives can make the
+//! backend panic: a bad path, an unknown dialog id, a project that is not open are all errors.
+
+use gantry_tools::ConfineError;
+use gantry_watch::TreeError;
+use serde::Serialize;
+
+/// What kind of failure a command reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// No project is open, and the command needs one.
+    NoProject,
+    /// The named file or folder does not exist.
+    NotFound,
+    /// A folder was expected.
+    NotADirectory,
+    /// A regular file was expected.
+    NotAFile,
+    /// The path leads outside the project (by `..`, an absolute path, `~` or a symbolic link).
+    OutsideProject,
+    /// The project's ignore rules or the vendor-directory list hide the path.
+    Ignored,
+    /// The path goes through a symbolic link the tree does not follow.
+    Symlink,
+    /// An argument is malformed (empty, contains a NUL byte, too long, ...).
+    InvalidInput,
+    /// No pending approval or question has this id (answered, timed out or cancelled already).
+    UnknownDialog,
+    /// The file system refused (permissions, I/O error).
+    Io,
+    /// Something in Gantry itself failed (a background task died); not the caller's fault.
+    Internal,
+}
+
+/// A command's failure, as the webview receives it (`invoke` rejects with this object).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, thiserror::Error)]
+#[error("{message}")]
+pub struct CommandError {
+    /// What kind of failure it is.
+    pub kind: ErrorKind,
+    /// A sentence for the user.
+    pub message: String,
+}
+
+impl CommandError {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// The error for commands that need an open project.
+    pub fn no_project() -> Self {
+        Self::new(ErrorKind::NoProject, "no project is open")
+    }
+
+    /// A malformed argument.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidInput, message)
+    }
+
+    /// A failure inside Gantry.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Internal, message)
+    }
+}
+
+impl From<TreeError> for CommandError {
+    fn from(error: TreeError) -> Self {
+        let kind = match &error {
+            TreeError::Root { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                ErrorKind::NotFound
+            }
+            TreeError::Root { .. } | TreeError::Io { .. } | TreeError::Watch { .. } => {
+                ErrorKind::Io
+            }
+            TreeError::RootNotADirectory { .. } | TreeError::NotADirectory { .. } => {
+                ErrorKind::NotADirectory
+            }
+            TreeError::OutsideProject { .. } => ErrorKind::OutsideProject,
+            TreeError::Symlink { .. } => ErrorKind::Symlink,
+            TreeError::NotFound { .. } => ErrorKind::NotFound,
+            TreeError::Ignored { .. } => ErrorKind::Ignored,
+            TreeError::InvalidDebounce | TreeError::Thread(_) => ErrorKind::Internal,
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+impl From<ConfineError> for CommandError {
+    fn from(error: ConfineError) -> Self {
+        let kind = match &error {
+            ConfineError::Outside { .. } => ErrorKind::OutsideProject,
+            ConfineError::Empty | ConfineError::NulByte { .. } => ErrorKind::InvalidInput,
+            ConfineError::SymlinkLoop { .. } => ErrorKind::Io,
+            ConfineError::Io { source, .. } | ConfineError::RootUnavailable { source, .. }
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                ErrorKind::NotFound
+            }
+            ConfineError::Io { .. } | ConfineError::RootUnavailable { .. } => ErrorKind::Io,
+            ConfineError::RootNotDirectory { .. } => ErrorKind::NotADirectory,
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+impl From<tokio::task::JoinError> for CommandError {
+    fn from(error: tokio::task::JoinError) -> Self {
+        Self::internal(format!("a background task failed: {error}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_serialise_as_kind_and_message() {
+        let error = CommandError::from(TreeError::OutsideProject {
+            path: "../x".into(),
+        });
+        assert_eq!(
+            serde_json::to_value(&error).unwrap(),
+            serde_json::json!({"kind": "outside_project", "message": "\"../x\" leads outside the project"})
+        );
+    }
+
+    #[test]
+    fn confinement_errors_keep_their_meaning() {
+        let outside = CommandError::from(ConfineError::Outside {
+            path: "/etc/passwd".into(),
+        });
+        assert_eq!(outside.kind, ErrorKind::OutsideProject);
+        assert_eq!(
+            CommandError::from(ConfineError::Empty).kind,
+            ErrorKind::InvalidInput
+        );
+        let missing = CommandError::from(ConfineError::Io {
+            path: "x".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        });
+        assert_eq!(missing.kind, ErrorKind::NotFound);
+    }
+}

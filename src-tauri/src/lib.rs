@@ -1,0 +1,168 @@
+//! Gantry's desktop app: a thin Tauri shell over the engine.
+//!
+//! The engine crates own everything that acts on the world — tools and permissions
+//! (`gantry-tools`), the project tree and its watcher (`gantry-watch`) — and this crate only
+//! connects them to a window: commands the webview calls ([`commands`]), events it listens to
+//! ([`events`]), and the dialogs through which the engine asks the user ([`approver`]). The
+//! state behind the commands ([`state`]) has no Tauri types, so it is tested without a window.
+//! The types that cross to the webview are generated as TypeScript ([`contract`]).
+//!
+//! The window is locked down: a strict content security policy (no remote content, no inline
+//! script), navigation that never leaves the app's own pages, no new windows, and capabilities
+//! that grant nothing but Gantry's own commands and its events (no file-system or shell plugin:
+//! the engine owns the file system; the folder picker is opened from here).
+
+pub mod approver;
+pub mod args;
+pub mod commands;
+pub mod contract;
+pub mod error;
+pub mod events;
+pub mod preview;
+pub mod project;
+pub mod state;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tauri::webview::NewWindowResponse;
+use tauri::{AppHandle, Emitter, Manager, Url, WebviewWindowBuilder, WindowEvent};
+
+use crate::events::EventSink;
+use crate::state::{AppState, Settings};
+
+/// The label of the one window.
+pub const MAIN_WINDOW: &str = "main";
+
+/// Sends events to the webview.
+struct WindowSink(AppHandle);
+
+impl EventSink for WindowSink {
+    fn send(&self, name: &'static str, payload: serde_json::Value) {
+        if let Err(error) = self.0.emit(name, payload) {
+            tracing::warn!(event = name, %error, "cannot send an event to the webview");
+        }
+    }
+}
+
+/// True for the app's own pages (`tauri://localhost` on Linux and macOS,
+/// `http(s)://tauri.localhost` on Windows); the webview may navigate nowhere else.
+pub fn is_app_url(url: &Url) -> bool {
+    match url.scheme() {
+        "tauri" => url.host_str() == Some("localhost"),
+        "http" | "https" => url.host_str() == Some("tauri.localhost"),
+        _ => false,
+    }
+}
+
+/// Runs the app with `folder` open, or on the welcome screen. Returns when the window closed.
+pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
+    let settings = Settings::from_env();
+    tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .invoke_handler(tauri::generate_handler![
+            commands::project::launch_state,
+            commands::project::recent_projects,
+            commands::project::open_project,
+            commands::project::pick_project_folder,
+            commands::project::close_project,
+            commands::tree::list_dir,
+            commands::tree::tree_status,
+            commands::preview::read_preview,
+            commands::dialogs::pending_dialogs,
+            commands::dialogs::resolve_approval,
+            commands::dialogs::answer_question,
+        ])
+        .setup(move |app| {
+            let sink: Arc<dyn EventSink> = Arc::new(WindowSink(app.handle().clone()));
+            let state = AppState::new(sink, settings);
+            if let Some(folder) = folder {
+                let opened = tauri::async_runtime::block_on(state.open_project(folder.clone()));
+                if let Err(error) = opened {
+                    tracing::warn!(folder = %folder.display(), %error, "cannot open the project");
+                    state.set_launch_error(&folder, &error);
+                }
+            }
+            app.manage(state);
+            create_window(app.handle())?;
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            if matches!(event, WindowEvent::Destroyed)
+                && let Some(state) = window.try_state::<AppState>()
+            {
+                state.dialogs().window_closed();
+                state.close_project();
+            }
+        })
+        .run(context())
+}
+
+/// The context the build script generated (configuration, embedded UI, resolved capabilities).
+/// The generated code unwraps values it validated at build time.
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+fn context() -> tauri::Context<tauri::Wry> {
+    tauri::tauri_build_context!()
+}
+
+/// Creates the main window from its configuration, with navigation locked to the app.
+fn create_window(app: &AppHandle) -> tauri::Result<()> {
+    let config = app
+        .config()
+        .app
+        .windows
+        .iter()
+        .find(|window| window.label == MAIN_WINDOW)
+        .cloned()
+        .unwrap_or_default();
+    WebviewWindowBuilder::from_config(app, &config)?
+        .on_navigation(|url| {
+            let allowed = is_app_url(url);
+            if !allowed {
+                tracing::warn!(%url, "blocked navigation away from the app");
+            }
+            allowed
+        })
+        .on_new_window(|url, _features| {
+            tracing::warn!(%url, "blocked a new window");
+            NewWindowResponse::Deny
+        })
+        .build()?;
+    Ok(())
+}
+
+/// Logs to stderr; `RUST_LOG` overrides the default level (info for Gantry, warn otherwise).
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,gantry_app=info,gantry=info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_apps_own_pages_are_navigable() {
+        for allowed in [
+            "tauri://localhost/",
+            "tauri://localhost/index.html",
+            "http://tauri.localhost/",
+        ] {
+            assert!(is_app_url(&Url::parse(allowed).unwrap()), "{allowed}");
+        }
+        for blocked in [
+            "https://example.com/",
+            "http://localhost:1420/",
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "tauri://evil/",
+        ] {
+            assert!(!is_app_url(&Url::parse(blocked).unwrap()), "{blocked}");
+        }
+    }
+}

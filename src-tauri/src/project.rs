@@ -1,0 +1,210 @@
+//! An open project: its confined root, its lazily listed tree, the watcher that keeps the
+//! webview's tree current, and the tool manager the agent loop will drive.
+//!
+//! Opening is quick whatever the project's size: the root is checked and the first listing is
+//! the webview's own `list_dir` call. The watcher, whose start walks every shown directory once,
+//! starts in the background; when it runs, a [`TreeStatus`] `watching` event tells the webview
+//! to list again what it shows (changes made while it started were not reported), and from then
+//! on its changes are forwarded as [`TreeChanged`] events, batched as they come.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use gantry_tools::{ProjectRoot, ToolManager};
+use gantry_watch::{ProjectTree, TreeWatcher};
+use serde::Serialize;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::approver::{DialogRegistry, WebviewApprover, WebviewPrompter};
+use crate::error::CommandError;
+use crate::events::{EventSink, TreeChanged, TreeStatus, WatchState, emit};
+
+/// The open project, as the webview knows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectInfo {
+    /// Changes with every opening; events carry it so late events of a closed project are
+    /// ignored.
+    pub id: u32,
+    /// The folder's name.
+    pub name: String,
+    /// The folder's canonical absolute path.
+    pub path: String,
+}
+
+/// A project opened in the app.
+pub struct OpenProject {
+    info: ProjectInfo,
+    root: ProjectRoot,
+    tree: ProjectTree,
+    tools: ToolManager,
+    watcher: Mutex<Option<TreeWatcher>>,
+    watch_state: Mutex<WatchState>,
+}
+
+impl std::fmt::Debug for OpenProject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenProject")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenProject {
+    /// Opens the folder at `path` (absolute) as project `id`. Blocking: checks the folder and
+    /// sets up the tool manager, whose approvals and questions go to `dialogs`.
+    pub fn open(id: u32, path: &Path, dialogs: &Arc<DialogRegistry>) -> Result<Self, CommandError> {
+        let root = ProjectRoot::new(path)?;
+        let tree = ProjectTree::new(root.path())?;
+        let tools = ToolManager::new(root.path())
+            .map_err(|error| CommandError::internal(error.to_string()))?
+            .with_approver(Arc::new(WebviewApprover(dialogs.clone())))
+            .with_prompter(Arc::new(WebviewPrompter(dialogs.clone())));
+        gantry_tools::builtin::register_builtins(&tools)
+            .map_err(|error| CommandError::internal(error.to_string()))?;
+        let name = root.path().file_name().map_or_else(
+            || root.path().display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+        Ok(Self {
+            info: ProjectInfo {
+                id,
+                name,
+                path: root.path().display().to_string(),
+            },
+            root,
+            tree,
+            tools,
+            watcher: Mutex::new(None),
+            watch_state: Mutex::new(WatchState::Starting),
+        })
+    }
+
+    /// What the webview is told about the project.
+    pub fn info(&self) -> &ProjectInfo {
+        &self.info
+    }
+
+    /// The confinement every path from the webview goes through.
+    pub fn root(&self) -> &ProjectRoot {
+        &self.root
+    }
+
+    /// The lazily listed tree.
+    pub fn tree(&self) -> &ProjectTree {
+        &self.tree
+    }
+
+    /// The project's tools: built-ins registered, approvals and questions answered in the
+    /// webview. The agent loop dispatches through it.
+    pub fn tools(&self) -> &ToolManager {
+        &self.tools
+    }
+
+    /// Whether the tree is kept current (what a page that loaded after the `tree:status` event
+    /// asks for).
+    pub fn watch_status(&self) -> TreeStatus {
+        let state = self
+            .watch_state
+            .lock()
+            .map(|state| state.clone())
+            .unwrap_or(WatchState::Starting);
+        TreeStatus {
+            project_id: self.info.id,
+            state,
+        }
+    }
+
+    fn set_watch_state(&self, state: WatchState) -> TreeStatus {
+        if let Ok(mut slot) = self.watch_state.lock() {
+            *slot = state.clone();
+        }
+        TreeStatus {
+            project_id: self.info.id,
+            state,
+        }
+    }
+
+    /// Stops the watcher (joining its threads: call from blocking code).
+    pub fn stop_watching(&self) {
+        let watcher = self.watcher.lock().ok().and_then(|mut slot| slot.take());
+        drop(watcher);
+    }
+}
+
+/// Starts `project`'s watcher in the background and forwards its changes to `sink` for as long as
+/// the project stays open. Needs a tokio runtime.
+pub fn watch_in_background(
+    project: &Arc<OpenProject>,
+    sink: Arc<dyn EventSink>,
+    debounce: Duration,
+) {
+    let weak = Arc::downgrade(project);
+    let root = project.root.path().to_path_buf();
+    let project_id = project.info.id;
+    tokio::spawn(async move {
+        let started = tokio::task::spawn_blocking(move || TreeWatcher::start(root, debounce)).await;
+        let (watcher, changes) = match started {
+            Ok(Ok(started)) => started,
+            Ok(Err(error)) => return report_failure(&weak, sink.as_ref(), &error.to_string()),
+            Err(error) => return report_failure(&weak, sink.as_ref(), &error.to_string()),
+        };
+        let Some(status) = adopt(&weak, watcher) else {
+            return;
+        };
+        emit(sink.as_ref(), &status);
+        forward(changes, project_id, sink.as_ref()).await;
+    });
+}
+
+/// Hands the watcher to its project and returns the status to announce; when the project
+/// closed meanwhile, stops the watcher instead.
+fn adopt(project: &Weak<OpenProject>, watcher: TreeWatcher) -> Option<TreeStatus> {
+    if let Some(project) = project.upgrade()
+        && let Ok(mut slot) = project.watcher.lock()
+    {
+        *slot = Some(watcher);
+        drop(slot);
+        return Some(project.set_watch_state(WatchState::Watching));
+    }
+    // Dropping joins the watcher's threads; keep that off the async workers.
+    tokio::task::spawn_blocking(move || drop(watcher));
+    None
+}
+
+fn report_failure(project: &Weak<OpenProject>, sink: &dyn EventSink, message: &str) {
+    let Some(project) = project.upgrade() else {
+        return;
+    };
+    tracing::warn!(
+        project = project.info.id,
+        message,
+        "the project tree will not be kept current"
+    );
+    let status = project.set_watch_state(WatchState::Failed {
+        message: message.to_owned(),
+    });
+    emit(sink, &status);
+}
+
+/// Sends the watcher's changes on, batching those already waiting. Ends when the watcher stops.
+async fn forward(
+    mut changes: UnboundedReceiver<gantry_watch::TreeChange>,
+    project_id: u32,
+    sink: &dyn EventSink,
+) {
+    while let Some(first) = changes.recv().await {
+        let mut batch = vec![first];
+        while let Ok(change) = changes.try_recv() {
+            batch.push(change);
+        }
+        emit(
+            sink,
+            &TreeChanged {
+                project_id,
+                changes: batch,
+            },
+        );
+    }
+}

@@ -1,0 +1,451 @@
+//! The app's state behind the commands: the open project, the pending dialogs, the settings.
+//!
+//! Everything here is plain Rust over the engine crates — no Tauri types — so the behaviour of
+//! every command is unit-tested without a window; `commands/` only unwraps Tauri's arguments
+//! and calls in.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gantry_watch::TreeEntry;
+use serde::{Deserialize, Serialize};
+
+use crate::approver::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
+use crate::error::CommandError;
+use crate::events::{EventSink, TreeStatus};
+use crate::preview::{FilePreview, read_preview};
+use crate::project::{OpenProject, ProjectInfo, watch_in_background};
+
+/// The longest path accepted from the webview, in bytes.
+const MAX_PATH_BYTES: usize = 4096;
+
+/// Tunables, read once at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// How long an approval or a question waits for the user before it is denied.
+    pub dialog_timeout: Duration,
+    /// The watcher's debounce interval.
+    pub watch_debounce: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            dialog_timeout: DEFAULT_DIALOG_TIMEOUT,
+            watch_debounce: Duration::from_millis(50),
+        }
+    }
+}
+
+impl Settings {
+    /// The defaults, overridden by `GANTRY_DIALOG_TIMEOUT_MS` and `GANTRY_WATCH_DEBOUNCE_MS`
+    /// (positive whole milliseconds; anything else is ignored with a warning).
+    pub fn from_env() -> Self {
+        let mut settings = Self::default();
+        if let Some(timeout) = millis_from_env("GANTRY_DIALOG_TIMEOUT_MS") {
+            settings.dialog_timeout = timeout;
+        }
+        if let Some(debounce) = millis_from_env("GANTRY_WATCH_DEBOUNCE_MS") {
+            settings.watch_debounce = debounce;
+        }
+        settings
+    }
+}
+
+fn millis_from_env(name: &str) -> Option<Duration> {
+    let value = std::env::var(name).ok()?;
+    match value.trim().parse::<u64>() {
+        Ok(millis) if millis > 0 => Some(Duration::from_millis(millis)),
+        _ => {
+            tracing::warn!(
+                name,
+                value,
+                "ignoring: not a positive number of milliseconds"
+            );
+            None
+        }
+    }
+}
+
+/// What the webview shows when it (re)loads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LaunchState {
+    /// The open project, if any.
+    pub project: Option<ProjectInfo>,
+    /// Why the folder named on the command line could not be opened (until a project opens).
+    pub error: Option<LaunchError>,
+}
+
+/// A folder that could not be opened at launch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LaunchError {
+    /// The folder as given.
+    pub path: String,
+    /// Why it could not be opened.
+    pub message: String,
+}
+
+/// A project opened before, for the welcome screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RecentProject {
+    /// The folder's name.
+    pub name: String,
+    /// Its absolute path.
+    pub path: String,
+}
+
+/// The argument of `open_project`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenProjectRequest {
+    /// The folder, as an absolute path.
+    pub path: String,
+}
+
+/// The argument of `list_dir`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ListDirRequest {
+    /// The directory, project-relative (`""` for the root).
+    pub path: String,
+}
+
+/// The state shared by all commands.
+pub struct AppState {
+    sink: Arc<dyn EventSink>,
+    settings: Settings,
+    dialogs: Arc<DialogRegistry>,
+    project: Mutex<Option<Arc<OpenProject>>>,
+    launch_error: Mutex<Option<LaunchError>>,
+    next_project_id: AtomicU32,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("settings", &self.settings)
+            .field("project", &self.current().ok().map(|p| p.info().clone()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// A state with no project open, sending events through `sink`.
+    pub fn new(sink: Arc<dyn EventSink>, settings: Settings) -> Self {
+        let dialogs = Arc::new(DialogRegistry::new(sink.clone(), settings.dialog_timeout));
+        Self {
+            sink,
+            settings,
+            dialogs,
+            project: Mutex::new(None),
+            launch_error: Mutex::new(None),
+            next_project_id: AtomicU32::new(0),
+        }
+    }
+
+    /// The pending approvals and questions.
+    pub fn dialogs(&self) -> &Arc<DialogRegistry> {
+        &self.dialogs
+    }
+
+    /// The open project, or [`crate::error::ErrorKind::NoProject`].
+    pub fn current(&self) -> Result<Arc<OpenProject>, CommandError> {
+        self.project
+            .lock()
+            .ok()
+            .and_then(|project| project.clone())
+            .ok_or_else(CommandError::no_project)
+    }
+
+    /// What the webview shows on load.
+    pub fn launch_state(&self) -> LaunchState {
+        LaunchState {
+            project: self.current().ok().map(|project| project.info().clone()),
+            error: self
+                .launch_error
+                .lock()
+                .ok()
+                .and_then(|error| error.clone()),
+        }
+    }
+
+    /// Records that the folder named at launch could not be opened.
+    pub fn set_launch_error(&self, path: &Path, error: &CommandError) {
+        if let Ok(mut slot) = self.launch_error.lock() {
+            *slot = Some(LaunchError {
+                path: path.display().to_string(),
+                message: error.message.clone(),
+            });
+        }
+    }
+
+    /// Projects opened before. The store that remembers them is not part of the app yet, so
+    /// the list is empty.
+    pub fn recent_projects(&self) -> Vec<RecentProject> {
+        Vec::new()
+    }
+
+    /// Opens the folder at `path` (absolute), closing the project open before, and starts
+    /// watching it in the background. Needs a tokio runtime.
+    pub async fn open_project(&self, path: PathBuf) -> Result<ProjectInfo, CommandError> {
+        check_path(&path.to_string_lossy())?;
+        if !path.is_absolute() {
+            return Err(CommandError::invalid(format!(
+                "the project folder must be an absolute path, not {}",
+                path.display()
+            )));
+        }
+        let id = self.next_project_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let dialogs = self.dialogs.clone();
+        let project =
+            tokio::task::spawn_blocking(move || OpenProject::open(id, &path, &dialogs)).await??;
+        let project = Arc::new(project);
+        let info = project.info().clone();
+        let previous = self
+            .project
+            .lock()
+            .map_err(|_| CommandError::internal("the project slot is poisoned"))?
+            .replace(project.clone());
+        if let Ok(mut error) = self.launch_error.lock() {
+            *error = None;
+        }
+        close_in_background(previous);
+        watch_in_background(&project, self.sink.clone(), self.settings.watch_debounce);
+        Ok(info)
+    }
+
+    /// Closes the open project, if any (back to the welcome screen).
+    pub fn close_project(&self) {
+        let previous = self
+            .project
+            .lock()
+            .ok()
+            .and_then(|mut project| project.take());
+        close_in_background(previous);
+    }
+
+    /// The visible children of directory `path` of the open project.
+    pub async fn list_dir(&self, path: String) -> Result<Vec<TreeEntry>, CommandError> {
+        check_path(&path)?;
+        let project = self.current()?;
+        Ok(tokio::task::spawn_blocking(move || project.tree().list_dir(&path)).await??)
+    }
+
+    /// Whether the open project's tree is kept current.
+    pub fn tree_status(&self) -> Result<TreeStatus, CommandError> {
+        Ok(self.current()?.watch_status())
+    }
+
+    /// The read-only preview of file `path` of the open project.
+    pub async fn read_preview(&self, path: String) -> Result<FilePreview, CommandError> {
+        check_path(&path)?;
+        let project = self.current()?;
+        tokio::task::spawn_blocking(move || read_preview(project.root(), &path)).await?
+    }
+}
+
+/// Stops a closed project's watcher off the async workers (stopping joins threads).
+fn close_in_background(project: Option<Arc<OpenProject>>) {
+    if let Some(project) = project {
+        let stop = move || project.stop_watching();
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::task::spawn_blocking(stop);
+        } else {
+            stop();
+        }
+    }
+}
+
+fn check_path(path: &str) -> Result<(), CommandError> {
+    if path.len() > MAX_PATH_BYTES {
+        return Err(CommandError::invalid("the path is too long"));
+    }
+    if path.contains('\0') {
+        return Err(CommandError::invalid("the path contains a NUL byte"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::events::RecordingSink;
+
+    fn state() -> (Arc<RecordingSink>, AppState) {
+        let sink = Arc::new(RecordingSink::default());
+        let state = AppState::new(sink.clone(), Settings::default());
+        (sink, state)
+    }
+
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        std::fs::create_dir_all(root.join("src/nested")).unwrap();
+        std::fs::create_dir_all(root.join("node_modules/pkg")).unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
+        std::fs::write(root.join("debug.log"), "noise").unwrap();
+        std::fs::write(root.join("README.md"), "# hi\n").unwrap();
+        dir
+    }
+
+    async fn wait_for(sink: &RecordingSink, name: &str, count: usize) -> Vec<serde_json::Value> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let events = sink.named(name);
+            if events.len() >= count {
+                return events;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {name} event; got {:?}",
+                sink.events()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn commands_need_an_open_project() {
+        let (_sink, state) = state();
+        assert_eq!(
+            state.list_dir(String::new()).await.unwrap_err().kind,
+            ErrorKind::NoProject
+        );
+        assert_eq!(
+            state.read_preview("a".into()).await.unwrap_err().kind,
+            ErrorKind::NoProject
+        );
+        assert_eq!(
+            state.launch_state(),
+            LaunchState {
+                project: None,
+                error: None
+            }
+        );
+        assert!(state.recent_projects().is_empty());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bad_folders_are_refused_with_a_reason() {
+        let (_sink, state) = state();
+        let dir = tempfile::tempdir().unwrap();
+        let missing = state
+            .open_project(dir.path().join("missing"))
+            .await
+            .unwrap_err();
+        assert_eq!(missing.kind, ErrorKind::NotFound, "{missing}");
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        let file = state
+            .open_project(dir.path().join("file"))
+            .await
+            .unwrap_err();
+        assert_eq!(file.kind, ErrorKind::NotADirectory, "{file}");
+        let relative = state.open_project("relative/dir".into()).await.unwrap_err();
+        assert_eq!(relative.kind, ErrorKind::InvalidInput);
+        let nul = state.open_project("/tmp/a\0b".into()).await.unwrap_err();
+        assert_eq!(nul.kind, ErrorKind::InvalidInput);
+
+        state.set_launch_error(&dir.path().join("missing"), &missing);
+        let launch = state.launch_state();
+        assert_eq!(launch.project, None);
+        assert!(launch.error.unwrap().message.contains("missing"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_open_project_lists_lazily_previews_and_reports_changes() {
+        let (sink, state) = state();
+        let dir = project();
+        let info = state.open_project(dir.path().to_path_buf()).await.unwrap();
+        assert_eq!(info.id, 1);
+        assert_eq!(
+            info.path,
+            dir.path().canonicalize().unwrap().display().to_string()
+        );
+        assert_eq!(state.launch_state().project, Some(info.clone()));
+
+        let root: Vec<_> = state
+            .list_dir(String::new())
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|entry| entry.path)
+            .collect();
+        assert_eq!(
+            root,
+            ["src", ".gitignore", "README.md"],
+            "no log, no node_modules"
+        );
+        let src: Vec<_> = state
+            .list_dir("src".into())
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|entry| entry.path)
+            .collect();
+        assert_eq!(src, ["src/nested", "src/main.rs"]);
+        assert_eq!(
+            state
+                .list_dir("node_modules".into())
+                .await
+                .unwrap_err()
+                .kind,
+            ErrorKind::Ignored
+        );
+        assert_eq!(
+            state.list_dir("../".into()).await.unwrap_err().kind,
+            ErrorKind::OutsideProject
+        );
+        assert!(matches!(
+            state.read_preview("src/main.rs".into()).await.unwrap(),
+            FilePreview::Text { .. }
+        ));
+        assert_eq!(
+            state.read_preview("../x".into()).await.unwrap_err().kind,
+            ErrorKind::OutsideProject
+        );
+
+        let status = wait_for(&sink, "tree:status", 1).await;
+        assert_eq!(
+            status[0],
+            json!({"projectId": 1, "state": {"state": "watching"}})
+        );
+        std::fs::write(dir.path().join("src/new.rs"), "").unwrap();
+        let changed = wait_for(&sink, "tree:changed", 1).await;
+        assert_eq!(
+            changed[0],
+            json!({"projectId": 1, "changes": [{"kind": "created", "path": "src/new.rs", "isDir": false}]})
+        );
+
+        // Opening another project replaces the first and stops its watcher.
+        let other = tempfile::tempdir().unwrap();
+        let second = state
+            .open_project(other.path().to_path_buf())
+            .await
+            .unwrap();
+        assert_eq!(second.id, 2);
+        wait_for(&sink, "tree:status", 2).await;
+        std::fs::write(dir.path().join("src/late.rs"), "").unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(
+            sink.named("tree:changed")
+                .iter()
+                .all(|event| event["projectId"] == 1 && !event.to_string().contains("late.rs")),
+            "{:?}",
+            sink.named("tree:changed")
+        );
+
+        state.close_project();
+        assert_eq!(state.launch_state().project, None);
+    }
+}

@@ -1,0 +1,283 @@
+//! One run of the real app under WebKitWebDriver: launch, wait for states, screenshot, measure.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
+
+use crate::webdriver::{Element, Session};
+
+/// How long a state may take to appear before the test fails.
+pub const STATE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The app under test, driven through a WebDriver session.
+pub struct App {
+    pub session: Session,
+    driver: Child,
+    shots: PathBuf,
+    step: u32,
+    /// When the session was requested (the driver starts the app then).
+    pub launched: Instant,
+}
+
+/// Where screenshots go: `tests/screenshots/<scenario>/`.
+pub fn screenshot_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/screenshots")
+}
+
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+impl App {
+    /// Starts WebKitWebDriver and, through it, `gantry ARGS...` with browser automation on.
+    pub async fn launch(scenario: &str, args: &[&str]) -> Result<Self> {
+        let shots = screenshot_root().join(scenario);
+        let _ = std::fs::remove_dir_all(&shots);
+        std::fs::create_dir_all(&shots)?;
+        let binary = env!("CARGO_BIN_EXE_gantry");
+        let mut last_error = None;
+        // A port picked free can be taken before the driver binds it; try a few.
+        for _ in 0..3 {
+            let port = free_port()?;
+            let mut command = Command::new("WebKitWebDriver");
+            command
+                .arg(format!("--port={port}"))
+                .arg("--host=127.0.0.1")
+                .env("TAURI_WEBVIEW_AUTOMATION", "true")
+                .env("GANTRY_WATCH_DEBOUNCE_MS", "50")
+                .stdout(Stdio::null())
+                .stderr(Stdio::inherit());
+            // Its own process group, so the app and WebKit's helpers go with it at the end.
+            std::os::unix::process::CommandExt::process_group(&mut command, 0);
+            let mut driver = command
+                .spawn()
+                .context("starting WebKitWebDriver (Debian package webkit2gtk-driver)")?;
+            let base = format!("http://127.0.0.1:{port}");
+            wait_for_driver(&base, &mut driver).await?;
+            let launched = Instant::now();
+            let capabilities = json!({
+                "webkitgtk:browserOptions": {"binary": binary, "args": args},
+            });
+            match Session::create(&base, capabilities).await {
+                Ok(session) => {
+                    return Ok(Self {
+                        session,
+                        driver,
+                        shots,
+                        step: 0,
+                        launched,
+                    });
+                }
+                Err(error) => {
+                    kill_group(&mut driver);
+                    last_error = Some(error);
+                }
+            }
+        }
+        Err(last_error.unwrap_or_else(|| anyhow!("could not start a session")))
+    }
+
+    /// Polls `script` (a function body returning a value) until it returns something truthy, and
+    /// returns that value.
+    pub async fn wait_for(&self, what: &str, script: &str, args: Value) -> Result<Value> {
+        let deadline = Instant::now() + STATE_TIMEOUT;
+        let mut last;
+        loop {
+            match self.session.execute(script, args.clone()).await {
+                Ok(value) if truthy(&value) => return Ok(value),
+                Ok(value) => last = value,
+                Err(error) => last = Value::String(error.to_string()),
+            }
+            if Instant::now() > deadline {
+                bail!("timed out waiting for {what} (last result: {last})");
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// Waits until `css` matches an element.
+    pub async fn wait_for_css(&self, css: &str) -> Result<()> {
+        self.wait_for(
+            css,
+            "return document.querySelector(arguments[0]) !== null;",
+            json!([css]),
+        )
+        .await
+        .map(drop)
+    }
+
+    /// The element matching `css` (waiting for it).
+    pub async fn element(&self, css: &str) -> Result<Element> {
+        self.wait_for_css(css).await?;
+        self.session
+            .find(css)
+            .await?
+            .ok_or_else(|| anyhow!("{css} vanished"))
+    }
+
+    /// Clicks the element matching `css`.
+    pub async fn click(&self, css: &str) -> Result<()> {
+        let element = self.element(css).await?;
+        self.session.click(&element).await
+    }
+
+    /// Runs a script and returns its value.
+    pub async fn eval(&self, script: &str, args: Value) -> Result<Value> {
+        self.session.execute(script, args).await
+    }
+
+    /// The project-relative paths of the tree's rows, in order.
+    pub async fn tree_paths(&self) -> Result<Vec<String>> {
+        let value = self
+            .eval(
+                "return [...document.querySelectorAll('[data-testid=tree] [data-path]')].map(e => e.dataset.path);",
+                json!([]),
+            )
+            .await?;
+        Ok(serde_json::from_value(value)?)
+    }
+
+    /// Saves a screenshot of the current state, after two frames have been painted (so the
+    /// picture shows the state just waited for, not the frame before it).
+    pub async fn screenshot(&mut self, label: &str) -> Result<PathBuf> {
+        self.session
+            .execute_async(
+                "const done = arguments[arguments.length - 1];\
+                 requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+                json!([]),
+            )
+            .await?;
+        let png = self.session.screenshot().await?;
+        self.step += 1;
+        let path = self.shots.join(format!("{:02}-{label}.png", self.step));
+        std::fs::write(&path, png)?;
+        Ok(path)
+    }
+
+    /// The app's process and its WebKit helpers (every descendant of the driver but the driver).
+    pub fn processes(&self) -> Vec<u32> {
+        let driver = self.driver.id();
+        let mut found = Vec::new();
+        let mut frontier = vec![driver];
+        while let Some(parent) = frontier.pop() {
+            for child in children_of(parent) {
+                found.push(child);
+                frontier.push(child);
+            }
+        }
+        found
+    }
+
+    /// Sums resident (RSS) and proportional (PSS) memory of the app's processes, in KiB, with
+    /// each process's name and figures.
+    pub fn memory(&self) -> Memory {
+        let mut memory = Memory::default();
+        for pid in self.processes() {
+            let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
+                continue;
+            };
+            let field = |name: &str| {
+                rollup
+                    .lines()
+                    .find(|line| line.starts_with(name))
+                    .and_then(|line| line.split_whitespace().nth(1))
+                    .and_then(|kib| kib.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            let name = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
+            let (rss, pss) = (field("Rss:"), field("Pss:"));
+            memory.rss_kib += rss;
+            memory.pss_kib += pss;
+            memory.processes.push((name, rss, pss));
+        }
+        memory
+    }
+
+    /// Ends the session and the driver.
+    pub async fn quit(mut self) -> Result<()> {
+        let result = self.session.delete().await;
+        kill_group(&mut self.driver);
+        result
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        kill_group(&mut self.driver);
+    }
+}
+
+/// Memory of the app's processes.
+#[derive(Debug, Default)]
+pub struct Memory {
+    pub rss_kib: u64,
+    pub pss_kib: u64,
+    /// (name, RSS KiB, PSS KiB) per process.
+    pub processes: Vec<(String, u64, u64)>,
+}
+
+fn truthy(value: &Value) -> bool {
+    !matches!(value, Value::Null | Value::Bool(false))
+        && value.as_str() != Some("")
+        && value.as_f64() != Some(0.0)
+}
+
+async fn wait_for_driver(base: &str, driver: &mut Child) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let http = reqwest::Client::new();
+    loop {
+        if let Ok(response) = http.get(format!("{base}/status")).send().await
+            && response.status().is_success()
+        {
+            return Ok(());
+        }
+        if let Some(status) = driver.try_wait()? {
+            bail!("WebKitWebDriver exited at start: {status}");
+        }
+        if Instant::now() > deadline {
+            bail!("WebKitWebDriver did not answer on {base}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    // The command name in parentheses may hold spaces; fields follow the last ')'.
+                    let rest = &stat[stat.rfind(')')? + 2..];
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
+/// Ends the driver's process group (the driver, the app, WebKit's helpers): politely, then not.
+fn kill_group(driver: &mut Child) {
+    let group = format!("-{}", driver.id());
+    let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        if driver.try_wait().ok().flatten().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+    let _ = driver.wait();
+}

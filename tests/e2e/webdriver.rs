@@ -1,0 +1,185 @@
+//! A minimal W3C WebDriver client: the dozen endpoints the suite uses, over plain HTTP/JSON.
+//!
+//! Why not `thirtyfour` or `fantoccini`: the suite needs sessions, script execution, element
+//! clicks and screenshots, which are a few JSON requests each; a full client would add a large
+//! dependency tree to every cold CI build for no more coverage. Requests that are safe to repeat
+//! are retried when the connection itself fails (not when WebDriver answers with an error).
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+/// The key W3C WebDriver uses for element references.
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A WebDriver session.
+pub struct Session {
+    http: reqwest::Client,
+    base: String,
+    id: String,
+}
+
+/// A reference to an element of the page.
+#[derive(Debug, Clone)]
+pub struct Element(String);
+
+impl Session {
+    /// Creates a session with `capabilities` (the `alwaysMatch` object) on the driver at `base`.
+    pub async fn create(base: &str, capabilities: Value) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()?;
+        let body = json!({"capabilities": {"alwaysMatch": capabilities, "firstMatch": [{}]}});
+        let value = send(
+            &http,
+            reqwest::Method::POST,
+            &format!("{base}/session"),
+            Some(&body),
+            false,
+        )
+        .await
+        .context("creating the WebDriver session")?;
+        let id = value["sessionId"]
+            .as_str()
+            .ok_or_else(|| anyhow!("no sessionId in {value}"))?
+            .to_owned();
+        Ok(Self {
+            http,
+            base: base.to_owned(),
+            id,
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}/session/{}{path}", self.base, self.id)
+    }
+
+    async fn get(&self, path: &str) -> Result<Value> {
+        send(
+            &self.http,
+            reqwest::Method::GET,
+            &self.url(path),
+            None,
+            true,
+        )
+        .await
+    }
+
+    async fn post(&self, path: &str, body: &Value, idempotent: bool) -> Result<Value> {
+        send(
+            &self.http,
+            reqwest::Method::POST,
+            &self.url(path),
+            Some(body),
+            idempotent,
+        )
+        .await
+    }
+
+    /// Runs `script` (a function body; `arguments` holds `args`) and returns its result.
+    pub async fn execute(&self, script: &str, args: Value) -> Result<Value> {
+        self.post(
+            "/execute/sync",
+            &json!({"script": script, "args": args}),
+            true,
+        )
+        .await
+    }
+
+    /// Runs `script`, whose last argument is a callback to call with the result.
+    pub async fn execute_async(&self, script: &str, args: Value) -> Result<Value> {
+        self.post(
+            "/execute/async",
+            &json!({"script": script, "args": args}),
+            false,
+        )
+        .await
+    }
+
+    /// The first element matching `css`, if any.
+    pub async fn find(&self, css: &str) -> Result<Option<Element>> {
+        let body = json!({"using": "css selector", "value": css});
+        match self.post("/element", &body, true).await {
+            Ok(value) => Ok(value[ELEMENT_KEY].as_str().map(|id| Element(id.to_owned()))),
+            Err(error) if error.to_string().contains("no such element") => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Clicks `element` as a user would (WebDriver's element click: scroll, hit test, pointer events).
+    pub async fn click(&self, element: &Element) -> Result<()> {
+        self.post(&format!("/element/{}/click", element.0), &json!({}), false)
+            .await
+            .map(drop)
+    }
+
+    /// A PNG of the viewport.
+    pub async fn screenshot(&self) -> Result<Vec<u8>> {
+        let value = self.get("/screenshot").await?;
+        let data = value
+            .as_str()
+            .ok_or_else(|| anyhow!("screenshot is not a string"))?;
+        Ok(base64::engine::general_purpose::STANDARD.decode(data)?)
+    }
+
+    /// Ends the session (the driver closes the app).
+    pub async fn delete(&self) -> Result<()> {
+        send(
+            &self.http,
+            reqwest::Method::DELETE,
+            &self.url(""),
+            None,
+            false,
+        )
+        .await
+        .map(drop)
+    }
+}
+
+/// Sends one request and returns the response's `value`, retrying connection failures of
+/// idempotent requests.
+async fn send(
+    http: &reqwest::Client,
+    method: reqwest::Method,
+    url: &str,
+    body: Option<&Value>,
+    idempotent: bool,
+) -> Result<Value> {
+    let attempts = if idempotent { 4 } else { 1 };
+    let mut last = None;
+    for attempt in 0..attempts {
+        if attempt > 0 {
+            tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
+        }
+        let mut request = http.request(method.clone(), url);
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(serde_json::to_vec(body)?);
+        }
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(error) => {
+                last = Some(anyhow!(error).context(format!("{method} {url}")));
+                continue;
+            }
+        };
+        let status = response.status();
+        let bytes = response.bytes().await?;
+        let value: Value = serde_json::from_slice(&bytes).with_context(|| {
+            format!(
+                "{method} {url}: not JSON: {}",
+                String::from_utf8_lossy(&bytes)
+            )
+        })?;
+        if !status.is_success() {
+            let error = value["value"]["error"].as_str().unwrap_or("unknown error");
+            let message = value["value"]["message"].as_str().unwrap_or("");
+            bail!("{method} {url}: {status} {error}: {message}");
+        }
+        return Ok(value["value"].clone());
+    }
+    Err(last.unwrap_or_else(|| anyhow!("{method} {url} failed")))
+}

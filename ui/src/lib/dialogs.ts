@@ -1,0 +1,58 @@
+// The queue of approvals and questions the backend awaits. Requests arrive as events (and, after
+// a reload, from `pending_dialogs`); the first one is shown as a modal; each leaves the queue when
+// answered here or when the backend closes it (timeout, cancelled turn).
+
+import type { ApprovalDecision } from "../bindings/ApprovalDecision";
+import type { DialogRequest } from "../bindings/DialogRequest";
+
+export type DialogQueue = readonly DialogRequest[];
+
+/** A request arrived; duplicates (an event and a resync) are kept once, in id order. */
+export function opened(queue: DialogQueue, request: DialogRequest): DialogQueue {
+  if (queue.some((pending) => pending.id === request.id)) return queue;
+  return [...queue, request].sort((a, b) => a.id - b.id);
+}
+
+/** A request ended (answered, timed out, cancelled, window closing). */
+export function closed(queue: DialogQueue, id: number): DialogQueue {
+  return queue.filter((pending) => pending.id !== id);
+}
+
+/** The backend's list of what is pending replaces ours. */
+export function synced(pending: readonly DialogRequest[]): DialogQueue {
+  return [...pending].sort((a, b) => a.id - b.id);
+}
+
+/** What a key press in the approval dialog does. */
+export type ApprovalKeyAction = "allow_once" | "deny" | null;
+
+/**
+ * Enter allows once and Esc denies — except that Enter in the reason field, once a reason is
+ * typed, denies with it (typing a reason and pressing Enter means "deny, because...").
+ */
+export function approvalKeyAction(
+  key: string,
+  inReasonField: boolean,
+  reason: string,
+): ApprovalKeyAction {
+  if (key === "Escape") return "deny";
+  if (key === "Enter") return inReasonField && reason.trim() !== "" ? "deny" : "allow_once";
+  return null;
+}
+
+/** The decision sent for a button. An empty reason is no reason. */
+export function decision(
+  choice: "allow_once" | "allow_for_session" | "deny",
+  reason = "",
+): ApprovalDecision {
+  switch (choice) {
+    case "allow_once":
+      return { decision: "allow_once" };
+    case "allow_for_session":
+      return { decision: "allow_for_session" };
+    case "deny": {
+      const trimmed = reason.trim();
+      return { decision: "deny", reason: trimmed === "" ? null : trimmed };
+    }
+  }
+}

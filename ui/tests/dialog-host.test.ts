@@ -1,0 +1,168 @@
+// The dialog host as the user meets it: requests arrive as backend events, one modal shows at a
+// time, keys and buttons send the answers the backend expects. The backend is mocked here (this
+// is a component test); the real path is exercised by the Rust tests of the registry.
+
+import { flushSync, mount, unmount } from "svelte";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import type { DialogRequest } from "../src/bindings/DialogRequest";
+import DialogHost from "../src/components/DialogHost.svelte";
+
+const { call, handlers } = vi.hoisted(() => ({
+  call: vi.fn(),
+  handlers: new Map<string, (payload: unknown) => void>(),
+}));
+
+vi.mock("../src/lib/ipc", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../src/lib/ipc")>();
+  return {
+    ...actual,
+    call,
+    on: (event: string, handler: (payload: unknown) => void) => {
+      handlers.set(event, handler);
+      return Promise.resolve(() => {
+        handlers.delete(event);
+      });
+    },
+  };
+});
+
+function approval(id: number, tool = "write_file"): DialogRequest {
+  return {
+    kind: "approval",
+    id,
+    request: {
+      tool,
+      level: tool === "run_command" ? "dangerous" : "sensitive",
+      description: "Write a file.",
+      arguments: { path: "a.txt" },
+      preview:
+        tool === "run_command"
+          ? { kind: "command", command: "cargo test", workdir: "" }
+          : { kind: "diff", path: "a.txt", unified: "@@ -1 +1 @@\n-old\n+<b>new</b>\n" },
+      sessionScope: tool === "run_command" ? [] : ["write_file"],
+    },
+  };
+}
+
+function question(id: number, text = "Which one?"): DialogRequest {
+  return { kind: "question", id, question: { question: text, options: ["a", "b"] } };
+}
+
+function emit(event: string, payload: unknown): void {
+  const handler = handlers.get(event);
+  if (!handler) throw new Error(`nobody listens to ${event}`);
+  handler(payload);
+  flushSync();
+}
+
+function key(name: string, target: EventTarget = window): void {
+  target.dispatchEvent(new KeyboardEvent("keydown", { key: name, bubbles: true }));
+  flushSync();
+}
+
+function dialog(): HTMLElement | null {
+  return document.querySelector("[data-testid$=-dialog]");
+}
+
+let host: ReturnType<typeof mount> | null = null;
+
+beforeEach(async () => {
+  handlers.clear();
+  call.mockReset();
+  call.mockImplementation((command: string) => Promise.resolve(command === "pending_dialogs" ? [] : null));
+  host = mount(DialogHost, { target: document.body });
+  await vi.waitFor(() => {
+    expect(call).toHaveBeenCalledWith("pending_dialogs");
+  });
+  flushSync();
+});
+
+afterEach(() => {
+  if (host) void unmount(host);
+  host = null;
+  document.body.innerHTML = "";
+});
+
+describe("the dialog host", () => {
+  it("shows one request at a time and answers with Enter, then the next", () => {
+    emit("dialog:opened", approval(1));
+    emit("dialog:opened", question(2));
+    expect(dialog()?.dataset.testid).toBe("approval-dialog");
+    expect(dialog()?.textContent).toContain("1 more waiting");
+    expect(dialog()?.querySelector("[data-level]")?.textContent).toBe("SENSITIVE");
+    // The diff is rendered as text lines, markup included.
+    expect(dialog()?.querySelector(".diff-add .text")?.textContent).toBe("<b>new</b>");
+    expect(dialog()?.querySelector(".diff b")).toBeNull();
+
+    key("Enter");
+    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 1, decision: { decision: "allow_once" } });
+    expect(dialog()?.dataset.testid).toBe("question-dialog");
+  });
+
+  it("denies with Esc, with the reason typed", () => {
+    emit("dialog:opened", approval(3));
+    const reason = dialog()?.querySelector<HTMLInputElement>("input[type=text]");
+    if (!reason) throw new Error("no reason field");
+    reason.value = "  not in this repo ";
+    reason.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    key("Escape");
+    expect(call).toHaveBeenCalledWith("resolve_approval", {
+      id: 3,
+      decision: { decision: "deny", reason: "not in this repo" },
+    });
+    expect(dialog()).toBeNull();
+  });
+
+  it("allows for the session with its button, and only when the call can be", () => {
+    emit("dialog:opened", approval(4, "run_command"));
+    const session = document.querySelector<HTMLButtonElement>("[data-testid=allow-session]");
+    expect(session?.disabled).toBe(true);
+    expect(document.querySelector("[data-testid=approval-command]")?.textContent).toBe("cargo test");
+    document.querySelector<HTMLButtonElement>("[data-testid=deny]")?.click();
+    flushSync();
+    emit("dialog:opened", approval(5));
+    document.querySelector<HTMLButtonElement>("[data-testid=allow-session]")?.click();
+    flushSync();
+    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 4, decision: { decision: "deny", reason: null } });
+    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 5, decision: { decision: "allow_for_session" } });
+  });
+
+  it("answers a question with an option, free text, or dismisses it", () => {
+    emit("dialog:opened", question(6));
+    const option = [...document.querySelectorAll<HTMLButtonElement>(".options button")].find((b) => b.textContent === "b");
+    option?.click();
+    flushSync();
+    expect(call).toHaveBeenCalledWith("answer_question", { id: 6, answer: { kind: "answer", text: "b" } });
+
+    emit("dialog:opened", question(7));
+    const field = document.querySelector<HTMLTextAreaElement>("textarea");
+    if (!field) throw new Error("no answer field");
+    field.value = "the second one";
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    key("Enter", field);
+    expect(call).toHaveBeenCalledWith("answer_question", {
+      id: 7,
+      answer: { kind: "answer", text: "the second one" },
+    });
+
+    emit("dialog:opened", question(8));
+    key("Escape");
+    expect(call).toHaveBeenCalledWith("answer_question", { id: 8, answer: { kind: "dismiss" } });
+  });
+
+  it("renders the model's question as sanitised Markdown", () => {
+    emit("dialog:opened", question(9, "Use **this**? <img src=x onerror=alert(1)> <script>alert(2)</script>"));
+    expect(dialog()?.querySelector("strong")?.textContent).toBe("this");
+    expect(dialog()?.querySelector("img, script")).toBeNull();
+  });
+
+  it("drops a request the backend closed (timeout, cancelled turn)", () => {
+    emit("dialog:opened", approval(10));
+    emit("dialog:closed", { id: 10, reason: "timed_out" });
+    expect(dialog()).toBeNull();
+    expect(call).not.toHaveBeenCalledWith("resolve_approval", expect.anything());
+  });
+});
