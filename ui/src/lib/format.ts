@@ -21,3 +21,25 @@ export function formatJson(value: unknown): string {
     return String(value);
   }
 }
+
+/** "just now", "5 min ago", "3 h ago", "2 d ago", or the date for anything older than a month. */
+export function timeAgo(epochMs: number, now: number = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - epochMs) / 1000));
+  if (seconds < 45) return "just now";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  if (days < 31) return `${days} d ago`;
+  return new Date(epochMs).toLocaleDateString();
+}
+
+/** "850 ms", "2.4 s", "1 min 5 s". */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
+  const whole = Math.round(seconds);
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+}

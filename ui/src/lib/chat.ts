@@ -1,0 +1,506 @@
+// The chat as the panel renders it: a list of items (user messages, assistant messages with
+// their tool cards, notices) built from the stored transcript and then kept current by the
+// turn's events. Pure functions over immutable values, no Svelte, no Tauri: the panel holds one
+// `ChatState` and replaces it with what these functions return.
+//
+// Two sources, one shape:
+// - `fromTranscript` reads the messages the store kept. A tool message answers an assistant
+//   tool call by `toolCallId`; its status is read from the observation text's prefix
+//   (`[denied]`, `[disabled]`, `[error]`, `[cancelled]`), because the transcript keeps only the
+//   text the model read.
+// - `applyEvent` applies one `chat:event`. Text deltas extend the assistant message being
+//   streamed (a new one starts after tool calls: the next model reply); tool calls become cards
+//   that results (which may arrive out of order) complete by id; a `retrying` event voids what
+//   was streamed since the last tool result.
+
+import type { ChatEvent } from "../bindings/ChatEvent";
+import type { ChatView } from "../bindings/ChatView";
+import type { Message } from "../bindings/Message";
+import type { Observation } from "../bindings/Observation";
+import type { ObservationKind } from "../bindings/ObservationKind";
+import type { TokenUsage } from "../bindings/TokenUsage";
+import type { ToolCall } from "../bindings/ToolCall";
+import type { TurnEvent } from "../bindings/TurnEvent";
+
+/** A tool card's state: still going, or how it ended. */
+export type ToolStatus = "running" | "awaiting_approval" | ObservationKind;
+
+/** One tool call and (once it came) its result. */
+export interface ToolCard {
+  readonly id: string;
+  readonly name: string;
+  /** The arguments as the model wrote them (JSON text, possibly invalid). */
+  readonly arguments: string;
+  readonly status: ToolStatus;
+  /** The observation text, once the call ended. */
+  readonly result: string | null;
+  /** Milliseconds from dispatch to result (live results only). */
+  readonly durationMs: number | null;
+  readonly truncated: boolean;
+  /** A unified diff of what the call changed (live results only). */
+  readonly diff: string | null;
+  /** Why the user denied it, when they said. */
+  readonly reason: string | null;
+}
+
+export type NoticeKind = "retrying" | "context_shortened" | "error" | "cancelled" | "step_limit";
+
+export type ChatItem =
+  | { readonly kind: "user"; readonly key: number; readonly text: string }
+  | {
+      readonly kind: "assistant";
+      readonly key: number;
+      readonly text: string;
+      readonly reasoning: string;
+      readonly tools: readonly ToolCard[];
+      readonly status: "complete" | "cancelled" | "error";
+      /** Still being streamed in the running turn. */
+      readonly live: boolean;
+    }
+  | {
+      readonly kind: "notice";
+      readonly key: number;
+      readonly notice: NoticeKind;
+      readonly text: string;
+    };
+
+export type AssistantItem = Extract<ChatItem, { kind: "assistant" }>;
+
+export interface ChatState {
+  /** The session shown; null for a fresh chat (until its first message creates one). */
+  readonly sessionId: string | null;
+  readonly items: readonly ChatItem[];
+  /** Whether a turn runs in this session. */
+  readonly running: boolean;
+  /** A message was sent from a fresh chat and its session is not known yet. */
+  readonly awaitingSession: boolean;
+  /** Token counts of the last turn, summed over its model calls. */
+  readonly usage: TokenUsage | null;
+  /** The next item key. */
+  readonly nextKey: number;
+}
+
+export const emptyChat: ChatState = {
+  sessionId: null,
+  items: [],
+  running: false,
+  awaitingSession: false,
+  usage: null,
+  nextKey: 1,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tool results
+
+/** The prefixes the engine starts a refused or failed observation with (gantry-tools manager). */
+const STATUS_PREFIXES: readonly (readonly [string, ObservationKind])[] = [
+  ["[denied]", "denied"],
+  ["[disabled]", "disabled"],
+  ["[cancelled]", "cancelled"],
+  ["[bad arguments]", "bad_arguments"],
+  ["[bad_arguments]", "bad_arguments"],
+  ["[error] invalid arguments for tool", "bad_arguments"],
+  ["[error] arguments are not valid JSON", "bad_arguments"],
+  ["[error]", "error"],
+];
+
+/** How a stored tool call ended, read from its observation text. */
+export function statusFromText(text: string): ObservationKind {
+  const start = text.trimStart();
+  for (const [prefix, status] of STATUS_PREFIXES) {
+    if (start.startsWith(prefix)) return status;
+  }
+  return "ok";
+}
+
+/** The user's reason in a denial text ("[denied] the user denied tool 'x': reason"). */
+function denialReason(text: string): string | null {
+  const match = /^\[denied\] the user denied tool '[^']*': ([\s\S]+)$/.exec(text.trim());
+  return match?.[1] ?? null;
+}
+
+/** Arguments for display: pretty JSON when they parse, the raw text otherwise. */
+export function prettyArguments(text: string): string {
+  if (text.trim() === "") return "{}";
+  try {
+    return JSON.stringify(JSON.parse(text) as unknown, null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** True while the card waits for something. */
+export function isPending(status: ToolStatus): boolean {
+  return status === "running" || status === "awaiting_approval";
+}
+
+function card(call: ToolCall): ToolCard {
+  return {
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    status: "running",
+    result: null,
+    durationMs: null,
+    truncated: false,
+    diff: null,
+    reason: null,
+  };
+}
+
+function completed(tool: ToolCard, observation: Observation): ToolCard {
+  return {
+    ...tool,
+    status: observation.kind,
+    result: observation.text,
+    durationMs: observation.duration,
+    truncated: observation.truncated,
+    diff: observation.diff,
+    reason: observation.kind === "denied" ? observation.decision.detail : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The stored transcript
+
+/**
+ * The optional fields of a message. The engine leaves them out of the JSON when empty, so they
+ * are read as possibly absent whatever the generated type says.
+ */
+interface MessageExtras {
+  reasoning?: string | null;
+  toolCalls?: ToolCall[] | null;
+  toolCallId?: string | null;
+}
+
+function extras(message: Message): MessageExtras {
+  return message;
+}
+
+/**
+ * The items of a stored transcript. Calls without a result did not finish — unless a turn is
+ * `running`, whose last reply's calls may still be under way (their results arrive as events).
+ */
+export function fromTranscript(messages: readonly Message[], running = false): ChatItem[] {
+  const items: ChatItem[] = [];
+  let key = 1;
+  /** Where each tool call's card sits: item index and card index. */
+  const cards = new Map<string, { item: number; card: number }>();
+  for (const message of messages) {
+    const { reasoning, toolCalls, toolCallId } = extras(message);
+    if (message.role === "user") {
+      items.push({ kind: "user", key: key++, text: message.content });
+    } else if (message.role === "assistant") {
+      const tools = (toolCalls ?? []).map(card);
+      tools.forEach((tool, index) => {
+        cards.set(tool.id, { item: items.length, card: index });
+      });
+      items.push({
+        kind: "assistant",
+        key: key++,
+        text: message.content,
+        reasoning: reasoning ?? "",
+        tools,
+        status: message.status,
+        live: false,
+      });
+    } else {
+      const status = statusFromText(message.content);
+      const place = toolCallId ? cards.get(toolCallId) : undefined;
+      const owner = place ? items[place.item] : undefined;
+      if (place && owner?.kind === "assistant") {
+        const tools = owner.tools.map((tool, index) =>
+          index === place.card
+            ? { ...tool, status, result: message.content, reason: status === "denied" ? denialReason(message.content) : null }
+            : tool,
+        );
+        items[place.item] = { ...owner, tools };
+      }
+      // A result without its call (cut from the transcript) has nothing to attach to.
+    }
+  }
+  let lastReply = -1;
+  if (running) items.forEach((item, index) => { if (item.kind === "assistant") lastReply = index; });
+  return items.map((item, index): ChatItem => {
+    if (item.kind !== "assistant" || !item.tools.some((tool) => isPending(tool.status))) return item;
+    if (index === lastReply) return { ...item, live: true };
+    const tools = item.tools.map((tool) => (isPending(tool.status) ? { ...tool, status: "cancelled" as const } : tool));
+    return { ...item, tools };
+  });
+}
+
+/** The state for what `chat_state` (or a session switch) returned. */
+export function fromView(view: ChatView): ChatState {
+  const items = fromTranscript(view.messages, view.running);
+  return {
+    sessionId: view.session?.id ?? null,
+    items,
+    running: view.running,
+    awaitingSession: false,
+    usage: null,
+    nextKey: items.length + 1,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending
+
+/** The user sent `text`: shown at once, the turn counts as running. */
+export function sent(state: ChatState, text: string): ChatState {
+  return {
+    ...state,
+    items: [...state.items, { kind: "user", key: state.nextKey, text }],
+    nextKey: state.nextKey + 1,
+    running: true,
+    awaitingSession: state.sessionId === null,
+    usage: null,
+  };
+}
+
+/** `send_message` answered with the session id (a fresh chat adopts it). */
+export function accepted(state: ChatState, sessionId: string): ChatState {
+  if (state.sessionId !== null && state.sessionId !== sessionId) return state;
+  return { ...state, sessionId, awaitingSession: false };
+}
+
+/** `send_message` failed: the message was not sent, so it leaves the transcript. */
+export function sendFailed(state: ChatState, text: string): ChatState {
+  const last = state.items.at(-1);
+  const items = last?.kind === "user" && last.text === text ? state.items.slice(0, -1) : state.items;
+  return { ...state, items, running: false, awaitingSession: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+/** Whether `event` belongs to the chat shown (project `projectId`, state's session). */
+export function concerns(state: ChatState, event: ChatEvent, projectId: number): boolean {
+  if (event.projectId !== projectId) return false;
+  if (state.sessionId !== null) return event.sessionId === state.sessionId;
+  // A fresh chat learns its session from its own turn's first event.
+  return state.awaitingSession && event.event.type === "turn_started";
+}
+
+/** Applies one `chat:event`; events of another project or session leave the state as it is. */
+export function applyEvent(state: ChatState, event: ChatEvent, projectId: number): ChatState {
+  if (!concerns(state, event, projectId)) return state;
+  const adopted =
+    state.sessionId === null ? { ...state, sessionId: event.sessionId, awaitingSession: false } : state;
+  return applyTurnEvent(adopted, event.event);
+}
+
+function withItems(state: ChatState, items: readonly ChatItem[], added = 0): ChatState {
+  return { ...state, items, nextKey: state.nextKey + added };
+}
+
+function notice(state: ChatState, kind: NoticeKind, text: string): ChatState {
+  return withItems(state, [...state.items, { kind: "notice", key: state.nextKey, notice: kind, text }], 1);
+}
+
+/** The assistant message being streamed, if it is the last item and can take more text. */
+function streamingTail(state: ChatState): AssistantItem | null {
+  const last = state.items.at(-1);
+  return last?.kind === "assistant" && last.live && last.tools.length === 0 ? last : null;
+}
+
+/** Appends text (or reasoning) to the streamed message, starting one when needed. */
+function appendText(state: ChatState, field: "text" | "reasoning", text: string): ChatState {
+  const tail = streamingTail(state);
+  const extend = (item: AssistantItem): AssistantItem =>
+    field === "text" ? { ...item, text: item.text + text } : { ...item, reasoning: item.reasoning + text };
+  if (tail) return withItems(state, [...state.items.slice(0, -1), extend(tail)]);
+  const item: AssistantItem = {
+    kind: "assistant",
+    key: state.nextKey,
+    text: "",
+    reasoning: "",
+    tools: [],
+    status: "complete",
+    live: true,
+  };
+  return withItems(state, [...state.items, extend(item)], 1);
+}
+
+/** Adds a tool card to the reply that called it (the last live assistant message). */
+function addTool(state: ChatState, tool: ToolCard): ChatState {
+  if (findTool(state, tool.id)) return state;
+  const last = state.items.at(-1);
+  if (last?.kind === "assistant" && last.live) {
+    return withItems(state, [...state.items.slice(0, -1), { ...last, tools: [...last.tools, tool] }]);
+  }
+  const item: AssistantItem = {
+    kind: "assistant",
+    key: state.nextKey,
+    text: "",
+    reasoning: "",
+    tools: [tool],
+    status: "complete",
+    live: true,
+  };
+  return withItems(state, [...state.items, item], 1);
+}
+
+function findTool(state: ChatState, id: string): ToolCard | undefined {
+  for (const item of state.items) {
+    if (item.kind === "assistant") {
+      const found = item.tools.find((tool) => tool.id === id);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Replaces the cards `pick` selects with `update(card)`. */
+function updateTools(
+  state: ChatState,
+  pick: (tool: ToolCard) => boolean,
+  update: (tool: ToolCard) => ToolCard,
+): ChatState {
+  const items: ChatItem[] = [];
+  let changed = false;
+  for (const item of state.items) {
+    if (item.kind === "assistant" && item.tools.some(pick)) {
+      changed = true;
+      items.push({ ...item, tools: item.tools.map((tool) => (pick(tool) ? update(tool) : tool)) });
+    } else {
+      items.push(item);
+    }
+  }
+  return changed ? withItems(state, items) : state;
+}
+
+/** The id of the newest pending card of tool `name` (for an approval without a call id). */
+function pendingCallOf(state: ChatState, name: string): string | null {
+  for (let i = state.items.length - 1; i >= 0; i -= 1) {
+    const item = state.items[i];
+    if (item?.kind !== "assistant") continue;
+    for (let j = item.tools.length - 1; j >= 0; j -= 1) {
+      const tool = item.tools[j];
+      if (tool?.name === name && tool.status === "running") return tool.id;
+    }
+  }
+  return null;
+}
+
+/** Drops what was streamed since the last tool result: the reply restarts. */
+function dropStreamed(state: ChatState): ChatState {
+  const tail = streamingTail(state);
+  return tail ? withItems(state, state.items.slice(0, -1)) : state;
+}
+
+/** Marks the end of the turn on every live message and unfinished card. */
+function finishLive(state: ChatState, status: AssistantItem["status"]): ChatState {
+  const items = state.items.map((item): ChatItem => {
+    if (item.kind !== "assistant" || !item.live) return item;
+    const tools = item.tools.map((tool) => (isPending(tool.status) ? { ...tool, status: "cancelled" as const } : tool));
+    const empty = item.text === "" && item.reasoning === "" && tools.length === 0;
+    return { ...item, tools, live: false, status: empty ? item.status : status };
+  });
+  // A reply that never produced anything is no message.
+  const kept = items.filter(
+    (item) => !(item.kind === "assistant" && item.text === "" && item.reasoning === "" && item.tools.length === 0),
+  );
+  return withItems(state, kept);
+}
+
+function addUsage(previous: TokenUsage | null, event: Extract<TurnEvent, { type: "usage" }>): TokenUsage {
+  return {
+    promptTokens: (previous?.promptTokens ?? 0) + event.promptTokens,
+    completionTokens: (previous?.completionTokens ?? 0) + event.completionTokens,
+    totalTokens: (previous?.totalTokens ?? 0) + event.totalTokens,
+  };
+}
+
+/** Applies one event of the shown session's turn. */
+export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
+  switch (event.type) {
+    case "turn_started":
+      return { ...state, running: true };
+    case "text_delta":
+      return event.text === "" ? state : appendText(state, "text", event.text);
+    case "reasoning_delta":
+      return event.text === "" ? state : appendText(state, "reasoning", event.text);
+    case "tool_call_started":
+      return addTool(state, card({ id: event.id, name: event.name, arguments: event.arguments }));
+    case "approval_requested": {
+      const id = event.toolCallId ?? pendingCallOf(state, event.request.tool);
+      if (id === null) return state;
+      return updateTools(
+        state,
+        (tool) => tool.id === id && tool.status === "running",
+        (tool) => ({ ...tool, status: "awaiting_approval" }),
+      );
+    }
+    case "tool_result": {
+      const known = findTool(state, event.id)
+        ? state
+        : addTool(state, card({ id: event.id, name: event.name, arguments: "" }));
+      return updateTools(
+        known,
+        (tool) => tool.id === event.id,
+        (tool) => completed(tool, event.observation),
+      );
+    }
+    case "usage":
+      return { ...state, usage: addUsage(state.usage, event) };
+    case "retrying":
+      return notice(
+        dropStreamed(state),
+        "retrying",
+        `The provider failed (${event.reason}); retrying in ${formatSeconds(event.delayMs)} (attempt ${event.attempt} of ${event.maxRetries}).`,
+      );
+    case "context_shortened":
+      return notice(state, "context_shortened", contextText(event));
+    case "error":
+      return notice(state, "error", event.message);
+    case "turn_finished":
+      return finished(state, event);
+  }
+}
+
+function finished(state: ChatState, event: Extract<TurnEvent, { type: "turn_finished" }>): ChatState {
+  const status = event.reason === "cancelled" ? "cancelled" : event.reason === "error" ? "error" : "complete";
+  const done = { ...finishLive(state, status), running: false, awaitingSession: false };
+  switch (event.reason) {
+    case "completed":
+      return done;
+    case "cancelled":
+      return notice(done, "cancelled", "Cancelled.");
+    case "step_limit":
+      return notice(done, "step_limit", event.message ?? "The turn stopped at the step limit.");
+    case "error": {
+      const text = event.message ?? "The turn failed.";
+      // A fatal error was already shown by its own event.
+      const last = done.items.at(-1);
+      if (last?.kind === "notice" && last.notice === "error" && last.text === text) return done;
+      return notice(done, "error", text);
+    }
+  }
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
+}
+
+function contextText(event: Extract<TurnEvent, { type: "context_shortened" }>): string {
+  const parts: string[] = [];
+  if (event.dropped > 0) parts.push(`${event.dropped} older message${event.dropped === 1 ? "" : "s"} left out`);
+  if (event.shortened > 0) {
+    parts.push(`${event.shortened} tool result${event.shortened === 1 ? "" : "s"} shortened`);
+  }
+  const detail = parts.length > 0 ? `${parts.join(", ")}; ` : "";
+  return `The conversation was fitted into the context window: ${detail}about ${event.estimatedTokens} of ${event.budgetTokens} tokens.`;
+}
+
+/** Whether a result is long enough to start collapsed. */
+export function isLongResult(text: string, lines = 6): boolean {
+  let count = 1;
+  for (const char of text) {
+    if (char === "\n") {
+      count += 1;
+      if (count > lines) return true;
+    }
+  }
+  return text.length > 600;
+}

@@ -1,0 +1,394 @@
+import { describe, expect, it } from "vitest";
+
+import type { ChatEvent } from "../src/bindings/ChatEvent";
+import type { Message } from "../src/bindings/Message";
+import type { Observation } from "../src/bindings/Observation";
+import type { TurnEvent } from "../src/bindings/TurnEvent";
+import {
+  accepted,
+  applyEvent,
+  type AssistantItem,
+  type ChatItem,
+  type ChatState,
+  emptyChat,
+  fromTranscript,
+  fromView,
+  isLongResult,
+  prettyArguments,
+  sendFailed,
+  sent,
+  statusFromText,
+  type ToolCard,
+} from "../src/lib/chat";
+
+const PROJECT = 7;
+const SESSION = "s-1";
+
+function event(turn: TurnEvent, sessionId = SESSION, projectId = PROJECT): ChatEvent {
+  return { projectId, sessionId, event: turn };
+}
+
+/** Applies each event in order. */
+function play(state: ChatState, ...turns: (TurnEvent | ChatEvent)[]): ChatState {
+  return turns.reduce(
+    (current, turn) => applyEvent(current, "event" in turn ? turn : event(turn), PROJECT),
+    state,
+  );
+}
+
+/** A session that is shown and idle. */
+function shown(sessionId = SESSION): ChatState {
+  return { ...emptyChat, sessionId };
+}
+
+function assistants(state: ChatState): AssistantItem[] {
+  return state.items.filter((item): item is AssistantItem => item.kind === "assistant");
+}
+
+function cards(state: ChatState): ToolCard[] {
+  return assistants(state).flatMap((item) => item.tools);
+}
+
+function notices(state: ChatState): Extract<ChatItem, { kind: "notice" }>[] {
+  return state.items.filter((item): item is Extract<ChatItem, { kind: "notice" }> => item.kind === "notice");
+}
+
+function observation(kind: Observation["kind"], text: string, extra: Partial<Observation> = {}): Observation {
+  return {
+    tool: "read_file",
+    text,
+    kind,
+    decision: { kind: kind === "denied" ? "denied" : "auto", by: kind === "denied" ? "user" : "policy", detail: null },
+    duration: 12,
+    truncated: false,
+    diff: null,
+    ...extra,
+  };
+}
+
+function message(role: Message["role"], content: string, extra: Partial<Message> = {}): Message {
+  // The engine leaves empty optional fields out of the JSON: build messages the same way.
+  return { role, content, status: "complete", ...extra } as Message;
+}
+
+const started: TurnEvent = { type: "turn_started", sessionId: SESSION };
+const completed: TurnEvent = { type: "turn_finished", reason: "completed", steps: 1, message: null };
+
+describe("a streamed turn", () => {
+  it("appends text deltas to one assistant message and ends with the turn", () => {
+    let state = sent(shown(), "What is in src?");
+    expect(state.running).toBe(true);
+    state = play(
+      state,
+      started,
+      { type: "reasoning_delta", text: "Let me " },
+      { type: "reasoning_delta", text: "look." },
+      { type: "text_delta", text: "It holds " },
+      { type: "text_delta", text: "**main.rs**." },
+      { type: "usage", promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+    );
+    expect(state.items.map((item) => item.kind)).toEqual(["user", "assistant"]);
+    const [reply] = assistants(state);
+    expect(reply).toMatchObject({ text: "It holds **main.rs**.", reasoning: "Let me look.", live: true });
+    expect(state.running).toBe(true);
+
+    state = play(state, completed);
+    expect(state.running).toBe(false);
+    expect(assistants(state)[0]).toMatchObject({ live: false, status: "complete" });
+    expect(notices(state)).toEqual([]);
+    expect(state.usage).toEqual({ promptTokens: 10, completionTokens: 5, totalTokens: 15 });
+    // Keys stay unique.
+    expect(new Set(state.items.map((item) => item.key)).size).toBe(state.items.length);
+  });
+
+  it("starts a new assistant message for the reply after tool calls", () => {
+    const state = play(
+      sent(shown(), "go"),
+      started,
+      { type: "text_delta", text: "Reading." },
+      { type: "tool_call_started", id: "c1", name: "read_file", arguments: '{"path":"a"}' },
+      { type: "tool_result", id: "c1", name: "read_file", observation: observation("ok", "1\tfn a() {}") },
+      { type: "text_delta", text: "Done." },
+      completed,
+    );
+    const replies = assistants(state);
+    expect(replies.map((reply) => reply.text)).toEqual(["Reading.", "Done."]);
+    expect(replies[0]?.tools.map((tool) => tool.id)).toEqual(["c1"]);
+    expect(replies[1]?.tools).toEqual([]);
+  });
+});
+
+describe("tool calls", () => {
+  it("pairs two interleaved calls with results that arrive out of order", () => {
+    let state = play(
+      sent(shown(), "compare"),
+      started,
+      { type: "tool_call_started", id: "a", name: "read_file", arguments: '{"path":"a.txt"}' },
+      { type: "tool_call_started", id: "b", name: "grep_search", arguments: '{"pattern":"x"}' },
+    );
+    expect(cards(state).map((tool) => [tool.id, tool.status])).toEqual([
+      ["a", "running"],
+      ["b", "running"],
+    ]);
+    state = play(state, {
+      type: "tool_result",
+      id: "b",
+      name: "grep_search",
+      observation: observation("error", "[error] invalid regex", { tool: "grep_search", duration: 40 }),
+    });
+    expect(cards(state).map((tool) => [tool.id, tool.status])).toEqual([
+      ["a", "running"],
+      ["b", "error"],
+    ]);
+    state = play(state, {
+      type: "tool_result",
+      id: "a",
+      name: "read_file",
+      observation: observation("ok", "1\thello", { duration: 3, diff: null, truncated: true }),
+    });
+    const [a, b] = cards(state);
+    expect(a).toMatchObject({ status: "ok", result: "1\thello", durationMs: 3, truncated: true });
+    expect(b).toMatchObject({ status: "error", result: "[error] invalid regex", durationMs: 40 });
+    // Both cards sit in the one reply that called them.
+    expect(assistants(state)).toHaveLength(1);
+  });
+
+  it("marks a card awaiting approval, then denied with the user's reason", () => {
+    let state = play(
+      sent(shown(), "write it"),
+      started,
+      { type: "tool_call_started", id: "w1", name: "write_file", arguments: '{"path":"a.txt","content":"x"}' },
+      {
+        type: "approval_requested",
+        toolCallId: "w1",
+        request: {
+          tool: "write_file",
+          level: "sensitive",
+          description: "Write a file.",
+          arguments: { path: "a.txt" },
+          preview: null,
+          sessionScope: ["write_file"],
+        },
+      },
+    );
+    expect(cards(state)[0]?.status).toBe("awaiting_approval");
+    state = play(state, {
+      type: "tool_result",
+      id: "w1",
+      name: "write_file",
+      observation: {
+        ...observation("denied", "[denied] the user denied tool 'write_file': not that file"),
+        decision: { kind: "denied", by: "user", detail: "not that file" },
+      },
+    });
+    expect(cards(state)[0]).toMatchObject({ status: "denied", reason: "not that file" });
+  });
+
+  it("finds the card of an approval that carries no call id by its tool name", () => {
+    const state = play(
+      sent(shown(), "run"),
+      started,
+      { type: "tool_call_started", id: "r1", name: "run_command", arguments: "{}" },
+      {
+        type: "approval_requested",
+        toolCallId: null,
+        request: {
+          tool: "run_command",
+          level: "dangerous",
+          description: "Run.",
+          arguments: {},
+          preview: null,
+          sessionScope: [],
+        },
+      },
+    );
+    expect(cards(state)[0]?.status).toBe("awaiting_approval");
+  });
+
+  it("keeps the diff of a result", () => {
+    const diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n";
+    const state = play(
+      sent(shown(), "edit"),
+      started,
+      { type: "tool_call_started", id: "e1", name: "edit_file", arguments: "{}" },
+      { type: "tool_result", id: "e1", name: "edit_file", observation: observation("ok", "edited", { diff }) },
+    );
+    expect(cards(state)[0]?.diff).toBe(diff);
+  });
+});
+
+describe("retries, cancellation, errors", () => {
+  it("drops the text streamed before a retry, keeping earlier replies", () => {
+    let state = play(
+      sent(shown(), "go"),
+      started,
+      { type: "text_delta", text: "Reading." },
+      { type: "tool_call_started", id: "c1", name: "read_file", arguments: "{}" },
+      { type: "tool_result", id: "c1", name: "read_file", observation: observation("ok", "x") },
+      { type: "reasoning_delta", text: "hmm" },
+      { type: "text_delta", text: "The answer is 4" },
+      { type: "retrying", attempt: 1, maxRetries: 3, delayMs: 1500, reason: "HTTP 429: slow down" },
+    );
+    expect(assistants(state).map((reply) => reply.text)).toEqual(["Reading."]);
+    const [retry] = notices(state);
+    expect(retry?.notice).toBe("retrying");
+    expect(retry?.text).toContain("HTTP 429: slow down");
+    expect(retry?.text).toContain("attempt 1 of 3");
+
+    state = play(state, { type: "text_delta", text: "The answer is 42." }, completed);
+    expect(assistants(state).map((reply) => reply.text)).toEqual(["Reading.", "The answer is 42."]);
+  });
+
+  it("ends a cancelled turn: partial text kept, running cards cancelled, a marker shown", () => {
+    const state = play(
+      sent(shown(), "go"),
+      started,
+      { type: "text_delta", text: "Let me check" },
+      { type: "tool_call_started", id: "c1", name: "run_command", arguments: '{"command":"sleep 100"}' },
+      { type: "turn_finished", reason: "cancelled", steps: 1, message: null },
+    );
+    expect(state.running).toBe(false);
+    expect(assistants(state)[0]).toMatchObject({ text: "Let me check", status: "cancelled", live: false });
+    expect(cards(state)[0]?.status).toBe("cancelled");
+    expect(notices(state).map((notice) => notice.notice)).toEqual(["cancelled"]);
+  });
+
+  it("shows the step limit's and a fatal error's message once", () => {
+    const limited = play(sent(shown(), "go"), started, {
+      type: "turn_finished",
+      reason: "step_limit",
+      steps: 25,
+      message: "Stopped after 25 steps.",
+    });
+    expect(notices(limited).map((notice) => [notice.notice, notice.text])).toEqual([
+      ["step_limit", "Stopped after 25 steps."],
+    ]);
+
+    const failed = play(
+      sent(shown(), "go"),
+      started,
+      { type: "error", message: "the provider refused: 401", fatal: true },
+      { type: "turn_finished", reason: "error", steps: 1, message: "the provider refused: 401" },
+    );
+    expect(notices(failed).map((notice) => [notice.notice, notice.text])).toEqual([
+      ["error", "the provider refused: 401"],
+    ]);
+    expect(failed.running).toBe(false);
+  });
+
+  it("notes a shortened context", () => {
+    const state = play(shown(), started, {
+      type: "context_shortened",
+      shortened: 2,
+      dropped: 4,
+      estimatedTokens: 7000,
+      budgetTokens: 8192,
+    });
+    expect(notices(state)[0]?.text).toContain("4 older messages left out, 2 tool results shortened");
+  });
+});
+
+describe("sessions", () => {
+  it("ignores events of another session or project", () => {
+    const before = sent(shown(), "hi");
+    const after = play(
+      before,
+      event({ type: "text_delta", text: "other session" }, "s-2"),
+      event({ type: "text_delta", text: "other project" }, SESSION, PROJECT + 1),
+      event({ type: "turn_finished", reason: "completed", steps: 1, message: null }, "s-2"),
+    );
+    expect(after).toBe(before);
+    expect(after.running).toBe(true);
+  });
+
+  it("lets a fresh chat adopt its session from turn_started, not from another session's events", () => {
+    let state = sent(emptyChat, "first message");
+    expect(state.awaitingSession).toBe(true);
+    // A finishing turn of the session left behind says nothing to the fresh chat.
+    state = play(state, event({ type: "text_delta", text: "late" }, "old"));
+    expect(state.items).toHaveLength(1);
+    state = play(state, event({ type: "turn_started", sessionId: "new" }, "new"));
+    expect(state.sessionId).toBe("new");
+    state = play(state, event({ type: "text_delta", text: "Hello" }, "new"));
+    expect(assistants(state)[0]?.text).toBe("Hello");
+    // The command's answer agrees.
+    expect(accepted(state, "new").sessionId).toBe("new");
+  });
+
+  it("does not adopt a session while no message is on its way", () => {
+    const state = play(emptyChat, event({ type: "turn_started", sessionId: "x" }, "x"));
+    expect(state).toBe(emptyChat);
+  });
+
+  it("takes the message back when sending failed", () => {
+    const state = sendFailed(sent(shown(), "hello"), "hello");
+    expect(state.items).toEqual([]);
+    expect(state.running).toBe(false);
+  });
+});
+
+describe("the stored transcript", () => {
+  const transcript: Message[] = [
+    message("user", "Change a.txt"),
+    message("assistant", "I'll write it.", {
+      reasoning: "The user wants a change.",
+      toolCalls: [
+        { id: "c1", name: "write_file", arguments: '{"path":"a.txt"}' },
+        { id: "c2", name: "read_file", arguments: '{"path":"b.txt"}' },
+      ],
+    }),
+    message("tool", "[denied] the user denied tool 'write_file': use b.txt instead", { toolCallId: "c1" }),
+    message("tool", "1\tcontent of b", { toolCallId: "c2" }),
+    message("assistant", "Understood, I won't."),
+  ];
+
+  it("pairs tool messages with their calls and reads their status from the text", () => {
+    const items = fromTranscript(transcript);
+    expect(items.map((item) => item.kind)).toEqual(["user", "assistant", "assistant"]);
+    const first = items[1] as AssistantItem;
+    expect(first.reasoning).toBe("The user wants a change.");
+    expect(first.tools).toMatchObject([
+      { id: "c1", name: "write_file", status: "denied", reason: "use b.txt instead" },
+      { id: "c2", name: "read_file", status: "ok", result: "1\tcontent of b" },
+    ]);
+    expect((items[2] as AssistantItem).tools).toEqual([]);
+  });
+
+  it("marks calls without a result cancelled, unless the turn still runs", () => {
+    const cut = [message("user", "go"), message("assistant", "", { toolCalls: [{ id: "x", name: "run_command", arguments: "{}" }] })];
+    expect((fromTranscript(cut)[1] as AssistantItem).tools[0]?.status).toBe("cancelled");
+    const live = fromView({ session: null, messages: cut, running: true });
+    expect((live.items[1] as AssistantItem).tools[0]?.status).toBe("running");
+    expect(live.running).toBe(true);
+  });
+
+  it.each([
+    ["[denied] the user denied tool 'x'", "denied"],
+    ["[disabled] tool 'shell' is disabled (level: dangerous)", "disabled"],
+    ["[error] nope", "error"],
+    ["[cancelled] the call was cancelled before it finished", "cancelled"],
+    ["[error] invalid arguments for tool 'echo':\n- missing field", "bad_arguments"],
+    ["[error] arguments are not valid JSON: EOF", "bad_arguments"],
+    ["[bad arguments] x", "bad_arguments"],
+    ["[bad_arguments] x", "bad_arguments"],
+    ["1\tfn main() {} // [error] inside", "ok"],
+    ["", "ok"],
+  ])("reads %j as %s", (text, status) => {
+    expect(statusFromText(text)).toBe(status);
+  });
+});
+
+describe("display helpers", () => {
+  it("pretty-prints JSON arguments and keeps invalid ones as written", () => {
+    expect(prettyArguments('{"path":"a","n":1}')).toBe('{\n  "path": "a",\n  "n": 1\n}');
+    expect(prettyArguments('{"path": "a"')).toBe('{"path": "a"');
+    expect(prettyArguments("")).toBe("{}");
+  });
+
+  it("collapses results longer than six lines", () => {
+    expect(isLongResult("a\nb\nc")).toBe(false);
+    expect(isLongResult("1\n2\n3\n4\n5\n6")).toBe(false);
+    expect(isLongResult("1\n2\n3\n4\n5\n6\n7")).toBe(true);
+    expect(isLongResult("x".repeat(2000))).toBe(true);
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+
+import type { ProviderSettings } from "../src/bindings/ProviderSettings";
+import type { ProviderView } from "../src/bindings/ProviderView";
+import { choosePreset, CUSTOM, formFor, presetLabel, saveRequest } from "../src/lib/settings";
+
+function preset(name: string, baseUrl: string, model: string, apiKeyEnv: string | null = null): ProviderView {
+  return { name, baseUrl, model, apiKeyEnv, contextWindow: 8192, saved: false };
+}
+
+const presets = [
+  preset("openai", "https://api.openai.com/v1", "gpt-4.1-mini", "OPENAI_API_KEY"),
+  preset("ollama", "http://localhost:11434/v1", "qwen2.5-coder"),
+];
+
+function settings(active: ProviderView): ProviderSettings {
+  return { active, key: { state: "missing" }, presets };
+}
+
+describe("the provider form", () => {
+  it("starts from the active provider, on its preset when it is one", () => {
+    const form = formFor(settings(presets[1] as ProviderView));
+    expect(form).toEqual({
+      preset: "ollama",
+      name: "ollama",
+      baseUrl: "http://localhost:11434/v1",
+      model: "qwen2.5-coder",
+      contextWindow: "8192",
+      apiKey: "",
+    });
+    const custom = formFor(settings({ ...preset("work", "https://llm.example/v1", "m"), saved: true }));
+    expect(custom.preset).toBe(CUSTOM);
+  });
+
+  it("fills in a chosen preset and keeps the fields for custom", () => {
+    const form = formFor(settings(presets[1] as ProviderView));
+    const openai = choosePreset({ ...form, apiKey: "sk-typed" }, presets, "openai");
+    expect(openai).toMatchObject({ preset: "openai", name: "openai", baseUrl: "https://api.openai.com/v1", apiKey: "sk-typed" });
+    const custom = choosePreset(openai, presets, CUSTOM);
+    expect(custom).toEqual({ ...openai, preset: CUSTOM });
+  });
+
+  it("sends the key only when one was typed, and the window only when given", () => {
+    const form = formFor(settings(presets[0] as ProviderView));
+    expect(saveRequest(form)).toEqual({
+      name: "openai",
+      baseUrl: "https://api.openai.com/v1",
+      model: "gpt-4.1-mini",
+      contextWindow: 8192,
+    });
+    expect(saveRequest({ ...form, apiKey: "  sk-new  ", contextWindow: "" })).toEqual({
+      name: "openai",
+      baseUrl: "https://api.openai.com/v1",
+      model: "gpt-4.1-mini",
+      apiKey: "sk-new",
+    });
+  });
+
+  it("says what is missing or malformed", () => {
+    const form = formFor(settings(presets[0] as ProviderView));
+    expect(saveRequest({ ...form, name: " " })).toEqual({ error: "Give the provider a name." });
+    expect(saveRequest({ ...form, baseUrl: "" })).toEqual({ error: "Enter the API base URL." });
+    expect(saveRequest({ ...form, model: "" })).toEqual({ error: "Enter a model." });
+    expect(saveRequest({ ...form, contextWindow: "12.5" })).toHaveProperty("error");
+    expect(saveRequest({ ...form, contextWindow: "-1" })).toHaveProperty("error");
+  });
+
+  it("names the presets as their makers do", () => {
+    expect(presetLabel("lmstudio")).toBe("LM Studio");
+    expect(presetLabel("llamacpp")).toBe("llama.cpp");
+    expect(presetLabel("my-vllm")).toBe("my-vllm");
+  });
+});
