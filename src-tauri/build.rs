@@ -29,6 +29,17 @@ const COMMANDS: &[&str] = &[
     "pending_dialogs",
     "resolve_approval",
     "answer_question",
+    "list_sessions",
+    "chat_state",
+    "open_session",
+    "new_session",
+    "rename_session",
+    "delete_session",
+    "send_message",
+    "cancel_turn",
+    "list_tools",
+    "provider_settings",
+    "save_provider",
 ];
 
 fn main() {

@@ -15,14 +15,19 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use gantry_tools::ToolInfo;
 use gantry_watch::TreeEntry;
 use ts_rs::{Config, ExportError, TS, TypeVisitor};
 
+use crate::chat::{
+    ChatEvent, ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
+};
 use crate::commands::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
 use crate::error::CommandError;
 use crate::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
 use crate::preview::{FilePreview, PreviewRequest};
 use crate::project::ProjectInfo;
+use crate::provider_settings::{ProviderSettings, SaveProviderRequest};
 use crate::state::{LaunchState, ListDirRequest, OpenProjectRequest, RecentProject};
 
 /// Where the bindings live, relative to the repository root.
@@ -42,10 +47,22 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.command::<(), Vec<DialogRequest>>("pending_dialogs");
     contract.command::<ResolveApprovalRequest, ()>("resolve_approval");
     contract.command::<AnswerQuestionRequest, ()>("answer_question");
+    contract.command::<(), Vec<SessionSummary>>("list_sessions");
+    contract.command::<(), ChatView>("chat_state");
+    contract.command::<SessionRequest, ChatView>("open_session");
+    contract.command::<(), ChatView>("new_session");
+    contract.command::<RenameSessionRequest, SessionSummary>("rename_session");
+    contract.command::<SessionRequest, ChatView>("delete_session");
+    contract.command::<SendMessageRequest, String>("send_message");
+    contract.command::<(), ()>("cancel_turn");
+    contract.command::<(), Vec<ToolInfo>>("list_tools");
+    contract.command::<(), ProviderSettings>("provider_settings");
+    contract.command::<SaveProviderRequest, ProviderSettings>("save_provider");
     contract.event::<TreeChanged>();
     contract.event::<TreeStatus>();
     contract.event::<DialogRequest>();
     contract.event::<DialogClosed>();
+    contract.event::<ChatEvent>();
     contract.finish()
 }
 

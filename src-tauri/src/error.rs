@@ -33,6 +33,10 @@ pub enum ErrorKind {
     UnknownDialog,
     /// The file system refused (permissions, I/O error).
     Io,
+    /// A turn is running and the command must wait for it (or stop it) first.
+    Busy,
+    /// The model provider is misconfigured or refused (a missing key, an unknown preset).
+    Provider,
     /// Something in Gantry itself failed (a background task died); not the caller's fault.
     Internal,
 }

@@ -14,12 +14,14 @@
 
 pub mod approver;
 pub mod args;
+pub mod chat;
 pub mod commands;
 pub mod contract;
 pub mod error;
 pub mod events;
 pub mod preview;
 pub mod project;
+pub mod provider_settings;
 pub mod state;
 
 use std::path::PathBuf;
@@ -27,6 +29,8 @@ use std::sync::Arc;
 
 use tauri::webview::NewWindowResponse;
 use tauri::{AppHandle, Emitter, Manager, Url, WebviewWindowBuilder, WindowEvent};
+
+use gantry_store::Store;
 
 use crate::events::EventSink;
 use crate::state::{AppState, Settings};
@@ -72,10 +76,25 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
             commands::dialogs::pending_dialogs,
             commands::dialogs::resolve_approval,
             commands::dialogs::answer_question,
+            commands::chat::list_sessions,
+            commands::chat::chat_state,
+            commands::chat::open_session,
+            commands::chat::new_session,
+            commands::chat::rename_session,
+            commands::chat::delete_session,
+            commands::chat::send_message,
+            commands::chat::cancel_turn,
+            commands::chat::list_tools,
+            commands::settings::provider_settings,
+            commands::settings::save_provider,
         ])
         .setup(move |app| {
             let sink: Arc<dyn EventSink> = Arc::new(WindowSink(app.handle().clone()));
-            let state = AppState::new(sink, settings);
+            let store = tauri::async_runtime::block_on(Store::open_default()).map_err(|error| {
+                tracing::error!(%error, "cannot open Gantry's database");
+                error
+            })?;
+            let state = AppState::new(sink, settings, store);
             if let Some(folder) = folder {
                 let opened = tauri::async_runtime::block_on(state.open_project(folder.clone()));
                 if let Err(error) = opened {

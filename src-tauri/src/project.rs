@@ -1,5 +1,6 @@
 //! An open project: its confined root, its lazily listed tree, the watcher that keeps the
-//! webview's tree current, and the tool manager the agent loop will drive.
+//! webview's tree current, its tools (built-ins and MCP servers', through the same
+//! `gantry_agent::open_project` as the CLI) and its chat.
 //!
 //! Opening is quick whatever the project's size: the root is checked and the first listing is
 //! the webview's own `list_dir` call. The watcher, whose start walks every shown directory once,
@@ -11,12 +12,16 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use gantry_agent::{ApprovalEvents, People};
+use gantry_mcp::{McpHub, ProjectTrust};
+use gantry_store::Store;
 use gantry_tools::{ProjectRoot, ToolManager};
 use gantry_watch::{ProjectTree, TreeWatcher};
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::approver::{DialogRegistry, WebviewApprover, WebviewPrompter};
+use crate::chat::ProjectChat;
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeChanged, TreeStatus, WatchState, emit};
 
@@ -38,9 +43,23 @@ pub struct OpenProject {
     info: ProjectInfo,
     root: ProjectRoot,
     tree: ProjectTree,
-    tools: ToolManager,
+    tools: Arc<ToolManager>,
+    chat: ProjectChat,
+    /// Where the approvals of the project's `.mcp.json` are remembered.
+    mcp_trust: Arc<dyn ProjectTrust>,
+    mcp: Mutex<McpSlot>,
     watcher: Mutex<Option<TreeWatcher>>,
     watch_state: Mutex<WatchState>,
+}
+
+/// The project's MCP servers: starting, running, or closed (a hub that finishes starting after
+/// the project closed is shut down at once).
+#[derive(Default)]
+enum McpSlot {
+    #[default]
+    Starting,
+    Running(Arc<McpHub>),
+    Closed,
 }
 
 impl std::fmt::Debug for OpenProject {
@@ -52,17 +71,43 @@ impl std::fmt::Debug for OpenProject {
 }
 
 impl OpenProject {
-    /// Opens the folder at `path` (absolute) as project `id`. Blocking: checks the folder and
-    /// sets up the tool manager, whose approvals and questions go to `dialogs`.
-    pub fn open(id: u32, path: &Path, dialogs: &Arc<DialogRegistry>) -> Result<Self, CommandError> {
-        let root = ProjectRoot::new(path)?;
-        let tree = ProjectTree::new(root.path())?;
-        let tools = ToolManager::new(root.path())
-            .map_err(|error| CommandError::internal(error.to_string()))?
-            .with_approver(Arc::new(WebviewApprover(dialogs.clone())))
-            .with_prompter(Arc::new(WebviewPrompter(dialogs.clone())));
-        gantry_tools::builtin::register_builtins(&tools)
+    /// Opens the folder at `path` (absolute) as project `id`: remembers it in `store`, loads its
+    /// tool policies, and sets up its tools (approvals and questions go to `dialogs`) and its
+    /// chat (events go to `sink`). MCP servers start separately ([`start_mcp_in_background`]).
+    pub async fn open(
+        id: u32,
+        path: &Path,
+        store: Store,
+        dialogs: &Arc<DialogRegistry>,
+        sink: Arc<dyn EventSink>,
+    ) -> Result<Self, CommandError> {
+        let checked = path.to_owned();
+        let (root, tree) = tokio::task::spawn_blocking(move || {
+            let root = ProjectRoot::new(&checked)?;
+            let tree = ProjectTree::new(root.path())?;
+            Ok::<_, CommandError>((root, tree))
+        })
+        .await??;
+        // The approver is observed so that approval requests also become events of the turn.
+        let approvals = ApprovalEvents::new();
+        let people = People {
+            approver: Some(approvals.observe(Arc::new(WebviewApprover(dialogs.clone())))),
+            prompter: Some(Arc::new(WebviewPrompter(dialogs.clone()))),
+        };
+        let opened = gantry_agent::open_project(store, root.path(), people)
+            .await
             .map_err(|error| CommandError::internal(error.to_string()))?;
+        let mcp_trust = opened.trust();
+        let tools = Arc::new(opened.manager);
+        let chat = ProjectChat::open(
+            id,
+            opened.project.id,
+            opened.store.clone(),
+            Arc::clone(&tools),
+            approvals,
+            sink,
+        )
+        .await?;
         let name = root.path().file_name().map_or_else(
             || root.path().display().to_string(),
             |name| name.to_string_lossy().into_owned(),
@@ -76,9 +121,34 @@ impl OpenProject {
             root,
             tree,
             tools,
+            chat,
+            mcp_trust,
+            mcp: Mutex::new(McpSlot::Starting),
             watcher: Mutex::new(None),
             watch_state: Mutex::new(WatchState::Starting),
         })
+    }
+
+    /// The project's chat: sessions and turns.
+    pub fn chat(&self) -> &ProjectChat {
+        &self.chat
+    }
+
+    /// Stops everything the project runs: its turn, its watcher and its MCP servers. Blocking
+    /// (joins the watcher's threads); the servers stop on the runtime when there is one.
+    pub fn close(&self) {
+        self.chat.cancel();
+        self.stop_watching();
+        let previous = self
+            .mcp
+            .lock()
+            .map(|mut slot| std::mem::replace(&mut *slot, McpSlot::Closed))
+            .unwrap_or(McpSlot::Closed);
+        if let McpSlot::Running(hub) = previous
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move { hub.shutdown().await });
+        }
     }
 
     /// What the webview is told about the project.
@@ -96,9 +166,9 @@ impl OpenProject {
         &self.tree
     }
 
-    /// The project's tools: built-ins registered, approvals and questions answered in the
-    /// webview. The agent loop dispatches through it.
-    pub fn tools(&self) -> &ToolManager {
+    /// The project's tools: built-ins and MCP servers' tools, with the project's policies and
+    /// audit log; approvals and questions are answered in the webview.
+    pub fn tools(&self) -> &Arc<ToolManager> {
         &self.tools
     }
 
@@ -131,6 +201,31 @@ impl OpenProject {
         let watcher = self.watcher.lock().ok().and_then(|mut slot| slot.take());
         drop(watcher);
     }
+}
+
+/// Starts the MCP servers of the user's file and of the project's approved `.mcp.json` in the
+/// background; their tools join the project's tools as each connects. A server that fails is
+/// logged; the others work.
+pub fn start_mcp_in_background(project: &Arc<OpenProject>) {
+    let weak = Arc::downgrade(project);
+    let tools = Arc::clone(&project.tools);
+    let trust = Arc::clone(&project.mcp_trust);
+    tokio::spawn(async move {
+        let hub = match gantry_agent::start_mcp(&tools, trust, false).await {
+            Ok(hub) => Arc::new(hub),
+            Err(error) => {
+                tracing::warn!(%error, "the MCP configuration cannot be read; no MCP servers");
+                return;
+            }
+        };
+        let adopted = weak.upgrade().and_then(|project| {
+            let mut slot = project.mcp.lock().ok()?;
+            matches!(*slot, McpSlot::Starting).then(|| *slot = McpSlot::Running(Arc::clone(&hub)))
+        });
+        if adopted.is_none() {
+            hub.shutdown().await;
+        }
+    });
 }
 
 /// Starts `project`'s watcher in the background and forwards its changes to `sink` for as long as

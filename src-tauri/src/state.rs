@@ -1,4 +1,5 @@
-//! The app's state behind the commands: the open project, the pending dialogs, the settings.
+//! The app's state behind the commands: the store, the open project (with its chat), the
+//! pending dialogs, the settings.
 //!
 //! Everything here is plain Rust over the engine crates — no Tauri types — so the behaviour of
 //! every command is unit-tested without a window; `commands/` only unwraps Tauri's arguments
@@ -9,14 +10,17 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use gantry_store::{Secrets, Store};
 use gantry_watch::TreeEntry;
 use serde::{Deserialize, Serialize};
 
 use crate::approver::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
+use crate::chat::{ChatView, SessionSummary};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
 use crate::preview::{FilePreview, read_preview};
-use crate::project::{OpenProject, ProjectInfo, watch_in_background};
+use crate::project::{OpenProject, ProjectInfo, start_mcp_in_background, watch_in_background};
+use crate::provider_settings::{self, ProviderSettings, SaveProviderRequest};
 
 /// The longest path accepted from the webview, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
@@ -97,7 +101,14 @@ pub struct RecentProject {
     pub name: String,
     /// Its absolute path.
     pub path: String,
+    /// When it was last opened, in milliseconds since the epoch.
+    pub last_opened_at: i64,
+    /// Whether the folder is still there.
+    pub exists: bool,
 }
+
+/// How many recent projects the welcome screen lists.
+const RECENT_PROJECTS: usize = 12;
 
 /// The argument of `open_project`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
@@ -119,6 +130,8 @@ pub struct ListDirRequest {
 pub struct AppState {
     sink: Arc<dyn EventSink>,
     settings: Settings,
+    store: Store,
+    secrets: Secrets,
     dialogs: Arc<DialogRegistry>,
     project: Mutex<Option<Arc<OpenProject>>>,
     launch_error: Mutex<Option<LaunchError>>,
@@ -135,12 +148,14 @@ impl std::fmt::Debug for AppState {
 }
 
 impl AppState {
-    /// A state with no project open, sending events through `sink`.
-    pub fn new(sink: Arc<dyn EventSink>, settings: Settings) -> Self {
+    /// A state with no project open, remembering in `store` and sending events through `sink`.
+    pub fn new(sink: Arc<dyn EventSink>, settings: Settings, store: Store) -> Self {
         let dialogs = Arc::new(DialogRegistry::new(sink.clone(), settings.dialog_timeout));
         Self {
             sink,
             settings,
+            store,
+            secrets: Secrets::new(),
             dialogs,
             project: Mutex::new(None),
             launch_error: Mutex::new(None),
@@ -184,10 +199,25 @@ impl AppState {
         }
     }
 
-    /// Projects opened before. The store that remembers them is not part of the app yet, so
-    /// the list is empty.
-    pub fn recent_projects(&self) -> Vec<RecentProject> {
-        Vec::new()
+    /// Projects opened before, the most recently opened first.
+    pub async fn recent_projects(&self) -> Result<Vec<RecentProject>, CommandError> {
+        let mut projects = self
+            .store
+            .projects()
+            .list()
+            .await
+            .map_err(|error| CommandError::internal(error.to_string()))?;
+        projects.sort_by_key(|project| std::cmp::Reverse(project.last_opened_at));
+        projects.truncate(RECENT_PROJECTS);
+        Ok(projects
+            .into_iter()
+            .map(|project| RecentProject {
+                exists: project.root.is_dir(),
+                name: project.name,
+                path: project.root.display().to_string(),
+                last_opened_at: project.last_opened_at.as_millis(),
+            })
+            .collect())
     }
 
     /// Opens the folder at `path` (absolute), closing the project open before, and starts
@@ -201,9 +231,14 @@ impl AppState {
             )));
         }
         let id = self.next_project_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let dialogs = self.dialogs.clone();
-        let project =
-            tokio::task::spawn_blocking(move || OpenProject::open(id, &path, &dialogs)).await??;
+        let project = OpenProject::open(
+            id,
+            &path,
+            self.store.clone(),
+            &self.dialogs,
+            self.sink.clone(),
+        )
+        .await?;
         let project = Arc::new(project);
         let info = project.info().clone();
         let previous = self
@@ -216,6 +251,7 @@ impl AppState {
         }
         close_in_background(previous);
         watch_in_background(&project, self.sink.clone(), self.settings.watch_debounce);
+        start_mcp_in_background(&project);
         Ok(info)
     }
 
@@ -241,6 +277,61 @@ impl AppState {
         Ok(self.current()?.watch_status())
     }
 
+    /// The open project's sessions.
+    pub async fn list_sessions(&self) -> Result<Vec<SessionSummary>, CommandError> {
+        self.current()?.chat().sessions().await
+    }
+
+    /// The open project's current session and its messages.
+    pub async fn chat_view(&self) -> Result<ChatView, CommandError> {
+        self.current()?.chat().view().await
+    }
+
+    /// Switches to session `id`, or to a fresh chat for `None`.
+    pub async fn switch_session(&self, id: Option<String>) -> Result<ChatView, CommandError> {
+        self.current()?.chat().switch(id).await
+    }
+
+    /// Renames session `id`.
+    pub async fn rename_session(
+        &self,
+        id: &str,
+        title: &str,
+    ) -> Result<SessionSummary, CommandError> {
+        self.current()?.chat().rename(id, title).await
+    }
+
+    /// Deletes session `id`.
+    pub async fn delete_session(&self, id: &str) -> Result<ChatView, CommandError> {
+        self.current()?.chat().delete(id).await
+    }
+
+    /// Sends `text` to the model in the current session, with the active provider.
+    pub async fn send_message(&self, text: &str) -> Result<String, CommandError> {
+        let project = self.current()?;
+        let provider = provider_settings::active_provider(&self.store).await?;
+        project.chat().send(text, provider).await
+    }
+
+    /// Stops the running turn of the open project, if any.
+    pub fn cancel_turn(&self) -> Result<(), CommandError> {
+        self.current()?.chat().cancel();
+        Ok(())
+    }
+
+    /// The provider settings.
+    pub async fn provider_settings(&self) -> Result<ProviderSettings, CommandError> {
+        provider_settings::settings(&self.store, &self.secrets).await
+    }
+
+    /// Saves a provider and makes it the active one.
+    pub async fn save_provider(
+        &self,
+        request: SaveProviderRequest,
+    ) -> Result<ProviderSettings, CommandError> {
+        provider_settings::save(&self.store, &self.secrets, request).await
+    }
+
     /// The read-only preview of file `path` of the open project.
     pub async fn read_preview(&self, path: String) -> Result<FilePreview, CommandError> {
         check_path(&path)?;
@@ -249,10 +340,11 @@ impl AppState {
     }
 }
 
-/// Stops a closed project's watcher off the async workers (stopping joins threads).
+/// Stops a closed project (its turn, watcher and MCP servers) off the async workers (stopping
+/// the watcher joins threads).
 fn close_in_background(project: Option<Arc<OpenProject>>) {
     if let Some(project) = project {
-        let stop = move || project.stop_watching();
+        let stop = move || project.close();
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::task::spawn_blocking(stop);
         } else {
@@ -281,9 +373,11 @@ mod tests {
     use crate::error::ErrorKind;
     use crate::events::RecordingSink;
 
-    fn state() -> (Arc<RecordingSink>, AppState) {
+    async fn state() -> (Arc<RecordingSink>, AppState) {
         let sink = Arc::new(RecordingSink::default());
-        let state = AppState::new(sink.clone(), Settings::default());
+        let data = tempfile::tempdir().unwrap().keep();
+        let store = Store::open(data.join("gantry.db")).await.unwrap();
+        let state = AppState::new(sink.clone(), Settings::default(), store);
         (sink, state)
     }
 
@@ -317,7 +411,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn commands_need_an_open_project() {
-        let (_sink, state) = state();
+        let (_sink, state) = state().await;
         assert_eq!(
             state.list_dir(String::new()).await.unwrap_err().kind,
             ErrorKind::NoProject
@@ -333,12 +427,12 @@ mod tests {
                 error: None
             }
         );
-        assert!(state.recent_projects().is_empty());
+        assert!(state.recent_projects().await.unwrap().is_empty());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn bad_folders_are_refused_with_a_reason() {
-        let (_sink, state) = state();
+        let (_sink, state) = state().await;
         let dir = tempfile::tempdir().unwrap();
         let missing = state
             .open_project(dir.path().join("missing"))
@@ -364,7 +458,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_open_project_lists_lazily_previews_and_reports_changes() {
-        let (sink, state) = state();
+        let (sink, state) = state().await;
         let dir = project();
         let info = state.open_project(dir.path().to_path_buf()).await.unwrap();
         assert_eq!(info.id, 1);

@@ -17,6 +17,8 @@ pub const STATE_TIMEOUT: Duration = Duration::from_secs(20);
 pub struct App {
     pub session: Session,
     driver: Child,
+    /// The app's data folder when the scenario did not give one (removed at the end).
+    _own_data: Option<tempfile::TempDir>,
     shots: PathBuf,
     step: u32,
     /// When the session was requested (the driver starts the app then).
@@ -33,11 +35,35 @@ fn free_port() -> Result<u16> {
 }
 
 impl App {
-    /// Starts WebKitWebDriver and, through it, `gantry ARGS...` with browser automation on.
+    /// Starts WebKitWebDriver and, through it, `gantry ARGS...` with browser automation on, with
+    /// a fresh data folder of its own (an empty database, no MCP configuration).
     pub async fn launch(scenario: &str, args: &[&str]) -> Result<Self> {
+        let data = tempfile::Builder::new()
+            .prefix("gantry-e2e-data-")
+            .tempdir()?;
+        let mut app = Self::launch_with_data(scenario, args, data.path(), true).await?;
+        app._own_data = Some(data);
+        Ok(app)
+    }
+
+    /// Like [`Self::launch`], with Gantry's database in `data` (`GANTRY_DATA_DIR`) and its user
+    /// configuration under `data/config` (`XDG_CONFIG_HOME`), so a scenario can prepare the
+    /// database, restart the app on it, and read it afterwards. `fresh_shots` empties the
+    /// scenario's screenshot folder (the first launch of a scenario).
+    pub async fn launch_with_data(
+        scenario: &str,
+        args: &[&str],
+        data: &Path,
+        fresh_shots: bool,
+    ) -> Result<Self> {
         let shots = screenshot_root().join(scenario);
-        let _ = std::fs::remove_dir_all(&shots);
+        if fresh_shots {
+            let _ = std::fs::remove_dir_all(&shots);
+        }
         std::fs::create_dir_all(&shots)?;
+        let step = std::fs::read_dir(&shots)?.count() as u32;
+        let config = data.join("config");
+        std::fs::create_dir_all(&config)?;
         let binary = env!("CARGO_BIN_EXE_gantry");
         let mut last_error = None;
         // A port picked free can be taken before the driver binds it; try a few.
@@ -49,6 +75,8 @@ impl App {
                 .arg("--host=127.0.0.1")
                 .env("TAURI_WEBVIEW_AUTOMATION", "true")
                 .env("GANTRY_WATCH_DEBOUNCE_MS", "50")
+                .env("GANTRY_DATA_DIR", data)
+                .env("XDG_CONFIG_HOME", &config)
                 .stdout(Stdio::null())
                 .stderr(Stdio::inherit());
             // Its own process group, so the app and WebKit's helpers go with it at the end.
@@ -67,8 +95,9 @@ impl App {
                     return Ok(Self {
                         session,
                         driver,
+                        _own_data: None,
                         shots,
-                        step: 0,
+                        step,
                         launched,
                     });
                 }

@@ -10,7 +10,7 @@ use crate::fixture::{Fixture, LargeProject, MAIN_RS};
 use crate::{SERIAL, enabled, ms, percentiles};
 
 /// Writes `text` to the scenario's metrics file and to stderr.
-fn report(scenario: &str, text: &str) {
+pub(crate) fn report(scenario: &str, text: &str) {
     let text = text.trim_end();
     eprintln!("{text}");
     let path = crate::app::screenshot_root()

@@ -29,6 +29,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::transcript::TokenUsage;
 
 /// Why a turn ended.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnEndReason {
@@ -55,6 +56,7 @@ impl TurnEndReason {
 }
 
 /// One thing that happened during a turn.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "type",

@@ -333,9 +333,12 @@ impl Session {
             } else {
                 index + 1
             };
+            // Each dispatch owns what it uses, so the stream's futures borrow nothing from the
+            // closure (a borrowing closure makes the turn's future not `Send` for every
+            // lifetime, and then it cannot be spawned).
             let tools = Arc::clone(&self.tools);
-            let mut results = futures::stream::iter(&calls[index..end])
-                .map(|call| dispatch(&tools, call, cancel, events))
+            let mut results = futures::stream::iter(calls[index..end].iter().cloned())
+                .map(move |call| dispatch(Arc::clone(&tools), call, cancel.clone(), events.clone()))
                 .buffered(limit);
             while let Some((call, observation)) = results.next().await {
                 let status = if observation.kind == ObservationKind::Cancelled {
@@ -366,12 +369,12 @@ fn may_run_concurrently(tools: &ToolManager, call: &ToolCall) -> bool {
 }
 
 /// Dispatches one call, reporting its start and its result.
-async fn dispatch<'a>(
-    tools: &ToolManager,
-    call: &'a ToolCall,
-    cancel: &CancellationToken,
-    events: &EventSink,
-) -> (&'a ToolCall, Observation) {
+async fn dispatch(
+    tools: Arc<ToolManager>,
+    call: ToolCall,
+    cancel: CancellationToken,
+    events: EventSink,
+) -> (ToolCall, Observation) {
     events.emit(TurnEvent::ToolCallStarted {
         id: call.id.clone(),
         name: call.name.clone(),
@@ -380,7 +383,7 @@ async fn dispatch<'a>(
     let observation = CURRENT_CALL
         .scope(
             call.id.clone(),
-            tools.dispatch_cancellable(&call.name, call.arguments.as_str(), cancel),
+            tools.dispatch_cancellable(&call.name, call.arguments.as_str(), &cancel),
         )
         .await;
     events.emit(TurnEvent::ToolResult {

@@ -16,10 +16,12 @@ pub fn launch_state(state: State<'_, AppState>) -> Result<LaunchState, CommandEr
     Ok(state.launch_state())
 }
 
-/// The projects opened before (empty until the store keeps them).
+/// The projects opened before, the most recently opened first.
 #[tauri::command]
-pub fn recent_projects(state: State<'_, AppState>) -> Result<Vec<RecentProject>, CommandError> {
-    Ok(state.recent_projects())
+pub async fn recent_projects(
+    state: State<'_, AppState>,
+) -> Result<Vec<RecentProject>, CommandError> {
+    state.recent_projects().await
 }
 
 /// Opens the folder at `request.path` (absolute).

@@ -4,7 +4,8 @@
 //!
 //! The engine needs memory that outlives a window: which folders the user works in, what they
 //! allowed each tool to do there, what was said, and what every tool call did. This crate keeps
-//! it behind a typed async API ([`Store::open`], [`Store::projects`], [`Store::sessions`], ...)
+//! it behind a typed async API ([`Store::open`], [`Store::projects`], [`Store::sessions`],
+//! [`Store::settings`], ...)
 //! so no SQL lives anywhere else. It implements the tool system's [`gantry_tools::AuditSink`]
 //! ([`StoreAudit`]) and persists its [`gantry_tools::PolicySet`] ([`Policies`]).
 //!
@@ -29,6 +30,7 @@ pub mod providers;
 pub mod redact;
 pub mod secrets;
 pub mod sessions;
+pub mod settings;
 pub mod store;
 pub mod time;
 
@@ -43,5 +45,6 @@ pub use projects::{Project, Projects};
 pub use providers::{Provider, ProviderConfig, Providers};
 pub use secrets::{KEYCHAIN_SERVICE, KeyEntry, Secret, SecretError, Secrets, fallback_hint};
 pub use sessions::{Session, Sessions};
+pub use settings::Settings;
 pub use store::Store;
 pub use time::Timestamp;

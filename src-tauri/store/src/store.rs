@@ -23,6 +23,7 @@ use crate::policies::Policies;
 use crate::projects::Projects;
 use crate::providers::Providers;
 use crate::sessions::Sessions;
+use crate::settings::Settings;
 
 /// The schema, embedded at compile time from `migrations/`.
 static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
@@ -107,6 +108,11 @@ impl Store {
     /// Conversations and their messages.
     pub fn sessions(&self) -> Sessions<'_> {
         Sessions::new(&self.pool)
+    }
+
+    /// App-wide settings by key (the active provider, the window's layout).
+    pub fn settings(&self) -> Settings<'_> {
+        Settings::new(&self.pool)
     }
 
     /// The tool-call audit log.

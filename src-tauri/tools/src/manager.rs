@@ -78,6 +78,7 @@ impl From<Value> for ToolArguments {
 
 /// A registered tool as lists and the UI show it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolInfo {
     /// The name the model calls it by.

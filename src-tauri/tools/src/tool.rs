@@ -108,6 +108,7 @@ pub type ToolResult = Result<ToolOutput, ToolError>;
 #[derive(
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum ToolSource {
     /// One of Gantry's own tools.

@@ -11,4 +11,12 @@ name: string,
 /**
  * Its absolute path.
  */
-path: string, };
+path: string, 
+/**
+ * When it was last opened, in milliseconds since the epoch.
+ */
+lastOpenedAt: number, 
+/**
+ * Whether the folder is still there.
+ */
+exists: boolean, };

@@ -2,6 +2,8 @@
 // type and run `npm run bindings`.
 
 import type { AnswerQuestionRequest } from "./AnswerQuestionRequest";
+import type { ChatEvent } from "./ChatEvent";
+import type { ChatView } from "./ChatView";
 import type { CommandError } from "./CommandError";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
@@ -11,8 +13,15 @@ import type { ListDirRequest } from "./ListDirRequest";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
 import type { PreviewRequest } from "./PreviewRequest";
 import type { ProjectInfo } from "./ProjectInfo";
+import type { ProviderSettings } from "./ProviderSettings";
 import type { RecentProject } from "./RecentProject";
+import type { RenameSessionRequest } from "./RenameSessionRequest";
 import type { ResolveApprovalRequest } from "./ResolveApprovalRequest";
+import type { SaveProviderRequest } from "./SaveProviderRequest";
+import type { SendMessageRequest } from "./SendMessageRequest";
+import type { SessionRequest } from "./SessionRequest";
+import type { SessionSummary } from "./SessionSummary";
+import type { ToolInfo } from "./ToolInfo";
 import type { TreeChanged } from "./TreeChanged";
 import type { TreeEntry } from "./TreeEntry";
 import type { TreeStatus } from "./TreeStatus";
@@ -30,6 +39,17 @@ export type Commands = {
   pending_dialogs: { request: null; response: Array<DialogRequest> };
   resolve_approval: { request: ResolveApprovalRequest; response: null };
   answer_question: { request: AnswerQuestionRequest; response: null };
+  list_sessions: { request: null; response: Array<SessionSummary> };
+  chat_state: { request: null; response: ChatView };
+  open_session: { request: SessionRequest; response: ChatView };
+  new_session: { request: null; response: ChatView };
+  rename_session: { request: RenameSessionRequest; response: SessionSummary };
+  delete_session: { request: SessionRequest; response: ChatView };
+  send_message: { request: SendMessageRequest; response: string };
+  cancel_turn: { request: null; response: null };
+  list_tools: { request: null; response: Array<ToolInfo> };
+  provider_settings: { request: null; response: ProviderSettings };
+  save_provider: { request: SaveProviderRequest; response: ProviderSettings };
 };
 
 /** Every event the backend sends, by name: its payload. */
@@ -38,6 +58,7 @@ export type Events = {
   "tree:status": TreeStatus;
   "dialog:opened": DialogRequest;
   "dialog:closed": DialogClosed;
+  "chat:event": ChatEvent;
 };
 
 /** What a failed command rejects with. */
@@ -56,6 +77,17 @@ export const COMMAND_NAMES = [
   "pending_dialogs",
   "resolve_approval",
   "answer_question",
+  "list_sessions",
+  "chat_state",
+  "open_session",
+  "new_session",
+  "rename_session",
+  "delete_session",
+  "send_message",
+  "cancel_turn",
+  "list_tools",
+  "provider_settings",
+  "save_provider",
 ] as const;
 
 /** The names of all events. */
@@ -64,4 +96,5 @@ export const EVENT_NAMES = [
   "tree:status",
   "dialog:opened",
   "dialog:closed",
+  "chat:event",
 ] as const;

@@ -1,0 +1,652 @@
+//! A project's chat: its sessions, the current one, and the turn running in it.
+//!
+//! The agent loop is the engine's ([`gantry_agent::Session::run_turn`]); this module decides
+//! which session a message goes to and forwards the turn's [`TurnEvent`]s to the webview as
+//! [`ChatEvent`]s, tagged with the project and the session so a page that switched away ignores
+//! a finishing turn's last events.
+//!
+//! - The **current session** is an id (or none: a fresh chat whose session is created by its
+//!   first message). Switching sets the id, cancels a running turn and resets the session's
+//!   approvals in the tool manager; the engine's `Session` is loaded lazily by the next message.
+//! - **One turn at a time** per project: `send` refuses with [`ErrorKind::Busy`] while one runs.
+//!   The running flag is cleared *before* the final `turn_finished` event is sent, so the webview
+//!   can send the next message as soon as it sees the turn end.
+//! - **What the chat shows** is read from the store, which saves every message as it completes,
+//!   so a reloaded page (or a restarted app) shows the same transcript as the engine holds.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use gantry_agent::{
+    ApprovalEvents, Message, Provider, Session, SessionOptions, SessionParts, StoreTranscripts,
+    TurnEvent,
+};
+use gantry_store::{ProjectId, SessionId, Store};
+use gantry_tools::ToolManager;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc::unbounded_channel;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{CommandError, ErrorKind};
+use crate::events::{Event, EventSink, emit};
+
+/// The longest message accepted from the webview, in bytes.
+const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+/// The longest session title, in characters.
+const MAX_TITLE_CHARS: usize = 200;
+
+/// A session in the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    /// Its id.
+    pub id: String,
+    /// Its title (the first line of its first message until renamed).
+    pub title: String,
+    /// The model it talked to last.
+    pub model: Option<String>,
+    /// How many messages it holds.
+    pub message_count: u32,
+    /// When it was created, in milliseconds since the epoch.
+    pub created_at: i64,
+    /// When it last changed, in milliseconds since the epoch.
+    pub updated_at: i64,
+}
+
+impl From<gantry_store::Session> for SessionSummary {
+    fn from(session: gantry_store::Session) -> Self {
+        Self {
+            id: session.id.to_string(),
+            title: session.title,
+            model: session.model,
+            message_count: session.message_count,
+            created_at: session.created_at.as_millis(),
+            updated_at: session.updated_at.as_millis(),
+        }
+    }
+}
+
+/// What the chat panel shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatView {
+    /// The current session; `None` for a fresh chat (its first message creates one).
+    pub session: Option<SessionSummary>,
+    /// Its messages, oldest first.
+    pub messages: Vec<Message>,
+    /// Whether a turn is running in it.
+    pub running: bool,
+}
+
+/// One event of a running turn.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatEvent {
+    /// The project (events of a project since closed are ignored).
+    pub project_id: u32,
+    /// The session the turn runs in.
+    pub session_id: String,
+    /// What happened.
+    pub event: TurnEvent,
+}
+
+impl Event for ChatEvent {
+    const NAME: &'static str = "chat:event";
+}
+
+/// The argument of `send_message`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SendMessageRequest {
+    /// What the user wrote.
+    pub text: String,
+}
+
+/// The argument of the commands that name a session.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRequest {
+    /// The session's id.
+    pub id: String,
+}
+
+/// The argument of `rename_session`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RenameSessionRequest {
+    /// The session's id.
+    pub id: String,
+    /// Its new title.
+    pub title: String,
+}
+
+/// The turn running now.
+struct RunningTurn {
+    session_id: String,
+    cancel: CancellationToken,
+}
+
+type TurnSlot = Arc<Mutex<Option<RunningTurn>>>;
+
+/// A project's sessions and turns.
+pub struct ProjectChat {
+    project_id: u32,
+    project: ProjectId,
+    store: Store,
+    tools: Arc<ToolManager>,
+    approvals: ApprovalEvents,
+    sink: Arc<dyn EventSink>,
+    /// The current session's id; `None` for a fresh chat.
+    current: Mutex<Option<String>>,
+    /// The engine's session, once a message was sent in it (held by a running turn).
+    session: Arc<tokio::sync::Mutex<Option<Session>>>,
+    turn: TurnSlot,
+}
+
+impl std::fmt::Debug for ProjectChat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProjectChat")
+            .field("project_id", &self.project_id)
+            .field("current", &self.current_id())
+            .finish_non_exhaustive()
+    }
+}
+
+fn store_error(error: impl std::fmt::Display) -> CommandError {
+    CommandError::internal(format!("the database failed: {error}"))
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl ProjectChat {
+    /// The chat of store project `project` (app project `project_id`), whose tools report
+    /// approval requests through `approvals`. Continues the project's most recent session.
+    pub async fn open(
+        project_id: u32,
+        project: ProjectId,
+        store: Store,
+        tools: Arc<ToolManager>,
+        approvals: ApprovalEvents,
+        sink: Arc<dyn EventSink>,
+    ) -> Result<Self, CommandError> {
+        let latest = store
+            .sessions()
+            .list(project)
+            .await
+            .map_err(store_error)?
+            .into_iter()
+            .next()
+            .map(|session| session.id.to_string());
+        tools.start_session(latest.clone());
+        Ok(Self {
+            project_id,
+            project,
+            store,
+            tools,
+            approvals,
+            sink,
+            current: Mutex::new(latest),
+            session: Arc::new(tokio::sync::Mutex::new(None)),
+            turn: Arc::new(Mutex::new(None)),
+        })
+    }
+
+    fn current_id(&self) -> Option<String> {
+        lock(&self.current).clone()
+    }
+
+    /// The project's sessions, the most recently updated first.
+    pub async fn sessions(&self) -> Result<Vec<SessionSummary>, CommandError> {
+        let sessions = self
+            .store
+            .sessions()
+            .list(self.project)
+            .await
+            .map_err(store_error)?;
+        Ok(sessions.into_iter().map(SessionSummary::from).collect())
+    }
+
+    /// The current session and its messages.
+    pub async fn view(&self) -> Result<ChatView, CommandError> {
+        let Some(id) = self.current_id() else {
+            return Ok(ChatView {
+                session: None,
+                messages: Vec::new(),
+                running: false,
+            });
+        };
+        let session = self.own_session(&id).await?;
+        let stored = self
+            .store
+            .sessions()
+            .messages(session.id)
+            .await
+            .map_err(store_error)?;
+        let messages = stored
+            .into_iter()
+            .filter_map(|stored| gantry_agent::persist::from_stored(stored.message))
+            .collect();
+        let running = lock(&self.turn)
+            .as_ref()
+            .is_some_and(|turn| turn.session_id == id);
+        Ok(ChatView {
+            session: Some(session.into()),
+            messages,
+            running,
+        })
+    }
+
+    /// The session `id` if it belongs to this project; [`ErrorKind::NotFound`] otherwise.
+    async fn own_session(&self, id: &str) -> Result<gantry_store::Session, CommandError> {
+        let not_found = || CommandError::new(ErrorKind::NotFound, format!("no session {id}"));
+        let parsed: SessionId = id.parse().map_err(|_| not_found())?;
+        match self
+            .store
+            .sessions()
+            .get(parsed)
+            .await
+            .map_err(store_error)?
+        {
+            Some(session) if session.project_id == self.project => Ok(session),
+            _ => Err(not_found()),
+        }
+    }
+
+    /// Makes `id` the current session (a fresh chat for `None`): stops a running turn and
+    /// resets the session's approvals.
+    pub async fn switch(&self, id: Option<String>) -> Result<ChatView, CommandError> {
+        if let Some(id) = &id {
+            self.own_session(id).await?;
+        }
+        self.cancel();
+        *lock(&self.current) = id.clone();
+        self.tools.start_session(id);
+        self.view().await
+    }
+
+    /// Renames session `id`.
+    pub async fn rename(&self, id: &str, title: &str) -> Result<SessionSummary, CommandError> {
+        let title = title.trim();
+        if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
+            return Err(CommandError::invalid(format!(
+                "a session's title must be 1 to {MAX_TITLE_CHARS} characters"
+            )));
+        }
+        let session = self.own_session(id).await?;
+        let sessions = self.store.sessions();
+        sessions
+            .rename(session.id, title)
+            .await
+            .map_err(store_error)?;
+        let renamed = sessions.get(session.id).await.map_err(store_error)?;
+        renamed
+            .map(SessionSummary::from)
+            .ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no session {id}")))
+    }
+
+    /// Deletes session `id` (its messages and audit rows); deleting the current session leaves
+    /// a fresh chat.
+    pub async fn delete(&self, id: &str) -> Result<ChatView, CommandError> {
+        let session = self.own_session(id).await?;
+        if self.current_id().as_deref() == Some(id) {
+            self.switch(None).await?;
+        }
+        self.store
+            .sessions()
+            .delete(session.id)
+            .await
+            .map_err(store_error)?;
+        self.view().await
+    }
+
+    /// Stops the running turn, if any (its stream and its tools; pending dialogs are denied).
+    pub fn cancel(&self) {
+        if let Some(turn) = lock(&self.turn).as_ref() {
+            turn.cancel.cancel();
+        }
+    }
+
+    /// Whether a turn is running.
+    pub fn is_running(&self) -> bool {
+        lock(&self.turn).is_some()
+    }
+
+    /// Starts a turn with `text` in the current session (creating one for a fresh chat), talking
+    /// to `provider`. Returns the session's id at once; the turn reports through events.
+    pub async fn send(&self, text: &str, provider: Provider) -> Result<String, CommandError> {
+        if text.trim().is_empty() {
+            return Err(CommandError::invalid("the message is empty"));
+        }
+        if text.len() > MAX_MESSAGE_BYTES {
+            return Err(CommandError::invalid("the message is over 1 MiB"));
+        }
+        self.wait_for_cancelled_turn().await;
+        let cancel = CancellationToken::new();
+        {
+            let mut turn = lock(&self.turn);
+            if turn.is_some() {
+                return Err(CommandError::new(
+                    ErrorKind::Busy,
+                    "a turn is running: wait for it or stop it",
+                ));
+            }
+            *turn = Some(RunningTurn {
+                session_id: String::new(),
+                cancel: cancel.clone(),
+            });
+        }
+        match self.start_turn(text, provider, cancel).await {
+            Ok(id) => Ok(id),
+            Err(error) => {
+                *lock(&self.turn) = None;
+                Err(error)
+            }
+        }
+    }
+
+    /// Waits (a moment at most) for a turn that was told to stop, so a message sent right after
+    /// Stop or a session switch is not refused as busy.
+    async fn wait_for_cancelled_turn(&self) {
+        for _ in 0..100 {
+            let stopping = lock(&self.turn)
+                .as_ref()
+                .is_some_and(|turn| turn.cancel.is_cancelled());
+            if !stopping {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn start_turn(
+        &self,
+        text: &str,
+        provider: Provider,
+        cancel: CancellationToken,
+    ) -> Result<String, CommandError> {
+        let mut slot = Arc::clone(&self.session).lock_owned().await;
+        let current = self.current_id();
+        let loaded = slot.as_ref().map(|session| session.id().to_owned());
+        if loaded.is_none() || loaded != current {
+            *slot = None;
+            let parts = self.parts(provider.clone());
+            let session = match &current {
+                Some(id) => Session::resume(parts, id).await,
+                None => Session::create(parts).await,
+            }
+            .map_err(|error| CommandError::internal(error.to_string()))?;
+            *slot = Some(session);
+        }
+        let Some(session) = slot.as_mut() else {
+            return Err(CommandError::internal("the session went away"));
+        };
+        session.set_provider(provider);
+        let session_id = session.id().to_owned();
+        *lock(&self.current) = Some(session_id.clone());
+        if let Some(turn) = lock(&self.turn).as_mut() {
+            turn.session_id.clone_from(&session_id);
+        }
+
+        let (sender, mut receiver) = unbounded_channel();
+        let forward = {
+            let sink = Arc::clone(&self.sink);
+            let turn = Arc::clone(&self.turn);
+            let project_id = self.project_id;
+            let session_id = session_id.clone();
+            async move {
+                while let Some(event) = receiver.recv().await {
+                    if matches!(event, TurnEvent::TurnFinished { .. }) {
+                        *lock(&turn) = None;
+                    }
+                    emit(
+                        sink.as_ref(),
+                        &ChatEvent {
+                            project_id,
+                            session_id: session_id.clone(),
+                            event,
+                        },
+                    );
+                }
+                *lock(&turn) = None;
+            }
+        };
+        let text = text.to_owned();
+        tokio::spawn(async move {
+            let forwarding = tokio::spawn(forward);
+            if let Some(session) = slot.as_mut() {
+                let outcome = session.run_turn(&text, &cancel, sender).await;
+                tracing::info!(reason = outcome.reason.as_str(), "turn ended");
+            }
+            drop(slot);
+            let _ = forwarding.await;
+        });
+        Ok(session_id)
+    }
+
+    fn parts(&self, provider: Provider) -> SessionParts {
+        SessionParts {
+            tools: Arc::clone(&self.tools),
+            approvals: self.approvals.clone(),
+            provider,
+            store: Arc::new(StoreTranscripts::new(self.store.clone())),
+            options: SessionOptions::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use gantry_agent::{People, ProviderConfig, ProviderOptions};
+    use gantry_scripted_provider::{Expect, Script, ScriptedProvider, Turn};
+    use serde_json::json;
+
+    use super::*;
+    use crate::events::RecordingSink;
+
+    struct Rig {
+        _dirs: (tempfile::TempDir, tempfile::TempDir),
+        sink: Arc<RecordingSink>,
+        chat: ProjectChat,
+        store: Store,
+        provider: gantry_scripted_provider::Handle,
+    }
+
+    async fn rig(turns: Vec<Turn>) -> Rig {
+        let project = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+        let opened = gantry_agent::open_project(store.clone(), project.path(), People::default())
+            .await
+            .unwrap();
+        let sink = Arc::new(RecordingSink::default());
+        let chat = ProjectChat::open(
+            7,
+            opened.project.id,
+            store.clone(),
+            Arc::new(opened.manager),
+            ApprovalEvents::new(),
+            sink.clone(),
+        )
+        .await
+        .unwrap();
+        let provider = ScriptedProvider::start(Script::new(turns)).await.unwrap();
+        Rig {
+            _dirs: (project, data),
+            sink,
+            chat,
+            store,
+            provider,
+        }
+    }
+
+    impl Rig {
+        fn provider(&self) -> Provider {
+            let config = ProviderConfig::new(
+                "scripted",
+                self.provider.base_url(),
+                "scripted-model",
+                None,
+                32_000,
+            );
+            Provider::new(config, None, ProviderOptions::default()).unwrap()
+        }
+
+        /// The turn events sent so far, as JSON.
+        fn events(&self) -> Vec<serde_json::Value> {
+            self.sink.named(ChatEvent::NAME)
+        }
+
+        async fn finished(&self, turns: usize) -> Vec<serde_json::Value> {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let events = self.events();
+                let done = events
+                    .iter()
+                    .filter(|event| event["event"]["type"] == "turn_finished")
+                    .count();
+                if done >= turns {
+                    return events;
+                }
+                assert!(Instant::now() < deadline, "{events:?}");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_turn_streams_events_tagged_with_its_session_and_is_saved() {
+        let rig = rig(vec![Turn::text("Hello there.")]).await;
+        assert_eq!(rig.chat.view().await.unwrap().session, None);
+        let id = rig.chat.send("hi", rig.provider()).await.unwrap();
+        let events = rig.finished(1).await;
+        assert!(
+            events
+                .iter()
+                .all(|event| event["projectId"] == 7 && event["sessionId"] == id.as_str())
+        );
+        let text: String = events
+            .iter()
+            .filter(|event| event["event"]["type"] == "text_delta")
+            .map(|event| event["event"]["text"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(text, "Hello there.");
+        assert_eq!(
+            events[0]["event"],
+            json!({"type": "turn_started", "sessionId": id})
+        );
+
+        let view = rig.chat.view().await.unwrap();
+        assert_eq!(view.session.as_ref().unwrap().id, id);
+        assert_eq!(view.session.unwrap().title, "hi");
+        assert_eq!(view.messages.len(), 2);
+        assert_eq!(view.messages[1].content, "Hello there.");
+        assert!(!view.running);
+        rig.provider.verify().unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_turn_at_a_time_and_stop_ends_it() {
+        let rig = rig(vec![Turn::hang(), Turn::text("Back.")]).await;
+        rig.chat.send("wait", rig.provider()).await.unwrap();
+        let busy = rig.chat.send("again", rig.provider()).await.unwrap_err();
+        assert_eq!(busy.kind, ErrorKind::Busy);
+        assert!(rig.chat.is_running());
+        rig.chat.cancel();
+        let events = rig.finished(1).await;
+        let last = &events.last().unwrap()["event"];
+        assert_eq!(last["type"], "turn_finished");
+        assert_eq!(last["reason"], "cancelled");
+        // Right after the stop, the next message is accepted (not refused as busy).
+        rig.chat
+            .send("are you back?", rig.provider())
+            .await
+            .unwrap();
+        rig.finished(2).await;
+        assert_eq!(
+            rig.chat
+                .view()
+                .await
+                .unwrap()
+                .messages
+                .last()
+                .unwrap()
+                .content,
+            "Back."
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sessions_switch_rename_and_delete_within_their_project_only() {
+        let rig = rig(vec![
+            Turn::text("One."),
+            Turn::text("Two.").expect(Expect::new().message_count(2)),
+        ])
+        .await;
+        let first = rig.chat.send("first", rig.provider()).await.unwrap();
+        rig.finished(1).await;
+        rig.chat.switch(None).await.unwrap();
+        let second = rig.chat.send("second", rig.provider()).await.unwrap();
+        rig.finished(2).await;
+        assert_ne!(first, second);
+        let listed: Vec<String> = rig
+            .chat
+            .sessions()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(listed, [second.clone(), first.clone()]);
+
+        let view = rig.chat.switch(Some(first.clone())).await.unwrap();
+        assert_eq!(view.messages[1].content, "One.");
+        let renamed = rig.chat.rename(&first, "  Better title ").await.unwrap();
+        assert_eq!(renamed.title, "Better title");
+        assert_eq!(
+            rig.chat.rename(&first, "   ").await.unwrap_err().kind,
+            ErrorKind::InvalidInput
+        );
+
+        // Ids that are not this project's sessions are not found, whatever they look like.
+        let other = rig.store.projects().open(rig._dirs.1.path()).await.unwrap();
+        let foreign = rig
+            .store
+            .sessions()
+            .create(other.id, "x", None)
+            .await
+            .unwrap();
+        for id in [
+            foreign.id.to_string(),
+            "999".into(),
+            "abc".into(),
+            String::new(),
+        ] {
+            assert_eq!(
+                rig.chat.switch(Some(id.clone())).await.unwrap_err().kind,
+                ErrorKind::NotFound,
+                "{id}"
+            );
+            assert_eq!(
+                rig.chat.delete(&id).await.unwrap_err().kind,
+                ErrorKind::NotFound,
+                "{id}"
+            );
+        }
+
+        // Deleting the current session leaves a fresh chat.
+        let after = rig.chat.delete(&first).await.unwrap();
+        assert_eq!(after.session, None);
+        let left: Vec<String> = rig
+            .chat
+            .sessions()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(left, [second]);
+    }
+}

@@ -1,0 +1,78 @@
+//! The chat: sessions, messages, turns.
+
+use gantry_tools::ToolInfo;
+use tauri::State;
+
+use crate::chat::{
+    ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
+};
+use crate::error::CommandError;
+use crate::state::AppState;
+
+/// The open project's sessions, the most recently updated first.
+#[tauri::command]
+pub async fn list_sessions(
+    state: State<'_, AppState>,
+) -> Result<Vec<SessionSummary>, CommandError> {
+    state.list_sessions().await
+}
+
+/// The current session and its messages (what the chat panel shows on load).
+#[tauri::command]
+pub async fn chat_state(state: State<'_, AppState>) -> Result<ChatView, CommandError> {
+    state.chat_view().await
+}
+
+/// Switches to another session (its approvals start afresh).
+#[tauri::command]
+pub async fn open_session(
+    state: State<'_, AppState>,
+    request: SessionRequest,
+) -> Result<ChatView, CommandError> {
+    state.switch_session(Some(request.id)).await
+}
+
+/// Starts a fresh chat; its first message creates the session.
+#[tauri::command]
+pub async fn new_session(state: State<'_, AppState>) -> Result<ChatView, CommandError> {
+    state.switch_session(None).await
+}
+
+/// Renames a session.
+#[tauri::command]
+pub async fn rename_session(
+    state: State<'_, AppState>,
+    request: RenameSessionRequest,
+) -> Result<SessionSummary, CommandError> {
+    state.rename_session(&request.id, &request.title).await
+}
+
+/// Deletes a session and its messages; returns what the chat shows afterwards.
+#[tauri::command]
+pub async fn delete_session(
+    state: State<'_, AppState>,
+    request: SessionRequest,
+) -> Result<ChatView, CommandError> {
+    state.delete_session(&request.id).await
+}
+
+/// Sends a message; the turn reports through `chat:event` events. Returns the session's id.
+#[tauri::command]
+pub async fn send_message(
+    state: State<'_, AppState>,
+    request: SendMessageRequest,
+) -> Result<String, CommandError> {
+    state.send_message(&request.text).await
+}
+
+/// Stops the running turn (Stop button, Esc).
+#[tauri::command]
+pub fn cancel_turn(state: State<'_, AppState>) -> Result<(), CommandError> {
+    state.cancel_turn()
+}
+
+/// The open project's tools (built-in and MCP) with their levels and policies.
+#[tauri::command]
+pub fn list_tools(state: State<'_, AppState>) -> Result<Vec<ToolInfo>, CommandError> {
+    Ok(state.current()?.tools().tools())
+}

@@ -1,0 +1,24 @@
+//! The model provider settings.
+
+use tauri::State;
+
+use crate::error::CommandError;
+use crate::provider_settings::{ProviderSettings, SaveProviderRequest};
+use crate::state::AppState;
+
+/// The active provider, whether its key is stored, and the presets.
+#[tauri::command]
+pub async fn provider_settings(
+    state: State<'_, AppState>,
+) -> Result<ProviderSettings, CommandError> {
+    state.provider_settings().await
+}
+
+/// Saves a provider (its key to the OS keychain) and makes it the active one.
+#[tauri::command]
+pub async fn save_provider(
+    state: State<'_, AppState>,
+    request: SaveProviderRequest,
+) -> Result<ProviderSettings, CommandError> {
+    state.save_provider(request).await
+}

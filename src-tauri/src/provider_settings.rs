@@ -1,0 +1,306 @@
+//! Which model provider the chat talks to, and the minimal settings to change it.
+//!
+//! The provider configurations are the agent's ([`ProviderConfig`]: presets, or saved in the
+//! store), the key lives in the OS keychain ([`Secrets`]), and the name of the active one is an
+//! app setting ([`ACTIVE_PROVIDER`]). With nothing chosen the chat uses the local Ollama preset,
+//! so the app works without an account. The key itself never crosses back to the webview: the
+//! view says only whether one is stored.
+
+use gantry_agent::{
+    ApiKey, Provider, ProviderConfig, ProviderOptions, ProviderSource, find_provider, provider_key,
+};
+use gantry_store::{Secret, SecretError, Secrets, Store};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CommandError, ErrorKind};
+
+/// The setting that names the active provider (a saved provider or a preset).
+pub const ACTIVE_PROVIDER: &str = "provider.active";
+
+/// The longest API key accepted, in bytes.
+const MAX_KEY_BYTES: usize = 4096;
+
+/// A provider as the settings panel shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderView {
+    /// Its name (a preset's, or the user's).
+    pub name: String,
+    /// The API base URL, up to `/v1`.
+    pub base_url: String,
+    /// The model asked.
+    pub model: String,
+    /// The environment variable read for the key when the keychain has none.
+    pub api_key_env: Option<String>,
+    /// The context window in tokens.
+    pub context_window: u32,
+    /// Whether it is saved in the store (otherwise it is a preset as shipped).
+    pub saved: bool,
+}
+
+/// Whether the active provider has a key in the keychain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum KeyState {
+    /// A key is stored.
+    Stored,
+    /// No key is stored (the provider may need none).
+    Missing,
+    /// The keychain cannot be reached; the message says how to use the variable instead.
+    Unavailable {
+        /// What happened and what to do.
+        message: String,
+    },
+}
+
+/// What the settings panel shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderSettings {
+    /// The provider the chat uses.
+    pub active: ProviderView,
+    /// Whether it has a stored key.
+    pub key: KeyState,
+    /// The shipped presets, to start from.
+    pub presets: Vec<ProviderView>,
+}
+
+/// The argument of `save_provider`: saves a provider and makes it the active one.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveProviderRequest {
+    /// Its name: 1 to 64 letters, digits, `.`, `_` or `-` (a preset's name keeps its defaults).
+    pub name: String,
+    /// The API base URL (`http://` or `https://`).
+    pub base_url: String,
+    /// The model to ask.
+    pub model: String,
+    /// The context window in tokens; the preset's (or 8192) when absent.
+    #[ts(optional)]
+    pub context_window: Option<u32>,
+    /// A new API key to store in the keychain; absent or empty keeps the stored one.
+    #[ts(optional)]
+    pub api_key: Option<String>,
+}
+
+impl std::fmt::Display for SaveProviderRequest {
+    /// Never shows the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}, {})", self.name, self.base_url, self.model)
+    }
+}
+
+fn view(config: &ProviderConfig, saved: bool) -> ProviderView {
+    ProviderView {
+        name: config.name.clone(),
+        base_url: config.base_url.clone(),
+        model: config.model.clone(),
+        api_key_env: config.api_key_env.clone(),
+        context_window: config.context_window,
+        saved,
+    }
+}
+
+fn provider_error(error: impl std::fmt::Display) -> CommandError {
+    CommandError::new(ErrorKind::Provider, error.to_string())
+}
+
+/// The active provider's configuration and where it came from.
+pub async fn active_config(
+    store: &Store,
+) -> Result<(ProviderConfig, ProviderSource), CommandError> {
+    let name = store
+        .settings()
+        .get(ACTIVE_PROVIDER)
+        .await
+        .map_err(|error| CommandError::internal(error.to_string()))?;
+    find_provider(Some(store), name.as_deref())
+        .await
+        .map_err(provider_error)
+}
+
+/// The provider for the next turn: the active configuration with its key.
+pub async fn active_provider(store: &Store) -> Result<Provider, CommandError> {
+    let (config, source) = active_config(store).await?;
+    let key: Option<ApiKey> = provider_key(&config, source)
+        .await
+        .map_err(provider_error)?;
+    Provider::new(config, key, ProviderOptions::default()).map_err(provider_error)
+}
+
+/// What the settings panel shows; `secrets` is asked whether a key is stored.
+pub async fn settings(store: &Store, secrets: &Secrets) -> Result<ProviderSettings, CommandError> {
+    let (config, source) = active_config(store).await?;
+    let key = match secrets.get(&config.name).await {
+        Ok(Some(_)) => KeyState::Stored,
+        Ok(None) => KeyState::Missing,
+        Err(error @ SecretError::Unavailable { .. }) => KeyState::Unavailable {
+            message: error
+                .with_fallback(config.api_key_env.as_deref())
+                .to_string(),
+        },
+        Err(error) => KeyState::Unavailable {
+            message: error.to_string(),
+        },
+    };
+    Ok(ProviderSettings {
+        active: view(&config, source == ProviderSource::Saved),
+        key,
+        presets: ProviderConfig::presets()
+            .iter()
+            .map(|preset| view(preset, false))
+            .collect(),
+    })
+}
+
+/// Saves `request` as a provider (its key, when given, to the keychain first) and makes it the
+/// active one.
+pub async fn save(
+    store: &Store,
+    secrets: &Secrets,
+    request: SaveProviderRequest,
+) -> Result<ProviderSettings, CommandError> {
+    let name = request.name.trim();
+    let preset = ProviderConfig::preset(name);
+    let config = gantry_store::ProviderConfig {
+        name: name.to_owned(),
+        base_url: request.base_url.trim().to_owned(),
+        model: request.model.trim().to_owned(),
+        api_key_env: Some(
+            preset
+                .as_ref()
+                .and_then(|preset| preset.api_key_env.clone())
+                .unwrap_or_else(|| gantry_store::ProviderConfig::default_api_key_env(name)),
+        ),
+        context_window: request
+            .context_window
+            .or_else(|| preset.as_ref().map(|preset| preset.context_window)),
+    };
+    config
+        .validate()
+        .map_err(|error| CommandError::invalid(error.to_string()))?;
+    if let Some(key) = request
+        .api_key
+        .as_deref()
+        .map(str::trim)
+        .filter(|key| !key.is_empty())
+    {
+        if key.len() > MAX_KEY_BYTES || key.chars().any(char::is_control) {
+            return Err(CommandError::invalid(
+                "the API key must be one line of at most 4096 bytes",
+            ));
+        }
+        secrets
+            .set(&config.name, Secret::new(key))
+            .await
+            .map_err(|error| provider_error(error.with_fallback(config.api_key_env.as_deref())))?;
+    }
+    store
+        .providers()
+        .set(&config)
+        .await
+        .map_err(|error| CommandError::invalid(error.to_string()))?;
+    store
+        .settings()
+        .set(ACTIVE_PROVIDER, &config.name)
+        .await
+        .map_err(|error| CommandError::internal(error.to_string()))?;
+    tracing::info!(provider = %request, "provider saved and made active");
+    settings(store, secrets).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("gantry.db")).await.unwrap();
+        (dir, store)
+    }
+
+    #[tokio::test]
+    async fn with_nothing_chosen_the_local_preset_is_active() {
+        let (_dir, store) = store().await;
+        let (config, source) = active_config(&store).await.unwrap();
+        assert_eq!(config.name, "ollama");
+        assert_eq!(source, ProviderSource::Preset);
+        let provider = active_provider(&store).await.unwrap();
+        assert_eq!(provider.config().base_url, "http://localhost:11434/v1");
+    }
+
+    #[tokio::test]
+    async fn a_saved_provider_becomes_active_without_a_key_in_the_database() {
+        let (_dir, store) = store().await;
+        // No key given: the keychain is not touched, so this runs without a Secret Service.
+        let secrets = Secrets::new();
+        let saved = save(
+            &store,
+            &secrets,
+            SaveProviderRequest {
+                name: "local-vllm".into(),
+                base_url: " http://127.0.0.1:8000/v1 ".into(),
+                model: "qwen".into(),
+                context_window: Some(32_000),
+                api_key: None,
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(saved.active.name, "local-vllm");
+        assert_eq!(saved.active.base_url, "http://127.0.0.1:8000/v1");
+        assert_eq!(
+            saved.active.api_key_env.as_deref(),
+            Some("LOCAL_VLLM_API_KEY")
+        );
+        assert!(saved.active.saved);
+        assert_eq!(saved.presets.len(), ProviderConfig::presets().len());
+        let (config, source) = active_config(&store).await.unwrap();
+        assert_eq!(
+            (config.model.as_str(), source),
+            ("qwen", ProviderSource::Saved)
+        );
+        assert_eq!(config.context_window, 32_000);
+    }
+
+    #[tokio::test]
+    async fn bad_settings_are_refused_with_the_field_named() {
+        let (_dir, store) = store().await;
+        let secrets = Secrets::new();
+        let refused = save(
+            &store,
+            &secrets,
+            SaveProviderRequest {
+                name: "x".into(),
+                base_url: "ftp://nope".into(),
+                model: "m".into(),
+                context_window: None,
+                api_key: None,
+            },
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::InvalidInput);
+        assert!(refused.message.contains("base URL"), "{refused}");
+        let key = save(
+            &store,
+            &secrets,
+            SaveProviderRequest {
+                name: "x".into(),
+                base_url: "http://127.0.0.1:1/v1".into(),
+                model: "m".into(),
+                context_window: None,
+                api_key: Some("sk-secret\nbreak".into()),
+            },
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(key.kind, ErrorKind::InvalidInput);
+        assert!(
+            !key.message.contains("sk-secret"),
+            "the key is never echoed"
+        );
+        // Nothing was saved or activated.
+        assert_eq!(active_config(&store).await.unwrap().0.name, "ollama");
+    }
+}
