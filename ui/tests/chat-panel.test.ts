@@ -1,0 +1,257 @@
+// The chat panel as the user meets it: the transcript from `chat_state`, a turn streamed as
+// `chat:event`s, sending with Enter, stopping with Esc (but not while a dialog takes the key),
+// and model text rendered inert. The backend is mocked (a component test); the e2e suite runs
+// the real one.
+
+import { flushSync, mount, unmount } from "svelte";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import type { ChatEvent } from "../src/bindings/ChatEvent";
+import type { ChatView } from "../src/bindings/ChatView";
+import type { Message } from "../src/bindings/Message";
+import type { TurnEvent } from "../src/bindings/TurnEvent";
+import ChatPanel from "../src/components/ChatPanel.svelte";
+import { ProjectChat } from "../src/lib/project-chat.svelte";
+
+const { call, handlers } = vi.hoisted(() => ({
+  call: vi.fn(),
+  handlers: new Map<string, (payload: unknown) => void>(),
+}));
+
+vi.mock("../src/lib/ipc", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../src/lib/ipc")>();
+  return {
+    ...actual,
+    call,
+    on: (event: string, handler: (payload: unknown) => void) => {
+      handlers.set(event, handler);
+      return Promise.resolve(() => {
+        handlers.delete(event);
+      });
+    },
+  };
+});
+
+const PROJECT = 3;
+const SESSION = "0194-session";
+
+function message(role: Message["role"], content: string, extra: Partial<Message> = {}): Message {
+  return { role, content, status: "complete", ...extra } as Message;
+}
+
+let view: ChatView;
+
+function emit(turn: TurnEvent, sessionId = SESSION): void {
+  const handler = handlers.get("chat:event");
+  if (!handler) throw new Error("nobody listens to chat:event");
+  const payload: ChatEvent = { projectId: PROJECT, sessionId, event: turn };
+  handler(payload);
+  flushSync();
+}
+
+function q(selector: string): HTMLElement | null {
+  return document.querySelector<HTMLElement>(selector);
+}
+
+function all(selector: string): HTMLElement[] {
+  return [...document.querySelectorAll<HTMLElement>(selector)];
+}
+
+function key(name: string, init: KeyboardEventInit = {}, target: EventTarget = window): KeyboardEvent {
+  const event = new KeyboardEvent("keydown", { key: name, bubbles: true, cancelable: true, ...init });
+  target.dispatchEvent(event);
+  flushSync();
+  return event;
+}
+
+let panel: ReturnType<typeof mount> | null = null;
+let stop: (() => void) | null = null;
+
+async function open(): Promise<void> {
+  const chat = new ProjectChat(PROJECT);
+  stop = chat.start();
+  panel = mount(ChatPanel, { target: document.body, props: { chat } });
+  await vi.waitFor(() => {
+    expect(q("[data-testid=chat-empty], [data-testid=chat-message]")).not.toBeNull();
+  });
+  flushSync();
+}
+
+beforeEach(() => {
+  handlers.clear();
+  call.mockReset();
+  view = { session: null, messages: [], running: false };
+  call.mockImplementation((command: string) => {
+    switch (command) {
+      case "chat_state":
+        return Promise.resolve(view);
+      case "list_sessions":
+        return Promise.resolve([]);
+      case "list_tools":
+        return Promise.resolve([
+          { name: "read_file", description: "Read.", level: "safe", policy: "auto", source: { kind: "builtin" } },
+          { name: "write_file", description: "Write.", level: "sensitive", policy: "ask", source: { kind: "builtin" } },
+        ]);
+      case "send_message":
+        return Promise.resolve(SESSION);
+      default:
+        return Promise.resolve(null);
+    }
+  });
+});
+
+afterEach(() => {
+  stop?.();
+  if (panel) void unmount(panel);
+  panel = null;
+  stop = null;
+  document.body.innerHTML = "";
+});
+
+describe("the chat panel", () => {
+  it("shows the empty state for a fresh chat, and the turn as not running", async () => {
+    await open();
+    expect(q("[data-testid=chat-empty]")?.textContent).toContain("Ask Gantry about this project…");
+    expect(q("[data-testid=turn-status]")?.dataset.running).toBe("false");
+    expect(q("[data-testid=chat-stop]")).toBeNull();
+  });
+
+  it("renders a stored transcript with tool cards and their levels", async () => {
+    view = {
+      session: { id: SESSION, title: "Change a.txt", model: null, messageCount: 4, createdAt: 0, updatedAt: 0 },
+      running: false,
+      messages: [
+        message("user", "Change a.txt"),
+        message("assistant", "I'll **write** it.", {
+          toolCalls: [{ id: "c1", name: "write_file", arguments: '{"path":"a.txt"}' }],
+        }),
+        message("tool", "[denied] the user denied tool 'write_file'", { toolCallId: "c1" }),
+        message("assistant", "OK."),
+      ],
+    };
+    await open();
+    expect(all("[data-testid=chat-message]").map((m) => m.dataset.role)).toEqual(["user", "assistant", "assistant"]);
+    expect(q("[data-role=assistant] strong")?.textContent).toBe("write");
+    const card = q("[data-testid=tool-card]");
+    expect(card?.dataset).toMatchObject({ tool: "write_file", status: "denied", callId: "c1" });
+    expect(card?.querySelector("[data-level]")?.textContent).toBe("SENSITIVE");
+    expect(card?.querySelector(".tool-args")?.textContent).toBe('{\n  "path": "a.txt"\n}');
+  });
+
+  it("sends with Enter, streams the turn, and stops it with Esc", async () => {
+    await open();
+    const input = document.querySelector<HTMLTextAreaElement>("[data-testid=chat-input]");
+    if (!input) throw new Error("no input");
+    input.value = "What is in src?";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    key("Enter", {}, input);
+    expect(call).toHaveBeenCalledWith("send_message", { text: "What is in src?" });
+    expect(input.value).toBe("");
+    expect(q("[data-testid=turn-status]")?.dataset.running).toBe("true");
+    expect(q("[data-testid=chat-stop]")).not.toBeNull();
+
+    emit({ type: "turn_started", sessionId: SESSION });
+    emit({ type: "text_delta", text: "Looking" });
+    emit({ type: "tool_call_started", id: "c9", name: "read_file", arguments: '{"path":"src"}' });
+    expect(q("[data-role=assistant]")?.textContent).toContain("Looking");
+    expect(q("[data-testid=tool-card]")?.dataset.status).toBe("running");
+
+    // An open dialog takes Esc for itself.
+    const dialog = document.createElement("div");
+    dialog.setAttribute("aria-modal", "true");
+    document.body.append(dialog);
+    key("Escape");
+    expect(call).not.toHaveBeenCalledWith("cancel_turn");
+    dialog.remove();
+
+    const esc = key("Escape");
+    expect(esc.defaultPrevented).toBe(true);
+    expect(call).toHaveBeenCalledWith("cancel_turn");
+
+    emit({ type: "turn_finished", reason: "cancelled", steps: 1, message: null });
+    expect(q("[data-testid=turn-status]")?.dataset.running).toBe("false");
+    expect(q("[data-testid=chat-stop]")).toBeNull();
+    expect(q("[data-testid=tool-card]")?.dataset.status).toBe("cancelled");
+    expect(q("[data-testid=chat-notice]")?.dataset.notice).toBe("cancelled");
+  });
+
+  it("keeps Shift+Enter for a new line", async () => {
+    await open();
+    const input = document.querySelector<HTMLTextAreaElement>("[data-testid=chat-input]");
+    if (!input) throw new Error("no input");
+    input.value = "line one";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    const event = key("Enter", { shiftKey: true }, input);
+    expect(event.defaultPrevented).toBe(false);
+    expect(call).not.toHaveBeenCalledWith("send_message", expect.anything());
+  });
+
+  it("shows a refused message as a dismissable banner and gives the text back", async () => {
+    await open();
+    call.mockImplementation((command: string) =>
+      command === "send_message"
+        ? Promise.reject(new Error("no provider key"))
+        : Promise.resolve(command === "list_sessions" ? [] : null),
+    );
+    const input = document.querySelector<HTMLTextAreaElement>("[data-testid=chat-input]");
+    if (!input) throw new Error("no input");
+    input.value = "hello";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    key("Enter", {}, input);
+    await vi.waitFor(() => {
+      expect(q("[data-testid=error-banner]")?.textContent).toContain("no provider key");
+    });
+    flushSync();
+    expect(input.value).toBe("hello");
+    expect(all("[data-testid=chat-message]")).toHaveLength(0);
+    document.querySelector<HTMLButtonElement>("[data-testid=error-banner] button")?.click();
+    flushSync();
+    expect(q("[data-testid=error-banner]")).toBeNull();
+  });
+
+  it("renders hostile model text inert, through the chat's own Markdown path", async () => {
+    await open();
+    const input = document.querySelector<HTMLTextAreaElement>("[data-testid=chat-input]");
+    if (!input) throw new Error("no input");
+    input.value = "hi";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    flushSync();
+    key("Enter", {}, input);
+    emit({ type: "turn_started", sessionId: SESSION });
+    emit({
+      type: "text_delta",
+      text: [
+        "<script>window.pwned = 1</script>",
+        '<img src=x onerror="window.pwned = 2">',
+        '<iframe src="https://evil.example/"></iframe>',
+        "[click](javascript:alert(1))",
+        "![tracker](https://evil.example/pixel.png)",
+      ].join("\n\n"),
+    });
+    const reply = q("[data-role=assistant]");
+    if (!reply) throw new Error("no reply");
+    expect(reply.querySelector("script, iframe, img")).toBeNull();
+    for (const element of reply.querySelectorAll("*")) {
+      for (const attribute of element.attributes) expect(attribute.name).not.toMatch(/^on/);
+    }
+    expect(reply.innerHTML).not.toMatch(/javascript:/i);
+    expect(reply.textContent).toContain("[image: tracker]");
+    expect((window as { pwned?: number }).pwned).toBeUndefined();
+  });
+
+  it("ignores another session's events", async () => {
+    view = {
+      session: { id: SESSION, title: "t", model: null, messageCount: 0, createdAt: 0, updatedAt: 0 },
+      messages: [],
+      running: false,
+    };
+    await open();
+    emit({ type: "turn_started", sessionId: "other" }, "other");
+    emit({ type: "text_delta", text: "not for you" }, "other");
+    expect(all("[data-testid=chat-message]")).toHaveLength(0);
+    expect(q("[data-testid=turn-status]")?.dataset.running).toBe("false");
+  });
+});

@@ -1,0 +1,195 @@
+// The session list (switch, inline rename, delete with a confirm step) and the provider
+// settings dialog (presets, the key sent only when typed, errors inline). Backend mocked.
+
+import { flushSync, mount, unmount } from "svelte";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import type { ProviderSettings } from "../src/bindings/ProviderSettings";
+import type { SessionSummary } from "../src/bindings/SessionSummary";
+import SessionList from "../src/components/SessionList.svelte";
+import SettingsDialog from "../src/components/SettingsDialog.svelte";
+
+const { call } = vi.hoisted(() => ({ call: vi.fn() }));
+
+vi.mock("../src/lib/ipc", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../src/lib/ipc")>();
+  return { ...actual, call };
+});
+
+function q(selector: string, root: ParentNode = document): HTMLElement | null {
+  return root.querySelector<HTMLElement>(selector);
+}
+
+function click(selector: string, root: ParentNode = document): void {
+  const element = q(selector, root);
+  if (!element) throw new Error(`no ${selector}`);
+  element.click();
+  flushSync();
+}
+
+function type(selector: string, value: string): HTMLInputElement {
+  const field = document.querySelector<HTMLInputElement>(selector);
+  if (!field) throw new Error(`no ${selector}`);
+  field.value = value;
+  field.dispatchEvent(new Event("input", { bubbles: true }));
+  flushSync();
+  return field;
+}
+
+function key(target: EventTarget, name: string): KeyboardEvent {
+  const event = new KeyboardEvent("keydown", { key: name, bubbles: true, cancelable: true });
+  target.dispatchEvent(event);
+  flushSync();
+  return event;
+}
+
+let component: ReturnType<typeof mount> | null = null;
+
+beforeEach(() => {
+  call.mockReset();
+});
+
+afterEach(() => {
+  if (component) void unmount(component);
+  component = null;
+  document.body.innerHTML = "";
+});
+
+const now = Date.now();
+const sessions: SessionSummary[] = [
+  { id: "a", title: "Fix the build", model: "m", messageCount: 4, createdAt: now - 7_200_000, updatedAt: now - 3 * 3_600_000 },
+  { id: "b", title: "", model: null, messageCount: 0, createdAt: now, updatedAt: now },
+];
+
+describe("the session list", () => {
+  function render() {
+    const handlers = {
+      onnew: vi.fn(),
+      onopen: vi.fn(),
+      onrename: vi.fn(() => Promise.resolve(true)),
+      ondelete: vi.fn(),
+    };
+    component = mount(SessionList, { target: document.body, props: { sessions, currentId: "a", ...handlers } });
+    flushSync();
+    return handlers;
+  }
+
+  it("lists sessions with the current one marked, and switches on click", () => {
+    const handlers = render();
+    const items = [...document.querySelectorAll<HTMLElement>("[data-testid=session-item]")];
+    expect(items.map((item) => [item.dataset.sessionId, item.dataset.current])).toEqual([
+      ["a", "true"],
+      ["b", "false"],
+    ]);
+    expect(q("[data-testid=session-title]", items[0])?.textContent).toBe("Fix the build");
+    expect(items[0]?.textContent).toContain("3 h ago");
+    expect(q("[data-testid=session-title]", items[1])?.textContent).toBe("Untitled session");
+    click("[data-session-id=b] .session-open");
+    expect(handlers.onopen).toHaveBeenCalledWith("b");
+    click("[data-testid=session-new]");
+    expect(handlers.onnew).toHaveBeenCalled();
+  });
+
+  it("renames inline: Enter saves, Esc cancels without reaching the window", async () => {
+    const handlers = render();
+    click("[data-session-id=a] [data-testid=session-rename]");
+    let field = type("[data-testid=session-rename-input]", "Nope");
+    const seen = vi.fn();
+    window.addEventListener("keydown", seen);
+    const esc = key(field, "Escape");
+    window.removeEventListener("keydown", seen);
+    expect(esc.defaultPrevented).toBe(true);
+    expect(q("[data-testid=session-rename-input]")).toBeNull();
+    expect(handlers.onrename).not.toHaveBeenCalled();
+
+    click("[data-session-id=a] [data-testid=session-rename]");
+    field = type("[data-testid=session-rename-input]", "  Build fixed  ");
+    key(field, "Enter");
+    expect(handlers.onrename).toHaveBeenCalledWith("a", "Build fixed");
+    await vi.waitFor(() => {
+      expect(q("[data-testid=session-rename-input]")).toBeNull();
+    });
+  });
+
+  it("deletes only after the confirm step", () => {
+    const handlers = render();
+    click("[data-session-id=b] [data-testid=session-delete]");
+    expect(handlers.ondelete).not.toHaveBeenCalled();
+    click("[data-session-id=b] [data-testid=session-delete-confirm]");
+    expect(handlers.ondelete).toHaveBeenCalledWith("b");
+  });
+});
+
+describe("the settings dialog", () => {
+  const settings: ProviderSettings = {
+    active: { name: "openai", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini", apiKeyEnv: "OPENAI_API_KEY", contextWindow: 128000, saved: true },
+    key: { state: "stored" },
+    presets: [
+      { name: "openai", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini", apiKeyEnv: "OPENAI_API_KEY", contextWindow: 128000, saved: false },
+      { name: "ollama", baseUrl: "http://localhost:11434/v1", model: "qwen2.5-coder", apiKeyEnv: null, contextWindow: 8192, saved: false },
+    ],
+  };
+
+  function render(current: ProviderSettings = settings) {
+    const handlers = { onsaved: vi.fn(), onclose: vi.fn() };
+    component = mount(SettingsDialog, { target: document.body, props: { settings: current, ...handlers } });
+    flushSync();
+    return handlers;
+  }
+
+  it("shows the active provider and that its key is stored, and never sends an untyped key", async () => {
+    const handlers = render();
+    expect(document.querySelector<HTMLSelectElement>("[data-testid=settings-preset]")?.value).toBe("openai");
+    expect(document.querySelector<HTMLInputElement>("[data-testid=settings-model]")?.value).toBe("gpt-4.1-mini");
+    expect(q("[data-testid=settings-key-state]")?.textContent).toContain("stored");
+    expect(document.querySelector<HTMLInputElement>("[data-testid=settings-api-key]")?.placeholder).toContain("stored");
+    call.mockResolvedValue(settings);
+    click("[data-testid=settings-save]");
+    expect(call).toHaveBeenCalledWith("save_provider", {
+      name: "openai",
+      baseUrl: "https://api.openai.com/v1",
+      model: "gpt-4.1-mini",
+      contextWindow: 128000,
+    });
+    await vi.waitFor(() => {
+      expect(handlers.onsaved).toHaveBeenCalledWith(settings);
+    });
+  });
+
+  it("fills a preset and sends a typed key", () => {
+    render();
+    const select = document.querySelector<HTMLSelectElement>("[data-testid=settings-preset]");
+    if (!select) throw new Error("no select");
+    select.value = "ollama";
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+    flushSync();
+    expect(document.querySelector<HTMLInputElement>("[data-testid=settings-base-url]")?.value).toBe("http://localhost:11434/v1");
+    type("[data-testid=settings-api-key]", "secret-key");
+    call.mockReturnValue(new Promise(() => undefined));
+    click("[data-testid=settings-save]");
+    expect(call).toHaveBeenCalledWith("save_provider", {
+      name: "ollama",
+      baseUrl: "http://localhost:11434/v1",
+      model: "qwen2.5-coder",
+      contextWindow: 8192,
+      apiKey: "secret-key",
+    });
+  });
+
+  it("shows a refusal inline, and the keychain's message when it is unavailable", async () => {
+    render({ ...settings, key: { state: "unavailable", message: "No keychain; set OPENAI_API_KEY instead." } });
+    expect(q("[data-testid=settings-key-state]")?.textContent).toContain("set OPENAI_API_KEY instead");
+    call.mockRejectedValue({ kind: "invalid_input", message: "the base URL must start with http:// or https://" });
+    type("[data-testid=settings-base-url]", "ftp://x");
+    click("[data-testid=settings-save]");
+    await vi.waitFor(() => {
+      expect(q("[data-testid=settings-error]")?.textContent).toContain("must start with http");
+    });
+  });
+
+  it("closes with Esc", () => {
+    const handlers = render();
+    key(window, "Escape");
+    expect(handlers.onclose).toHaveBeenCalled();
+  });
+});
