@@ -36,7 +36,7 @@ const PROJECT = 3;
 const SESSION = "0194-session";
 
 function message(role: Message["role"], content: string, extra: Partial<Message> = {}): Message {
-  return { role, content, status: "complete", ...extra } as Message;
+  return { role, content, status: "complete", ...extra };
 }
 
 let view: ChatView;

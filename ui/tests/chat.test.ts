@@ -68,7 +68,7 @@ function observation(kind: Observation["kind"], text: string, extra: Partial<Obs
 
 function message(role: Message["role"], content: string, extra: Partial<Message> = {}): Message {
   // The engine leaves empty optional fields out of the JSON: build messages the same way.
-  return { role, content, status: "complete", ...extra } as Message;
+  return { role, content, status: "complete", ...extra };
 }
 
 const started: TurnEvent = { type: "turn_started", sessionId: SESSION };

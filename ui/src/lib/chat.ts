@@ -164,20 +164,6 @@ function completed(tool: ToolCard, observation: Observation): ToolCard {
 // The stored transcript
 
 /**
- * The optional fields of a message. The engine leaves them out of the JSON when empty, so they
- * are read as possibly absent whatever the generated type says.
- */
-interface MessageExtras {
-  reasoning?: string | null;
-  toolCalls?: ToolCall[] | null;
-  toolCallId?: string | null;
-}
-
-function extras(message: Message): MessageExtras {
-  return message;
-}
-
-/**
  * The items of a stored transcript. Calls without a result did not finish — unless a turn is
  * `running`, whose last reply's calls may still be under way (their results arrive as events).
  */
@@ -187,7 +173,8 @@ export function fromTranscript(messages: readonly Message[], running = false): C
   /** Where each tool call's card sits: item index and card index. */
   const cards = new Map<string, { item: number; card: number }>();
   for (const message of messages) {
-    const { reasoning, toolCalls, toolCallId } = extras(message);
+    // Empty optional fields are left out of the JSON.
+    const { reasoning, toolCalls, toolCallId } = message;
     if (message.role === "user") {
       items.push({ kind: "user", key: key++, text: message.content });
     } else if (message.role === "assistant") {
