@@ -566,7 +566,7 @@ async fn sessions_are_renamed_deleted_and_restored_after_a_restart() {
     let titles: Vec<String> = session_list(&app).await.into_iter().map(|s| s.1).collect();
     assert!(titles.contains(&"Renamed first".to_owned()), "{titles:?}");
     assistant_says(&app, "Second answer.").await;
-    app.click(&format!("{item}")).await.unwrap();
+    app.click(&item).await.unwrap();
     assistant_says(&app, "First answer.").await;
     let users: Value = app
         .eval(
