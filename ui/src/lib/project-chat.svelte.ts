@@ -17,6 +17,9 @@ import {
 } from "./chat";
 import { call, describeError, isCommandError, on } from "./ipc";
 
+/** How long after Stop a turn that still shows as running is checked with the backend. */
+const RESYNC_AFTER_CANCEL_MS = 5000;
+
 export class ProjectChat {
   /** The shown session's transcript and turn. */
   state = $state.raw<ChatState>(emptyChat);
@@ -113,7 +116,12 @@ export class ProjectChat {
       await call("cancel_turn");
     } catch (failure) {
       this.fail(failure);
+      return;
     }
+    // Should the turn's end never arrive (a missed event), the backend's view settles it.
+    setTimeout(() => {
+      if (this.state.running) void this.reload();
+    }, RESYNC_AFTER_CANCEL_MS);
   }
 
   async openSession(id: string): Promise<void> {
