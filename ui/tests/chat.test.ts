@@ -184,6 +184,29 @@ describe("tool calls", () => {
     expect(cards(state)[0]).toMatchObject({ status: "denied", reason: "not that file" });
   });
 
+  it("runs a card again once its approval is granted", () => {
+    const request = {
+      tool: "write_file",
+      level: "sensitive" as const,
+      description: "Write a file.",
+      arguments: { path: "a.txt" },
+      preview: null,
+      sessionScope: ["write_file"],
+    };
+    const state = play(
+      sent(shown(), "write two"),
+      started,
+      { type: "tool_call_started", id: "w1", name: "write_file", arguments: "{}" },
+      { type: "approval_requested", toolCallId: "w1", request },
+    );
+    expect(cards(state)[0]?.status).toBe("awaiting_approval");
+    const allowed = play(state, { type: "approval_resolved", toolCallId: "w1", allowed: true });
+    expect(cards(allowed)[0]?.status).toBe("running");
+    // A denial leaves the card waiting for its result, which says denied.
+    const denied = play(state, { type: "approval_resolved", toolCallId: "w1", allowed: false });
+    expect(cards(denied)[0]?.status).toBe("awaiting_approval");
+  });
+
   it("finds the card of an approval that carries no call id by its tool name", () => {
     const state = play(
       sent(shown(), "run"),

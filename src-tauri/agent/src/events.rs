@@ -95,6 +95,13 @@ pub enum TurnEvent {
         /// What the approver is shown.
         request: ApprovalRequest,
     },
+    /// The approver answered; an allowed call runs from now on (a denied one's result follows).
+    ApprovalResolved {
+        /// The call decided, when known.
+        tool_call_id: Option<String>,
+        /// Whether the call may run.
+        allowed: bool,
+    },
     /// A tool call ended (however it ended).
     ToolResult {
         /// The model's `tool_call_id`.
@@ -204,7 +211,7 @@ tokio::task_local! {
     pub(crate) static CURRENT_CALL: String;
 }
 
-/// Reports the approval requests of a session's [`gantry_tools::ToolManager`] as
+/// Reports the approval requests (and their answers) of a session's [`gantry_tools::ToolManager`] as
 /// [`TurnEvent::ApprovalRequested`] events of the running turn.
 ///
 /// Wrap the real approver with [`ApprovalEvents::observe`] and install the result in the
@@ -253,10 +260,15 @@ impl Approver for ObservedApprover {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         sink.emit(TurnEvent::ApprovalRequested {
-            tool_call_id,
+            tool_call_id: tool_call_id.clone(),
             request: request.clone(),
         });
-        self.inner.decide(request).await
+        let decision = self.inner.decide(request).await;
+        sink.emit(TurnEvent::ApprovalResolved {
+            tool_call_id,
+            allowed: !matches!(decision, ApprovalDecision::Deny { .. }),
+        });
+        decision
     }
 }
 

@@ -324,7 +324,7 @@ impl TextView {
                 self.replied = false;
                 self.line(&format!("→ {name} {}", clip_line(arguments, 200)));
             }
-            TurnEvent::ApprovalRequested { .. } => {}
+            TurnEvent::ApprovalRequested { .. } | TurnEvent::ApprovalResolved { .. } => {}
             TurnEvent::ToolResult { observation, .. } => {
                 self.line(&format!("← {}", summary(observation)));
             }

@@ -38,7 +38,15 @@ toolCallId: string | null,
 /**
  * What the approver is shown.
  */
-request: ApprovalRequest, } | { "type": "tool_result", 
+request: ApprovalRequest, } | { "type": "approval_resolved", 
+/**
+ * The call decided, when known.
+ */
+toolCallId: string | null, 
+/**
+ * Whether the call may run.
+ */
+allowed: boolean, } | { "type": "tool_result", 
 /**
  * The model's `tool_call_id`.
  */

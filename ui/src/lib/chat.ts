@@ -418,6 +418,15 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
         (tool) => ({ ...tool, status: "awaiting_approval" }),
       );
     }
+    case "approval_resolved": {
+      if (!event.allowed) return state;
+      const id = event.toolCallId;
+      return updateTools(
+        state,
+        (tool) => tool.status === "awaiting_approval" && (id === null || tool.id === id),
+        (tool) => ({ ...tool, status: "running" }),
+      );
+    }
     case "tool_result": {
       const known = findTool(state, event.id)
         ? state
