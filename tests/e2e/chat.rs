@@ -625,3 +625,97 @@ async fn sessions_are_renamed_deleted_and_restored_after_a_restart() {
     app.quit().await.unwrap();
     rig.verify();
 }
+
+/// Sets an input's value as typing would.
+async fn type_into(app: &App, test_id: &str, text: &str) {
+    app.eval(
+        "const input = document.querySelector(`[data-testid=${arguments[0]}]`);\
+         input.value = arguments[1];\
+         input.dispatchEvent(new Event('input', {bubbles: true}));",
+        json!([test_id, text]),
+    )
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
+    if !enabled() {
+        return;
+    }
+    if std::env::var_os("GANTRY_TEST_KEYRING").is_none() {
+        eprintln!("note: skipped; needs the keychain of scripts/with-keyring");
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    const KEY: &str = "sk-e2e-secret-4242";
+    let rig = ChatRig::new(vec![Turn::text("Authenticated hello.")]).await;
+    let mut app = rig.launch("settings-key", true).await;
+    app.click("[data-testid=settings-open]").await.unwrap();
+    app.wait_for_css("[data-testid=settings-dialog]")
+        .await
+        .unwrap();
+    type_into(&app, "settings-name", "keyed-e2e").await;
+    type_into(&app, "settings-base-url", &rig.provider.base_url()).await;
+    type_into(&app, "settings-model", "scripted-model").await;
+    type_into(&app, "settings-api-key", KEY).await;
+    app.screenshot("settings-filled").await.unwrap();
+    app.click("[data-testid=settings-save]").await.unwrap();
+    app.wait_for(
+        "the new provider in the title bar",
+        "return document.querySelector('[data-testid=provider-summary]')?.textContent.includes('keyed-e2e') &&\
+           !document.querySelector('[data-testid=settings-dialog]');",
+        json!([]),
+    )
+    .await
+    .unwrap();
+
+    // The key is in the OS keychain (the real Secret Service), under service gantry.
+    let lookup = std::process::Command::new("secret-tool")
+        .args(["lookup", "service", "gantry", "username", "keyed-e2e"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&lookup.stdout).trim(), KEY);
+
+    // The provider receives it as a bearer token.
+    send(&app, "hello with a key").await;
+    assistant_says(&app, "Authenticated hello.").await;
+    idle(&app).await;
+    let requests = rig.provider.chat_requests();
+    assert_eq!(
+        requests.last().unwrap().header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+
+    // Reopened, the panel says a key is stored and never shows it.
+    app.click("[data-testid=settings-open]").await.unwrap();
+    app.wait_for_css("[data-testid=settings-key-state][data-state=stored]")
+        .await
+        .unwrap();
+    let page = app
+        .eval("return document.documentElement.outerHTML;", json!([]))
+        .await
+        .unwrap();
+    assert!(
+        !page.as_str().unwrap().contains(KEY),
+        "the key is not in the page"
+    );
+    app.screenshot("key-stored").await.unwrap();
+    app.quit().await.unwrap();
+
+    // Nothing of the key in the database files.
+    for entry in std::fs::read_dir(rig.data.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(
+                !bytes
+                    .windows(KEY.len())
+                    .any(|window| window == KEY.as_bytes()),
+                "{} holds the key",
+                path.display()
+            );
+        }
+    }
+    rig.verify();
+}
