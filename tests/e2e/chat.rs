@@ -651,7 +651,10 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
     const KEY: &str = "sk-e2e-secret-4242";
     let rig = ChatRig::new(vec![Turn::text("Authenticated hello.")]).await;
     let mut app = rig.launch("settings-key", true).await;
-    app.click("[data-testid=settings-open]").await.unwrap();
+    // The button is enabled once the provider settings (and the keychain's answer) arrived.
+    app.click("[data-testid=settings-open]:not([disabled])")
+        .await
+        .unwrap();
     app.wait_for_css("[data-testid=settings-dialog]")
         .await
         .unwrap();
@@ -688,7 +691,9 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
     );
 
     // Reopened, the panel says a key is stored and never shows it.
-    app.click("[data-testid=settings-open]").await.unwrap();
+    app.click("[data-testid=settings-open]:not([disabled])")
+        .await
+        .unwrap();
     app.wait_for_css("[data-testid=settings-key-state][data-state=stored]")
         .await
         .unwrap();
