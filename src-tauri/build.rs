@@ -40,6 +40,8 @@ const COMMANDS: &[&str] = &[
     "list_tools",
     "provider_settings",
     "save_provider",
+    "probe_provider",
+    "delete_provider_key",
 ];
 
 fn main() {

@@ -27,7 +27,9 @@ use crate::error::CommandError;
 use crate::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
 use crate::preview::{FilePreview, PreviewRequest};
 use crate::project::ProjectInfo;
-use crate::provider_settings::{ProviderSettings, SaveProviderRequest};
+use crate::provider_settings::{
+    ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
+};
 use crate::state::{LaunchState, ListDirRequest, OpenProjectRequest, RecentProject};
 
 /// Where the bindings live, relative to the repository root.
@@ -58,6 +60,8 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.command::<(), Vec<ToolInfo>>("list_tools");
     contract.command::<(), ProviderSettings>("provider_settings");
     contract.command::<SaveProviderRequest, ProviderSettings>("save_provider");
+    contract.command::<ProbeProviderRequest, ProviderProbe>("probe_provider");
+    contract.command::<ProviderNameRequest, ProviderSettings>("delete_provider_key");
     contract.event::<TreeChanged>();
     contract.event::<TreeStatus>();
     contract.event::<DialogRequest>();

@@ -87,6 +87,8 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
             commands::chat::list_tools,
             commands::settings::provider_settings,
             commands::settings::save_provider,
+            commands::settings::probe_provider,
+            commands::settings::delete_provider_key,
         ])
         .setup(move |app| {
             let sink: Arc<dyn EventSink> = Arc::new(WindowSink(app.handle().clone()));

@@ -90,6 +90,40 @@ impl std::fmt::Display for SaveProviderRequest {
     }
 }
 
+/// The argument of `probe_provider`: the provider as the form shows it, before saving.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeProviderRequest {
+    /// Its name (whose stored key is used when no key is typed).
+    pub name: String,
+    /// The API base URL.
+    pub base_url: String,
+    /// A key typed in the form, not saved yet.
+    #[ts(optional)]
+    pub api_key: Option<String>,
+}
+
+/// What `probe_provider` found: the provider answered and listed these models.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderProbe {
+    /// The model ids it lists, sorted.
+    pub models: Vec<String>,
+    /// How long the answer took, in milliseconds.
+    pub elapsed_ms: u32,
+}
+
+/// The argument of `delete_provider_key`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderNameRequest {
+    /// The provider's name.
+    pub name: String,
+}
+
+/// How long a connection test waits for the provider.
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
+
 fn view(config: &ProviderConfig, saved: bool) -> ProviderView {
     ProviderView {
         name: config.name.clone(),
@@ -209,6 +243,69 @@ pub async fn save(
     settings(store, secrets).await
 }
 
+/// Asks the provider in `request` for its models (the Test connection button), with the typed
+/// key, else the stored one, else its variable's. The error is the provider's own answer.
+pub async fn probe(
+    secrets: &Secrets,
+    request: ProbeProviderRequest,
+) -> Result<ProviderProbe, CommandError> {
+    let name = request.name.trim();
+    gantry_store::providers::validate_name(name)
+        .map_err(|error| CommandError::invalid(error.to_string()))?;
+    let typed = request
+        .api_key
+        .as_deref()
+        .map(str::trim)
+        .filter(|key| !key.is_empty())
+        .map(ApiKey::new);
+    let key = match typed {
+        Some(key) => Some(key),
+        None => {
+            let api_key_env = ProviderConfig::preset(name)
+                .and_then(|preset| preset.api_key_env)
+                .unwrap_or_else(|| gantry_store::ProviderConfig::default_api_key_env(name));
+            let saved = gantry_store::ProviderConfig {
+                name: name.to_owned(),
+                base_url: request.base_url.clone(),
+                model: String::new(),
+                api_key_env: Some(api_key_env),
+                context_window: None,
+            };
+            match secrets.api_key_for(&saved).await {
+                Ok(key) => key.map(|secret| ApiKey::new(secret.expose())),
+                // Without a keychain or a variable the probe goes without a key; a server that
+                // needs one says so, which is what the user needs to read.
+                Err(_) => None,
+            }
+        }
+    };
+    let config = ProviderConfig::new(name, request.base_url.trim(), "-", None, 8_192);
+    let provider =
+        Provider::new(config, key, ProviderOptions::default()).map_err(provider_error)?;
+    let started = std::time::Instant::now();
+    let models = provider
+        .list_models(PROBE_TIMEOUT)
+        .await
+        .map_err(provider_error)?;
+    Ok(ProviderProbe {
+        models,
+        elapsed_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),
+    })
+}
+
+/// Removes provider `name`'s key from the keychain.
+pub async fn delete_key(
+    store: &Store,
+    secrets: &Secrets,
+    name: &str,
+) -> Result<ProviderSettings, CommandError> {
+    secrets
+        .delete(name.trim())
+        .await
+        .map_err(|error| provider_error(error.with_fallback(None)))?;
+    settings(store, secrets).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,5 +399,42 @@ mod tests {
         );
         // Nothing was saved or activated.
         assert_eq!(active_config(&store).await.unwrap().0.name, "ollama");
+    }
+
+    #[tokio::test]
+    async fn the_connection_test_reports_the_models_or_the_providers_answer() {
+        use gantry_scripted_provider::{Script, ScriptedProvider};
+        let server = ScriptedProvider::start(Script::new([]).models(["m-1", "m-0"]))
+            .await
+            .unwrap();
+        let secrets = Secrets::new();
+        let probe = super::probe(
+            &secrets,
+            ProbeProviderRequest {
+                name: "probe-test".into(),
+                base_url: server.base_url(),
+                api_key: Some("sk-typed".into()),
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(probe.models, ["m-0", "m-1"]);
+        assert_eq!(
+            server.requests().pop().unwrap().header("authorization"),
+            Some("Bearer sk-typed")
+        );
+        let failed = super::probe(
+            &secrets,
+            ProbeProviderRequest {
+                name: "probe-test".into(),
+                base_url: format!("{}/missing", server.base_url()),
+                api_key: Some("sk-typed".into()),
+            },
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(failed.kind, ErrorKind::Provider);
+        assert!(failed.message.contains("404"), "{failed}");
+        assert!(!failed.message.contains("sk-typed"));
     }
 }

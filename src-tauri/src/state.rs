@@ -20,7 +20,9 @@ use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
 use crate::preview::{FilePreview, read_preview};
 use crate::project::{OpenProject, ProjectInfo, start_mcp_in_background, watch_in_background};
-use crate::provider_settings::{self, ProviderSettings, SaveProviderRequest};
+use crate::provider_settings::{
+    self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
+};
 
 /// The longest path accepted from the webview, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
@@ -330,6 +332,19 @@ impl AppState {
         request: SaveProviderRequest,
     ) -> Result<ProviderSettings, CommandError> {
         provider_settings::save(&self.store, &self.secrets, request).await
+    }
+
+    /// Asks a provider for its models (the settings' connection test).
+    pub async fn probe_provider(
+        &self,
+        request: ProbeProviderRequest,
+    ) -> Result<ProviderProbe, CommandError> {
+        provider_settings::probe(&self.secrets, request).await
+    }
+
+    /// Removes a provider's key from the keychain.
+    pub async fn delete_provider_key(&self, name: &str) -> Result<ProviderSettings, CommandError> {
+        provider_settings::delete_key(&self.store, &self.secrets, name).await
     }
 
     /// The read-only preview of file `path` of the open project.

@@ -662,6 +662,28 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
     type_into(&app, "settings-base-url", &rig.provider.base_url()).await;
     type_into(&app, "settings-model", "scripted-model").await;
     type_into(&app, "settings-api-key", KEY).await;
+    // Test connection asks the provider for its models, with the typed key.
+    app.click("[data-testid=settings-test]").await.unwrap();
+    let result = app
+        .wait_for(
+            "the connection test's result",
+            "return document.querySelector('[data-testid=settings-test-result]')?.textContent ?? null;",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert!(
+        result.as_str().unwrap().contains("1 model listed"),
+        "{result}"
+    );
+    assert_eq!(
+        rig.provider
+            .requests()
+            .last()
+            .unwrap()
+            .header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
     app.screenshot("settings-filled").await.unwrap();
     app.click("[data-testid=settings-save]").await.unwrap();
     app.wait_for(

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 
 import type { ProviderSettings } from "../src/bindings/ProviderSettings";
 import type { ProviderView } from "../src/bindings/ProviderView";
-import { choosePreset, CUSTOM, formFor, presetLabel, saveRequest } from "../src/lib/settings";
+import {
+  choosePreset,
+  CUSTOM,
+  formFor,
+  presetLabel,
+  probeRequest,
+  probeSummary,
+  saveRequest,
+} from "../src/lib/settings";
 
 function preset(name: string, baseUrl: string, model: string, apiKeyEnv: string | null = null): ProviderView {
   return { name, baseUrl, model, apiKeyEnv, contextWindow: 8192, saved: false };
@@ -69,5 +77,24 @@ describe("the provider form", () => {
     expect(presetLabel("lmstudio")).toBe("LM Studio");
     expect(presetLabel("llamacpp")).toBe("llama.cpp");
     expect(presetLabel("my-vllm")).toBe("my-vllm");
+  });
+});
+
+describe("the connection test", () => {
+  const form = { preset: "custom", name: " local ", baseUrl: " http://127.0.0.1:8080/v1 ", model: "m", contextWindow: "", apiKey: "" };
+
+  it("asks with the form's name and URL, and a key only when one was typed", () => {
+    expect(probeRequest(form)).toEqual({ name: "local", baseUrl: "http://127.0.0.1:8080/v1" });
+    expect(probeRequest({ ...form, apiKey: " sk-1 " })).toEqual({
+      name: "local",
+      baseUrl: "http://127.0.0.1:8080/v1",
+      apiKey: "sk-1",
+    });
+    expect(probeRequest({ ...form, baseUrl: " " })).toEqual({ error: "Enter the API base URL." });
+  });
+
+  it("sums up what the provider answered", () => {
+    expect(probeSummary({ models: ["a", "b"], elapsedMs: 12 })).toBe("Connected in 12 ms: 2 models listed.");
+    expect(probeSummary({ models: ["a"], elapsedMs: 3 })).toBe("Connected in 3 ms: 1 model listed.");
   });
 });

@@ -58,6 +58,10 @@ pub enum ProviderError {
     /// The provider configuration can't work (bad URL, missing key).
     #[error("provider configuration: {0}")]
     Config(String),
+    /// The provider answered something that is not what the API promises (e.g. a model list
+    /// that is not JSON).
+    #[error("the provider's answer was not understood: {0}")]
+    Unexpected(String),
 }
 
 impl ProviderError {
@@ -77,7 +81,7 @@ impl ProviderError {
             | Self::StreamBroken(_)
             | Self::Incomplete
             | Self::InStream(_) => true,
-            Self::WaitTooLong { .. } | Self::Config(_) => false,
+            Self::WaitTooLong { .. } | Self::Config(_) | Self::Unexpected(_) => false,
         }
     }
 
@@ -100,7 +104,7 @@ impl ProviderError {
             Self::StreamBroken(reason) => format!("stream broke off: {reason}"),
             Self::Incomplete => "stream ended early".to_owned(),
             Self::InStream(message) => format!("provider error: {message}"),
-            Self::WaitTooLong { .. } | Self::Config(_) => self.to_string(),
+            Self::WaitTooLong { .. } | Self::Config(_) | Self::Unexpected(_) => self.to_string(),
         }
     }
 }

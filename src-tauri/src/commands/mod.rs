@@ -37,6 +37,8 @@ pub const COMMAND_NAMES: &[&str] = &[
     "list_tools",
     "provider_settings",
     "save_provider",
+    "probe_provider",
+    "delete_provider_key",
 ];
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 use tauri::State;
 
 use crate::error::CommandError;
-use crate::provider_settings::{ProviderSettings, SaveProviderRequest};
+use crate::provider_settings::{
+    ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
+};
 use crate::state::AppState;
 
 /// The active provider, whether its key is stored, and the presets.
@@ -21,4 +23,22 @@ pub async fn save_provider(
     request: SaveProviderRequest,
 ) -> Result<ProviderSettings, CommandError> {
     state.save_provider(request).await
+}
+
+/// Tests the connection: asks the provider in the form for its models.
+#[tauri::command]
+pub async fn probe_provider(
+    state: State<'_, AppState>,
+    request: ProbeProviderRequest,
+) -> Result<ProviderProbe, CommandError> {
+    state.probe_provider(request).await
+}
+
+/// Removes a provider's key from the OS keychain.
+#[tauri::command]
+pub async fn delete_provider_key(
+    state: State<'_, AppState>,
+    request: ProviderNameRequest,
+) -> Result<ProviderSettings, CommandError> {
+    state.delete_provider_key(&request.name).await
 }

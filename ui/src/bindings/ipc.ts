@@ -12,7 +12,10 @@ import type { LaunchState } from "./LaunchState";
 import type { ListDirRequest } from "./ListDirRequest";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
 import type { PreviewRequest } from "./PreviewRequest";
+import type { ProbeProviderRequest } from "./ProbeProviderRequest";
 import type { ProjectInfo } from "./ProjectInfo";
+import type { ProviderNameRequest } from "./ProviderNameRequest";
+import type { ProviderProbe } from "./ProviderProbe";
 import type { ProviderSettings } from "./ProviderSettings";
 import type { RecentProject } from "./RecentProject";
 import type { RenameSessionRequest } from "./RenameSessionRequest";
@@ -50,6 +53,8 @@ export type Commands = {
   list_tools: { request: null; response: Array<ToolInfo> };
   provider_settings: { request: null; response: ProviderSettings };
   save_provider: { request: SaveProviderRequest; response: ProviderSettings };
+  probe_provider: { request: ProbeProviderRequest; response: ProviderProbe };
+  delete_provider_key: { request: ProviderNameRequest; response: ProviderSettings };
 };
 
 /** Every event the backend sends, by name: its payload. */
@@ -88,6 +93,8 @@ export const COMMAND_NAMES = [
   "list_tools",
   "provider_settings",
   "save_provider",
+  "probe_provider",
+  "delete_provider_key",
 ] as const;
 
 /** The names of all events. */

@@ -4,6 +4,8 @@
 
 import type { ProviderSettings } from "../bindings/ProviderSettings";
 import type { ProviderView } from "../bindings/ProviderView";
+import type { ProbeProviderRequest } from "../bindings/ProbeProviderRequest";
+import type { ProviderProbe } from "../bindings/ProviderProbe";
 import type { SaveProviderRequest } from "../bindings/SaveProviderRequest";
 
 /** The select's value for a provider that is not a preset. */
@@ -88,4 +90,23 @@ export function saveRequest(form: ProviderForm): SaveProviderRequest | { error: 
   const key = form.apiKey.trim();
   if (key !== "") request.apiKey = key;
   return request;
+}
+
+/** The `probe_provider` request for the form (the connection test), or why it can't be made. */
+export function probeRequest(form: ProviderForm): ProbeProviderRequest | { error: string } {
+  const name = form.name.trim();
+  const baseUrl = form.baseUrl.trim();
+  if (name === "") return { error: "Give the provider a name." };
+  if (baseUrl === "") return { error: "Enter the API base URL." };
+  const request: ProbeProviderRequest = { name, baseUrl };
+  const key = form.apiKey.trim();
+  if (key !== "") request.apiKey = key;
+  return request;
+}
+
+/** One line about a successful connection test. */
+export function probeSummary(probe: ProviderProbe): string {
+  const count = probe.models.length;
+  const listed = count === 1 ? "1 model" : `${String(count)} models`;
+  return `Connected in ${String(probe.elapsedMs)} ms: ${listed} listed.`;
 }

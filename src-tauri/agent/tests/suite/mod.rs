@@ -1,5 +1,6 @@
 mod cancel;
 mod conversation;
+mod models;
 mod ollama;
 mod resilience;
 mod resume;
