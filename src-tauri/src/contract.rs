@@ -25,6 +25,7 @@ use crate::chat::{
 use crate::commands::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
 use crate::error::CommandError;
 use crate::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
+use crate::mcp_panel::{McpPanel, McpServerRequest};
 use crate::preview::{FilePreview, PreviewRequest};
 use crate::project::ProjectInfo;
 use crate::provider_settings::{
@@ -58,6 +59,9 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.command::<SendMessageRequest, String>("send_message");
     contract.command::<(), ()>("cancel_turn");
     contract.command::<(), Vec<ToolInfo>>("list_tools");
+    contract.command::<(), McpPanel>("mcp_servers");
+    contract.command::<McpServerRequest, McpPanel>("restart_mcp_server");
+    contract.command::<(), McpPanel>("trust_project_mcp");
     contract.command::<(), ProviderSettings>("provider_settings");
     contract.command::<SaveProviderRequest, ProviderSettings>("save_provider");
     contract.command::<ProbeProviderRequest, ProviderProbe>("probe_provider");

@@ -19,6 +19,7 @@ pub mod commands;
 pub mod contract;
 pub mod error;
 pub mod events;
+pub mod mcp_panel;
 pub mod preview;
 pub mod project;
 pub mod provider_settings;
@@ -85,6 +86,9 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
             commands::chat::send_message,
             commands::chat::cancel_turn,
             commands::chat::list_tools,
+            commands::mcp::mcp_servers,
+            commands::mcp::restart_mcp_server,
+            commands::mcp::trust_project_mcp,
             commands::settings::provider_settings,
             commands::settings::save_provider,
             commands::settings::probe_provider,

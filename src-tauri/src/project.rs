@@ -22,8 +22,9 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::approver::{DialogRegistry, WebviewApprover, WebviewPrompter};
 use crate::chat::ProjectChat;
-use crate::error::CommandError;
+use crate::error::{CommandError, ErrorKind};
 use crate::events::{EventSink, TreeChanged, TreeStatus, WatchState, emit};
+use crate::mcp_panel::{McpHubState, McpPanel, McpServerView};
 
 /// The open project, as the webview knows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -59,6 +60,8 @@ enum McpSlot {
     #[default]
     Starting,
     Running(Arc<McpHub>),
+    /// The configuration could not be read.
+    Failed(String),
     Closed,
 }
 
@@ -127,6 +130,68 @@ impl OpenProject {
             watcher: Mutex::new(None),
             watch_state: Mutex::new(WatchState::Starting),
         })
+    }
+
+    /// What the MCP servers panel shows.
+    pub fn mcp_panel(&self) -> McpPanel {
+        let slot = self
+            .mcp
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (hub, servers, warnings) = match &*slot {
+            McpSlot::Starting | McpSlot::Closed => (McpHubState::Starting, Vec::new(), Vec::new()),
+            McpSlot::Failed(message) => (
+                McpHubState::Failed {
+                    message: message.clone(),
+                },
+                Vec::new(),
+                Vec::new(),
+            ),
+            McpSlot::Running(hub) => (
+                McpHubState::Running,
+                hub.statuses().iter().map(McpServerView::from).collect(),
+                hub.warnings().to_vec(),
+            ),
+        };
+        McpPanel {
+            hub,
+            servers,
+            warnings,
+        }
+    }
+
+    /// The running MCP hub, or why there is none.
+    fn mcp_hub(&self) -> Result<Arc<McpHub>, CommandError> {
+        match &*self
+            .mcp
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            McpSlot::Running(hub) => Ok(Arc::clone(hub)),
+            McpSlot::Failed(message) => Err(CommandError::invalid(message.clone())),
+            McpSlot::Starting | McpSlot::Closed => Err(CommandError::new(
+                ErrorKind::Busy,
+                "the MCP servers are still starting",
+            )),
+        }
+    }
+
+    /// Restarts MCP server `name`.
+    pub fn restart_mcp_server(&self, name: &str) -> Result<McpPanel, CommandError> {
+        self.mcp_hub()?
+            .restart(name)
+            .map_err(|error| CommandError::new(ErrorKind::NotFound, error.to_string()))?;
+        Ok(self.mcp_panel())
+    }
+
+    /// Trusts the project's `.mcp.json` as it is now (remembered until it changes) and starts
+    /// its servers.
+    pub async fn trust_project_mcp(&self) -> Result<McpPanel, CommandError> {
+        self.mcp_hub()?
+            .approve_project()
+            .await
+            .map_err(|error| CommandError::invalid(error.to_string()))?;
+        Ok(self.mcp_panel())
     }
 
     /// The project's chat: sessions and turns.
@@ -215,6 +280,12 @@ pub fn start_mcp_in_background(project: &Arc<OpenProject>) {
             Ok(hub) => Arc::new(hub),
             Err(error) => {
                 tracing::warn!(%error, "the MCP configuration cannot be read; no MCP servers");
+                if let Some(project) = weak.upgrade()
+                    && let Ok(mut slot) = project.mcp.lock()
+                    && matches!(*slot, McpSlot::Starting)
+                {
+                    *slot = McpSlot::Failed(error.to_string());
+                }
                 return;
             }
         };

@@ -20,6 +20,7 @@
 mod app;
 mod chat;
 mod fixture;
+mod mcp;
 mod scenarios;
 mod webdriver;
 

@@ -20,7 +20,7 @@ pub(crate) fn report(scenario: &str, text: &str) {
 }
 
 /// Calls a backend command from inside the page, as any script in the webview could.
-async fn invoke(app: &App, command: &str, args: Value) -> Value {
+pub(crate) async fn invoke(app: &App, command: &str, args: Value) -> Value {
     app.session
         .execute_async(
             "const [command, args, done] = arguments;\

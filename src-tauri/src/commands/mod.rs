@@ -8,6 +8,7 @@
 
 pub mod chat;
 pub mod dialogs;
+pub mod mcp;
 pub mod preview;
 pub mod project;
 pub mod settings;
@@ -35,6 +36,9 @@ pub const COMMAND_NAMES: &[&str] = &[
     "send_message",
     "cancel_turn",
     "list_tools",
+    "mcp_servers",
+    "restart_mcp_server",
+    "trust_project_mcp",
     "provider_settings",
     "save_provider",
     "probe_provider",

@@ -10,6 +10,8 @@ import type { DialogRequest } from "./DialogRequest";
 import type { FilePreview } from "./FilePreview";
 import type { LaunchState } from "./LaunchState";
 import type { ListDirRequest } from "./ListDirRequest";
+import type { McpPanel } from "./McpPanel";
+import type { McpServerRequest } from "./McpServerRequest";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
 import type { PreviewRequest } from "./PreviewRequest";
 import type { ProbeProviderRequest } from "./ProbeProviderRequest";
@@ -51,6 +53,9 @@ export type Commands = {
   send_message: { request: SendMessageRequest; response: string };
   cancel_turn: { request: null; response: null };
   list_tools: { request: null; response: Array<ToolInfo> };
+  mcp_servers: { request: null; response: McpPanel };
+  restart_mcp_server: { request: McpServerRequest; response: McpPanel };
+  trust_project_mcp: { request: null; response: McpPanel };
   provider_settings: { request: null; response: ProviderSettings };
   save_provider: { request: SaveProviderRequest; response: ProviderSettings };
   probe_provider: { request: ProbeProviderRequest; response: ProviderProbe };
@@ -91,6 +96,9 @@ export const COMMAND_NAMES = [
   "send_message",
   "cancel_turn",
   "list_tools",
+  "mcp_servers",
+  "restart_mcp_server",
+  "trust_project_mcp",
   "provider_settings",
   "save_provider",
   "probe_provider",

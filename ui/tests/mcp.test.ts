@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+
+import type { McpPanel } from "../src/bindings/McpPanel";
+import type { McpServerView } from "../src/bindings/McpServerView";
+import { settling, stateLabel, untrusted } from "../src/lib/mcp";
+
+function server(name: string, origin: string, state: string, extra: Partial<McpServerView> = {}): McpServerView {
+  return {
+    name,
+    origin,
+    configPath: origin === "user" ? "/home/u/.config/gantry/mcp.json" : "/p/.mcp.json",
+    transport: "stdio",
+    target: "node server.js",
+    state,
+    reason: null,
+    tools: [],
+    stderrTail: [],
+    pid: null,
+    restarts: 0,
+    ...extra,
+  };
+}
+
+describe("the MCP panel", () => {
+  const panel: McpPanel = {
+    hub: { state: "running" },
+    servers: [
+      server("everything", "user", "connected", { tools: ["mcp__everything__echo", "mcp__everything__add"] }),
+      server("files", "project", "untrusted"),
+      server("broken", "project", "failed", { reason: "exited with status 1" }),
+    ],
+    warnings: [],
+  };
+
+  it("lists the project servers waiting for trust", () => {
+    expect(untrusted(panel).map((s) => s.name)).toEqual(["files"]);
+  });
+
+  it("labels states with their tool count or reason", () => {
+    expect(panel.servers.map(stateLabel)).toEqual([
+      "connected · 2 tools",
+      "waiting for your trust",
+      "failed: exited with status 1",
+    ]);
+  });
+
+  it("keeps refreshing only while something starts", () => {
+    expect(settling(panel)).toBe(false);
+    expect(settling({ ...panel, hub: { state: "starting" } })).toBe(true);
+    expect(settling({ ...panel, servers: [server("s", "user", "starting")] })).toBe(true);
+  });
+});
