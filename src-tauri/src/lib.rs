@@ -24,6 +24,7 @@ pub mod preview;
 pub mod project;
 pub mod provider_settings;
 pub mod state;
+pub mod window_layout;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -35,6 +36,7 @@ use gantry_store::Store;
 
 use crate::events::EventSink;
 use crate::state::{AppState, Settings};
+use crate::window_layout::{WINDOW_LAYOUT, WindowLayout};
 
 /// The label of the one window.
 pub const MAIN_WINDOW: &str = "main";
@@ -113,6 +115,9 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
             Ok(())
         })
         .on_window_event(|window, event| {
+            if matches!(event, WindowEvent::Resized(_)) {
+                track_layout(window);
+            }
             if matches!(event, WindowEvent::Destroyed)
                 && let Some(state) = window.try_state::<AppState>()
             {
@@ -130,9 +135,47 @@ fn context() -> tauri::Context<tauri::Wry> {
     tauri::tauri_build_context!()
 }
 
-/// Creates the main window from its configuration, with navigation locked to the app.
+/// Notes the window's size as it changes (saved once it settles).
+fn track_layout(window: &tauri::Window) {
+    let (Ok(size), Ok(scale), Ok(maximized)) = (
+        window.inner_size(),
+        window.scale_factor(),
+        window.is_maximized(),
+    ) else {
+        return;
+    };
+    if size.width == 0 || size.height == 0 {
+        return;
+    }
+    let logical = size.to_logical::<f64>(scale);
+    let layout = WindowLayout {
+        width: logical.width,
+        height: logical.height,
+        maximized,
+    };
+    // Window events come on the main thread; the saving waits on the async runtime.
+    let app = window.app_handle().clone();
+    tauri::async_runtime::spawn(async move {
+        if let Some(state) = app.try_state::<AppState>() {
+            state.set_layout(layout);
+        }
+    });
+}
+
+/// The window size remembered from the last run, if any.
+fn remembered_layout(app: &AppHandle) -> Option<WindowLayout> {
+    let state = app.try_state::<AppState>()?;
+    let store = state.store().clone();
+    let text =
+        tauri::async_runtime::block_on(async move { store.settings().get(WINDOW_LAYOUT).await })
+            .ok()??;
+    WindowLayout::parse(&text)
+}
+
+/// Creates the main window from its configuration (at the size remembered from the last run),
+/// with navigation locked to the app.
 fn create_window(app: &AppHandle) -> tauri::Result<()> {
-    let config = app
+    let mut config = app
         .config()
         .app
         .windows
@@ -140,6 +183,11 @@ fn create_window(app: &AppHandle) -> tauri::Result<()> {
         .find(|window| window.label == MAIN_WINDOW)
         .cloned()
         .unwrap_or_default();
+    if let Some(layout) = remembered_layout(app) {
+        config.width = layout.width;
+        config.height = layout.height;
+        config.maximized = layout.maximized;
+    }
     WebviewWindowBuilder::from_config(app, &config)?
         .on_navigation(|url| {
             let allowed = is_app_url(url);

@@ -23,6 +23,7 @@ use crate::project::{OpenProject, ProjectInfo, start_mcp_in_background, watch_in
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
+use crate::window_layout::{WINDOW_LAYOUT, WindowLayout};
 
 /// The longest path accepted from the webview, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
@@ -109,6 +110,9 @@ pub struct RecentProject {
     pub exists: bool,
 }
 
+/// How long the window's size must stay put before it is saved.
+const LAYOUT_SETTLE: Duration = Duration::from_millis(250);
+
 /// How many recent projects the welcome screen lists.
 const RECENT_PROJECTS: usize = 12;
 
@@ -138,6 +142,8 @@ pub struct AppState {
     project: Mutex<Option<Arc<OpenProject>>>,
     launch_error: Mutex<Option<LaunchError>>,
     next_project_id: AtomicU32,
+    layout: Mutex<Option<WindowLayout>>,
+    layout_generation: Arc<AtomicU32>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -162,7 +168,43 @@ impl AppState {
             project: Mutex::new(None),
             launch_error: Mutex::new(None),
             next_project_id: AtomicU32::new(0),
+            layout: Mutex::new(None),
+            layout_generation: Arc::new(AtomicU32::new(0)),
         }
+    }
+
+    /// Gantry's database.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Notes the window's current layout and saves it once it has stayed the same for a
+    /// moment (a drag sends many sizes; the last one is kept). Needs a tokio runtime.
+    pub fn set_layout(&self, layout: WindowLayout) {
+        if let Ok(mut slot) = self.layout.lock() {
+            *slot = Some(layout);
+        }
+        let generation = self.layout_generation.fetch_add(1, Ordering::Relaxed) + 1;
+        let latest = Arc::clone(&self.layout_generation);
+        let store = self.store.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(LAYOUT_SETTLE).await;
+            if latest.load(Ordering::Relaxed) != generation {
+                return;
+            }
+            if let Err(error) = store
+                .settings()
+                .set(WINDOW_LAYOUT, &layout.to_setting())
+                .await
+            {
+                tracing::warn!(%error, "cannot remember the window's size");
+            }
+        });
+    }
+
+    /// The window's last noted layout.
+    pub fn layout(&self) -> Option<WindowLayout> {
+        self.layout.lock().ok().and_then(|slot| *slot)
     }
 
     /// The pending approvals and questions.

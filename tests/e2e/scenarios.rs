@@ -580,3 +580,65 @@ async fn a_large_repository_opens_without_freezing() {
     );
     app.quit().await.unwrap();
 }
+
+#[tokio::test]
+async fn the_window_size_is_remembered_across_restarts() {
+    if !enabled() {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let data = tempfile::Builder::new()
+        .prefix("gantry-e2e-data-")
+        .tempdir()
+        .unwrap();
+    let app = App::launch_with_data("window-size", &[], data.path(), true)
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=welcome]").await.unwrap();
+    app.session.set_window_size(1000, 640).await.unwrap();
+    app.wait_for(
+        "the resized window",
+        "return window.innerWidth === 1000 || window.outerWidth === 1000;",
+        json!([]),
+    )
+    .await
+    .unwrap();
+    // The size is saved once it settles: wait for it in the database.
+    let store = gantry_store::Store::open(data.path().join(gantry_store::DATABASE_FILE))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let saved = store.settings().get("window.layout").await.unwrap();
+        if saved
+            .as_deref()
+            .is_some_and(|text| text.contains("\"width\":1000"))
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the size was not saved: {saved:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    drop(store);
+    let before = app
+        .eval("return [window.innerWidth, window.innerHeight];", json!([]))
+        .await
+        .unwrap();
+    app.quit().await.unwrap();
+
+    let mut app = App::launch_with_data("window-size", &[], data.path(), false)
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=welcome]").await.unwrap();
+    let after = app
+        .eval("return [window.innerWidth, window.innerHeight];", json!([]))
+        .await
+        .unwrap();
+    assert_eq!(after, before, "the window opens at the size it had");
+    assert_ne!(after, json!([1280, 800]), "not the default size");
+    app.screenshot("restored-size").await.unwrap();
+    app.quit().await.unwrap();
+}

@@ -98,6 +98,16 @@ impl Session {
         .await
     }
 
+    /// Resizes the window (WebDriver's Set Window Rect), returning the rect it now has.
+    pub async fn set_window_size(&self, width: u32, height: u32) -> Result<Value> {
+        self.post(
+            "/window/rect",
+            &json!({"width": width, "height": height}),
+            true,
+        )
+        .await
+    }
+
     /// The first element matching `css`, if any.
     pub async fn find(&self, css: &str) -> Result<Option<Element>> {
         let body = json!({"using": "css selector", "value": css});
