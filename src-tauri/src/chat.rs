@@ -554,6 +554,12 @@ mod tests {
         let busy = rig.chat.send("again", rig.provider()).await.unwrap_err();
         assert_eq!(busy.kind, ErrorKind::Busy);
         assert!(rig.chat.is_running());
+        // Stop once the hanging request is at the provider (a stop before it is sent would leave
+        // the hanging reply queued for the next message).
+        rig.provider
+            .wait_for_requests(1, Duration::from_secs(10))
+            .await
+            .unwrap();
         rig.chat.cancel();
         let events = rig.finished(1).await;
         let last = &events.last().unwrap()["event"];
