@@ -29,6 +29,7 @@ pub mod permission;
 pub mod process;
 pub mod prompt;
 pub mod schema;
+pub mod secret_env;
 pub mod text;
 pub mod tool;
 pub mod walk;
@@ -48,6 +49,7 @@ pub use manager::{ManagerError, ToolArguments, ToolInfo, ToolManager};
 pub use observation::{Observation, ObservationKind};
 pub use permission::{PermissionLevel, Policy, PolicySet};
 pub use prompt::{PromptError, UserPrompter, UserQuestion};
+pub use secret_env::{is_secret_env, register_secret_env, scrubbed_environment};
 pub use tool::{
     IntoTool, PreparedCall, Tool, ToolError, ToolFn, ToolOutput, ToolResult, ToolSource, TypedTool,
 };
