@@ -33,6 +33,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{People, open_project, start_mcp};
+use crate::escape::for_terminal;
 use crate::terminal::{StdinAnswers, TerminalApprover, TerminalPrompter};
 use crate::{ApproveMode, CliError, ProjectArgs};
 
@@ -275,7 +276,7 @@ struct TextView {
 impl TextView {
     fn out(&mut self, text: &str) {
         let mut stdout = std::io::stdout().lock();
-        let _ = write!(stdout, "{text}");
+        let _ = write!(stdout, "{}", for_terminal(text));
         let _ = stdout.flush();
         self.mid_line = !text.ends_with('\n');
     }
@@ -292,7 +293,7 @@ impl TextView {
         if self.mid_line {
             self.out("\n");
         }
-        eprintln!("{text}");
+        eprintln!("{}", for_terminal(text));
     }
 
     fn end_reasoning(&mut self) {
@@ -315,7 +316,7 @@ impl TextView {
                     eprint!("[thinking] ");
                     self.reasoning = true;
                 }
-                eprint!("{text}");
+                eprint!("{}", for_terminal(text));
             }
             TurnEvent::ToolCallStarted {
                 name, arguments, ..
@@ -366,7 +367,10 @@ impl TextView {
                     TurnEndReason::Completed | TurnEndReason::Error => {}
                     TurnEndReason::Cancelled => eprintln!("[cancelled]"),
                     TurnEndReason::StepLimit => {
-                        eprintln!("{}", message.as_deref().unwrap_or("[step limit reached]"));
+                        eprintln!(
+                            "{}",
+                            for_terminal(message.as_deref().unwrap_or("[step limit reached]"))
+                        );
                     }
                 }
             }

@@ -14,6 +14,7 @@ use gantry_mcp::{
 
 use crate::CliError;
 use crate::engine::{People, open_project};
+use crate::escape::for_terminal;
 use gantry_mcp::{ConfigOrigin, PROJECT_FILE, read_config};
 
 /// MCP servers: the ones Gantry uses, and Gantry as one.
@@ -99,7 +100,10 @@ async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCo
         .await
         .map_err(|error| CliError::Failed(error.into()))?;
     for warning in hub.warnings() {
-        eprintln!("gantry-cli: warning: {warning}");
+        eprintln!(
+            "gantry-cli: warning: {}",
+            for_terminal(&warning.to_string())
+        );
     }
     let statuses = hub.statuses();
     hub.shutdown().await;
@@ -112,7 +116,7 @@ async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCo
         println!("no MCP servers are configured");
     }
     for status in &statuses {
-        print!("{}", describe(status));
+        print!("{}", for_terminal(&describe(status)));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -174,7 +178,7 @@ async fn serve(root: &Path, auto: &[String]) -> Result<ExitCode, CliError> {
     for warning in
         auto_approve(&manager, auto).map_err(|error| CliError::Usage(error.to_string()))?
     {
-        eprintln!("gantry-cli: {warning}");
+        eprintln!("gantry-cli: {}", for_terminal(&warning.to_string()));
     }
     GantryServer::new(manager, client)
         .serve_stdio()

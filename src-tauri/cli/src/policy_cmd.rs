@@ -81,7 +81,11 @@ pub(crate) async fn run(args: PolicyArgs) -> Result<ExitCode, CliError> {
         } else {
             format!("default for a {} tool", tool.level)
         };
-        println!("{:<name_width$}  {:<8}  {origin}", tool.name, tool.policy);
+        println!(
+            "{:<name_width$}  {:<8}  {origin}",
+            crate::escape::for_terminal(&tool.name),
+            tool.policy
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,6 +8,7 @@ use anyhow::Context;
 use gantry_tools::{ApprovalDecision, FixedApprover, ObservationKind};
 
 use crate::engine::{People, open_session};
+use crate::escape::for_terminal;
 use crate::terminal::{StdinAnswers, TerminalApprover, TerminalPrompter};
 use crate::{ApproveMode, CliError, ProjectArgs};
 
@@ -29,7 +30,10 @@ pub(crate) async fn list(project: &ProjectArgs, json: bool) -> Result<ExitCode, 
     for tool in tools {
         println!(
             "{:<name_width$}  {:<9}  {:<8}  {}",
-            tool.name, tool.level, tool.policy, tool.description
+            for_terminal(&tool.name),
+            tool.level,
+            tool.policy,
+            for_terminal(&tool.description)
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -101,7 +105,7 @@ pub(crate) async fn call(
         .dispatch_cancellable(name, arguments.unwrap_or_default(), &cancel)
         .await;
     session.close().await;
-    println!("{}", observation.text);
+    println!("{}", for_terminal(&observation.text));
     Ok(if observation.kind == ObservationKind::Ok {
         ExitCode::SUCCESS
     } else {

@@ -110,6 +110,39 @@ async fn the_answer_streams_to_stdout() {
 }
 
 #[tokio::test]
+async fn terminal_controls_in_the_answer_and_results_are_shown_escaped() {
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.path().join("evil.txt"),
+        "\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2Jgotcha\n",
+    )
+    .unwrap();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "read_file",
+            json!({"path": "evil.txt"}),
+        )]),
+        Turn::text("Done \u{1b}[31mred\u{9b}0m \rhidden"),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["read it"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for text in [&run.stdout, &run.stderr] {
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\u{9b}', '\r']),
+            "a control reached the terminal: {text:?}"
+        );
+    }
+    assert!(
+        run.stdout.ends_with("Done \\e[31mred\\u{9b}0m \\rhidden\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[tokio::test]
 async fn tool_calls_and_results_are_shown() {
     let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::new([
