@@ -508,7 +508,7 @@ impl Reader<'_> {
             Some(Value::String(text)) => {
                 text.parse()
                     .map(Some)
-                    .map_err(|error: gantry_tools::permission::ParseNameError| {
+                    .map_err(|error: gantry_tools::ParseNameError| {
                         self.invalid(path, error.to_string())
                     })
             }

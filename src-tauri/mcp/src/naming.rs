@@ -69,7 +69,7 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use std::collections::BTreeSet;
 
-    use gantry_tools::manager::is_valid_tool_name;
+    use gantry_tools::is_valid_tool_name;
 
     use super::*;
 
