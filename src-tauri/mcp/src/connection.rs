@@ -723,9 +723,12 @@ async fn connect_stdio(
     let base = shared.config.origin.base_dir();
     let program = resolve_program(&program, &base);
     let mut command_line = tokio::process::Command::new(&program);
+    // An empty environment plus an allowlist and the configured `env` (see `child_env`):
+    // Gantry's secrets do not leak into every server.
     command_line
         .args(&args)
-        .envs(&env)
+        .env_clear()
+        .envs(crate::child_env::current_server_environment(&env))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
