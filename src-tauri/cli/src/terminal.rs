@@ -17,7 +17,9 @@ pub(crate) struct StdinAnswers {
 
 impl StdinAnswers {
     /// Shows `prompt` on stderr and reads one line; `None` at end of input.
-    fn ask(&self, prompt: &str) -> Option<String> {
+    /// Shows `prompt` on stderr and reads one line from stdin (without its line ending);
+    /// `None` at end of input.
+    pub(crate) fn ask(&self, prompt: &str) -> Option<String> {
         let _turn = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut stderr = std::io::stderr().lock();
         // The prompt quotes the model's arguments, previews and questions: escaped.

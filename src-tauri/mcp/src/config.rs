@@ -163,6 +163,50 @@ pub struct ServerConfig {
     pub startup_timeout: Option<Duration>,
 }
 
+impl ServerConfig {
+    /// Every variable this server's configuration refers to with `${VAR}` (in `command`,
+    /// `args`, `env` and header values, `cwd`, `url`), each once, sorted: what starting it
+    /// would hand to the server from the user's environment.
+    pub fn referenced_variables(&self) -> Vec<String> {
+        let mut texts: Vec<&str> = Vec::new();
+        match &self.transport {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                texts.push(command);
+                texts.extend(args.iter().map(String::as_str));
+                texts.extend(env.values().map(String::as_str));
+                texts.extend(cwd.as_deref());
+            }
+            TransportConfig::Http { url, headers } => {
+                texts.push(url);
+                texts.extend(headers.values().map(String::as_str));
+            }
+            TransportConfig::Sse { url } => texts.push(url),
+        }
+        let names: std::collections::BTreeSet<String> = texts
+            .into_iter()
+            .flat_map(crate::expand::referenced_variables)
+            .collect();
+        names.into_iter().collect()
+    }
+
+    /// The names (never the values) of the environment variables a stdio server is given, or
+    /// of the headers an HTTP server is sent.
+    pub fn env_and_header_names(&self) -> (Vec<String>, Vec<String>) {
+        match &self.transport {
+            TransportConfig::Stdio { env, .. } => (env.keys().cloned().collect(), Vec::new()),
+            TransportConfig::Http { headers, .. } => {
+                (Vec::new(), headers.keys().cloned().collect())
+            }
+            TransportConfig::Sse { .. } => (Vec::new(), Vec::new()),
+        }
+    }
+}
+
 /// A parsed file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigFile {

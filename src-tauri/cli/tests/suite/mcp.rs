@@ -207,13 +207,25 @@ fn mcp_trust_is_remembered_until_the_file_changes() {
         run.stdout
     );
 
+    // Without an answer nothing is approved.
     let run = sandbox.run(&["mcp", "trust"], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.ends_with("not approved\n"), "{}", run.stdout);
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.starts_with("proj  [untrusted]"),
+        "{}",
+        run.stdout
+    );
+
+    let run = sandbox.run(&["mcp", "trust"], "y\n");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.contains("(1 servers):\n  proj  stdio: "),
         "{}",
         run.stdout
     );
+    assert!(run.stderr.contains("[y/N]"), "{}", run.stderr);
     let run = sandbox.run(&["mcp", "list"], "");
     assert!(
         run.stdout.starts_with("proj  [connected]"),
@@ -231,11 +243,58 @@ fn mcp_trust_is_remembered_until_the_file_changes() {
     );
 
     std::fs::remove_file(&config_path).unwrap();
-    let run = sandbox.run(&["mcp", "trust"], "");
+    let run = sandbox.run(&["mcp", "trust", "--yes"], "");
     assert_eq!(run.code, 1);
     assert!(
         run.stderr.contains(".mcp.json does not exist"),
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn mcp_trust_shows_commands_urls_names_variables_and_levels_but_no_values() {
+    let sandbox = Sandbox::new();
+    let config = json!({"mcpServers": {
+        "files": {
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}/src"],
+            "env": {"GITHUB_TOKEN": "${GH_SECRET_SOURCE}", "DEBUG": "value-not-shown-1"},
+            "cwd": "tools",
+            "level": "dangerous",
+            "tools": {"read_file": {"level": "sensitive"}}
+        },
+        "remote": {
+            "type": "http",
+            "url": "https://example.invalid/${TENANT}/mcp",
+            "headers": {"Authorization": "Bearer ${API_TOKEN}", "X-Extra": "value-not-shown-2"}
+        },
+        "evil\u{1b}[2J": {"command": "sh\u{1b}]0;x\u{7}"}
+    }});
+    std::fs::write(
+        sandbox.project.path().join(".mcp.json"),
+        serde_json::to_string(&config).unwrap(),
+    )
+    .unwrap();
+    let run = sandbox.run(&["mcp", "trust"], "no\n");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let out = &run.stdout;
+    for expected in [
+        "(3 servers):\n",
+        "  files  stdio: npx -y @modelcontextprotocol/server-filesystem ${HOME}/src\n",
+        "    working folder: tools\n",
+        "    env: DEBUG, GITHUB_TOKEN\n",
+        "    reads from your environment: ${GH_SECRET_SOURCE}, ${HOME}\n",
+        "    level of every tool: dangerous\n",
+        "    level of read_file: sensitive\n",
+        "  remote  http: https://example.invalid/${TENANT}/mcp\n",
+        "    headers: Authorization, X-Extra\n",
+        "    reads from your environment: ${API_TOKEN}, ${TENANT}\n",
+        "  evil\\e[2J  stdio: sh\\e]0;x\\x07\n",
+        "not approved\n",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    assert!(!out.contains("value-not-shown"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out}");
 }
