@@ -92,12 +92,6 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         },
     )
     .await?;
-    for tool in &args.enable {
-        project
-            .manager
-            .enable(tool)
-            .map_err(|error| CliError::Usage(error.to_string()))?;
-    }
     let (config, key) = provider(&args, &project.store).await?;
     let provider = Provider::new(config, key, ProviderOptions::default())
         .map_err(|error| CliError::Usage(error.to_string()))?;
@@ -129,6 +123,15 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     // MCP servers register their tools in the shared manager; the session offers them from the
     // first request on.
     let hub = start_mcp(session.tools(), trust, args.project.trust_project_mcp).await;
+    // `--enable` applies once every tool is registered, MCP servers' tools included.
+    for tool in &args.enable {
+        if let Err(error) = session.tools().enable(tool) {
+            if let Some(hub) = hub {
+                hub.shutdown().await;
+            }
+            return Err(CliError::Usage(error.to_string()));
+        }
+    }
 
     let cancel = CancellationToken::new();
     // Listen before the request goes out, so an early Ctrl-C cancels instead of killing.

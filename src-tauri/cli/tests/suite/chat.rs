@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, Command};
 
-use super::support::Run;
+use super::support::{Run, everything_with_dangerous_echo};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -467,5 +467,31 @@ async fn mcp_server_tools_are_offered_and_called() {
     assert_eq!(lines[0], r#"→ mcp__other__read_file {"path":"hello.txt"}"#);
     assert!(lines[1].starts_with("← ok ("), "{}", run.stdout);
     assert_eq!(lines[2], "It says hello.");
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn enable_applies_to_mcp_tools() {
+    let sandbox = Sandbox::new();
+    everything_with_dangerous_echo(sandbox.path());
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "mcp__ev__echo",
+            json!({"message": "enabled"}),
+        )])
+        .expect(Expect::new().tool_offered("mcp__ev__echo")),
+        Turn::text("Echoed.").expect(Expect::new().last_contains("Echo: enabled")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["echo it", "--enable", "mcp__ev__echo", "--approve", "once"],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.ends_with("Echoed.\n"), "{}", run.stdout);
     provider.verify().unwrap();
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::support::{Sandbox, gantry};
+use super::support::{Sandbox, everything_with_dangerous_echo, gantry};
 
 /// Writes the user-wide MCP file the CLI reads in `cwd` (see `support::gantry`).
 fn user_config(cwd: &Path, config: &Value) {
@@ -297,4 +297,45 @@ fn mcp_trust_shows_commands_urls_names_variables_and_levels_but_no_values() {
     }
     assert!(!out.contains("value-not-shown"), "{out}");
     assert!(!out.contains('\u{1b}'), "{out}");
+}
+
+#[test]
+fn enable_and_tools_policy_apply_to_mcp_tools() {
+    let sandbox = Sandbox::new();
+    everything_with_dangerous_echo(sandbox.project.path());
+    let echo = ["tools", "call", "mcp__ev__echo", r#"{"message": "hi"}"#];
+
+    // DANGEROUS: disabled until enabled.
+    let run = sandbox.run(&echo, "");
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+
+    // --enable holds for that one call.
+    let mut enabled = echo.to_vec();
+    enabled.extend(["--enable", "mcp__ev__echo", "--approve", "once"]);
+    let run = sandbox.run(&enabled, "");
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "Echo: hi\n");
+    assert_eq!(sandbox.run(&echo, "").code, 1);
+
+    // tools policy lists, saves and resets an MCP tool's policy.
+    let run = sandbox.run(&["tools", "policy", "mcp__ev__echo"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(
+        words(&run.stdout),
+        "mcp__ev__echo disabled default for a dangerous tool"
+    );
+    let run = sandbox.run(&["tools", "policy", "mcp__ev__echo", "auto"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(words(&run.stdout), "mcp__ev__echo auto saved");
+    let run = sandbox.run(&echo, "");
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "Echo: hi\n");
+    let run = sandbox.run(&["tools", "policy", "mcp__ev__echo", "--reset"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(sandbox.run(&echo, "").code, 1);
+
+    // A name no server has is still a usage error.
+    let run = sandbox.run(&["tools", "policy", "mcp__ev__nope", "auto"], "");
+    assert_eq!(run.code, 2, "{}", run.stderr);
 }
