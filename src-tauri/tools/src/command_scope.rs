@@ -41,7 +41,8 @@
 //!   and `sudo rm x`), so an approval given to a command as root never combines with one
 //!   given to it as the user; `chroot ROOT` does the same (the program is looked up inside
 //!   `ROOT`). `flock FILE cmd` adds the key `flock FILE` (it creates the file) and keys `cmd`
-//!   as itself; `flock FILE -c STRING` keys the string as `sh -c` does. `busybox APPLET`
+//!   as itself; `flock FILE -c STRING` is never scoped (the string runs under the user's
+//!   `$SHELL`, whose grammar may not be sh's). `busybox APPLET`
 //!   prefixes the applet's key with `busybox`. `xargs` runs the program named in its
 //!   arguments with more arguments from stdin: the key is `xargs` plus that program's key
 //!   (`xargs rm -f`); with a replace string (`-I R`, `-i`, `--replace`) the key starts
@@ -1336,14 +1337,10 @@ impl Parser {
                         format!("flock {}", quote_for_key(&lock.literal()?)),
                     ));
                     match words[command].literal()?.as_str() {
-                        "-c" | "--command" => {
-                            // `$SHELL -c STRING` (or `/bin/sh`), with exactly one string.
-                            if words.len() != command + 2 {
-                                return Err(Unsupported);
-                            }
-                            let script = words[command + 1].literal()?;
-                            return self.script_keys(&script, &prefix, keys);
-                        }
+                        // `flock FILE -c STRING` runs the string with the user's `$SHELL`,
+                        // whose grammar may not be sh's (fish reads `a; and rm -rf ~` as two
+                        // commands, the second `rm`): never scoped.
+                        "-c" | "--command" => return Err(Unsupported),
                         _ => command,
                     }
                 }
@@ -1649,8 +1646,8 @@ mod tests {
         ("flock", "flock /tmp/build.lock cargo test -q", Some(&["flock /tmp/build.lock", "cargo test"])),
         ("flock options", "flock -x -w 10 .lock rm -rf target", Some(&["flock .lock", "rm -rf target"])),
         ("flock attack", "flock l rm -rf /", Some(&["flock l", "rm -rf /"])),
-        ("flock -c parsed", "flock .lock -c 'make && rm -rf /'", Some(&["flock .lock", "make", "rm -rf /"])),
-        ("flock --command parsed", "flock .lock --command 'git status'", Some(&["flock .lock", "git status"])),
+        ("flock -c runs $SHELL", "flock .lock -c 'make && rm -rf /'", None),
+        ("flock --command runs $SHELL", "flock .lock --command 'git status; and rm -rf ~'", None),
         ("flock -c dynamic", "flock .lock -c \"$CMD\"", None),
         ("flock -c extra word", "flock .lock -c ls rm", None),
         ("flock -c before the file", "flock -c 'rm -rf /' .lock", None),
