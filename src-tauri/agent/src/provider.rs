@@ -51,7 +51,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ProviderError;
 use crate::stream::{AssembledReply, Chunk, Completion, Piece, ReplyAssembler};
-use crate::text::clip;
+use gantry_tools::text::excerpt;
 
 /// How long to wait, after the finish reason, for the usage chunk and `[DONE]`.
 const TRAILER_WAIT: Duration = Duration::from_secs(5);
@@ -741,7 +741,7 @@ impl Provider {
             let completion: Completion = serde_json::from_str(&text).map_err(|error| {
                 AttemptEnd::Failed(ProviderError::InStream(format!(
                     "the response could not be read ({error}): {}",
-                    clip(&text, 200)
+                    excerpt(&text, 200)
                 )))
             })?;
             for piece in assembler.push(completion.into_chunk()) {
@@ -792,7 +792,7 @@ impl Provider {
                     tracing::warn!(provider = %self.config.name, %error, "skipping a malformed stream chunk");
                     signal(StreamSignal::Malformed(format!(
                         "skipped a stream chunk that could not be read ({error}): {}",
-                        clip(data, 200)
+                        excerpt(data, 200)
                     )));
                     continue;
                 }
@@ -861,7 +861,7 @@ fn error_message(body: &str, status: reqwest::StatusCode) -> (String, Option<Str
         if trimmed.is_empty() {
             status.canonical_reason().unwrap_or("no message").to_owned()
         } else {
-            clip(trimmed, 1_000)
+            excerpt(trimmed, 1_000)
         }
     };
     let Ok(value) = serde_json::from_str::<Value>(body) else {
@@ -877,7 +877,7 @@ fn error_message(body: &str, status: reqwest::StatusCode) -> (String, Option<Str
     if message.is_empty() {
         (fallback(), code)
     } else {
-        (clip(&message, 1_000), code)
+        (excerpt(&message, 1_000), code)
     }
 }
 

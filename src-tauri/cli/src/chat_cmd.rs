@@ -405,10 +405,7 @@ fn clip_line(text: &str, max: usize) -> String {
         .chars()
         .map(|c| if c == '\n' { ' ' } else { c })
         .collect();
-    match flat.char_indices().nth(max) {
-        None => flat,
-        Some((end, _)) => format!("{}…", &flat[..end]),
-    }
+    gantry_tools::text::excerpt(&flat, max)
 }
 
 #[cfg(test)]
