@@ -186,9 +186,9 @@ impl ProviderConfig {
         let Some(variable) = &self.api_key_env else {
             return Ok(None);
         };
-        match std::env::var(variable) {
-            Ok(value) if !value.trim().is_empty() => Ok(Some(ApiKey::new(value.trim()))),
-            _ => Err(ProviderError::Config(format!(
+        match gantry_store::key_from_env(variable) {
+            Some(value) => Ok(Some(ApiKey::new(value))),
+            None => Err(ProviderError::Config(format!(
                 "provider '{}' needs an API key: set the environment variable {variable}",
                 self.name
             ))),

@@ -22,20 +22,18 @@ pub(crate) async fn list(project: &ProjectArgs, json: bool) -> Result<ExitCode, 
         println!("{text}");
         return Ok(ExitCode::SUCCESS);
     }
-    let name_width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
-    println!(
-        "{:<name_width$}  {:<9}  {:<8}  DESCRIPTION",
-        "NAME", "LEVEL", "POLICY"
-    );
-    for tool in tools {
-        println!(
-            "{:<name_width$}  {:<9}  {:<8}  {}",
-            for_terminal(&tool.name),
-            tool.level,
-            tool.policy,
-            for_terminal(&tool.description)
-        );
-    }
+    let rows: Vec<[String; 4]> = tools
+        .into_iter()
+        .map(|tool| {
+            [
+                tool.name,
+                tool.level.to_string(),
+                tool.policy.to_string(),
+                tool.description,
+            ]
+        })
+        .collect();
+    crate::table::print(["NAME", "LEVEL", "POLICY", "DESCRIPTION"], &rows);
     Ok(ExitCode::SUCCESS)
 }
 
