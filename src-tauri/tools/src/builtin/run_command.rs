@@ -15,7 +15,7 @@
 //!   group on purpose with `setsid`).
 //! - stdin is `/dev/null`: a command that reads input gets end-of-file at once instead of
 //!   hanging until the timeout.
-//! - The environment is Gantry's own minus secrets ([`crate::secret_env`]): every variable
+//! - The environment is Gantry's own minus secrets ([`crate::is_secret_env`]): every variable
 //!   whose name contains `KEY`, `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD` or `CREDENTIAL` or has
 //!   a `PAT` part (in any case), every `GANTRY_*` variable, and every variable the engine
 //!   registered as a provider's key variable (`OPENAI_API_KEY`, or any custom name) is
