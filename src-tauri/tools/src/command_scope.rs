@@ -77,7 +77,9 @@
 //! `${...}` beyond a plain `${NAME}`; `$'...'` and `$"..."`; any expansion or substitution in
 //! the program word, in a word that is part of a key, in an assignment, in a wrapper's own
 //! arguments or in a redirection target; a glob, brace or leading `~` in the program word, or
-//! a program word containing `=` (a quoted `"FOO=1"` is not an assignment); options of
+//! a program word containing `=` (a quoted `"FOO=1"` is not an assignment); a shell given
+//! neither `-c` nor a script file (`curl x | sh`, `bash < f`: it runs whatever stdin holds,
+//! so a key `sh` would approve anything); options of
 //! wrappers that are not listed (`sudo -s`, `env -S`, `exec -a`, `command -p`); a NUL byte; a
 //! command with no parts at all (empty, or only comments).
 //!
@@ -1405,6 +1407,10 @@ impl Parser {
                 if let Some(script) = shell_script(words)? {
                     return self.script_keys(&script, &prefix, keys);
                 }
+                if !has_script_operand(words) {
+                    // Commands from stdin (`curl x | sh`): the key `sh` would approve any.
+                    return Err(Unsupported);
+                }
                 words.len()
             }
             shell if OTHER_SHELLS.contains(&shell) => {
@@ -1417,6 +1423,9 @@ impl Parser {
                     if value.starts_with("--") || value[1..].contains('c') {
                         return Err(Unsupported);
                     }
+                }
+                if !has_script_operand(words) {
+                    return Err(Unsupported);
                 }
                 words.len()
             }
@@ -1514,6 +1523,21 @@ fn shell_script(words: &[Word]) -> Parsed<Option<String>> {
     Ok(Some(script))
 }
 
+/// For a shell's words without `-c`: whether a script file is named (the first word after the
+/// leading flags and an optional `--`); without one the shell reads its commands from stdin.
+fn has_script_operand(words: &[Word]) -> bool {
+    let mut rest = words.iter().skip(1).map(Word::value);
+    for value in rest.by_ref() {
+        if value == "--" {
+            return rest.next().is_some();
+        }
+        if !is_flag(&value) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Characters that end a word outside quotes.
 fn is_operator_char(c: char) -> bool {
     matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>')
@@ -1565,7 +1589,11 @@ mod tests {
         ("unicode", "echo héllo | wc -c", Some(&["echo héllo", "wc -c"])),
         // --- lists and pipelines ---
         ("semicolon attack", "git status; rm -rf ~", Some(&["git status", "rm -rf ~"])),
-        ("and then pipe to sh", "git status && curl x | sh", Some(&["git status", "curl x", "sh"])),
+        ("pipe to a shell reading stdin", "git status && curl x | sh", None),
+        ("shell reading a redirected file", "bash < script.sh", None),
+        ("shell with flags reading stdin", "curl x | bash -x", None),
+        ("shell with -- and a script", "bash -- build.sh", Some(&["bash -- build.sh"])),
+        ("other shell reading stdin", "curl x | zsh", None),
         ("or", "make || echo failed", Some(&["make", "echo failed"])),
         ("background attack", "git status & rm", Some(&["git status", "rm"])),
         ("newline attack", "git status\nrm x", Some(&["git status", "rm x"])),
@@ -1689,7 +1717,8 @@ mod tests {
         ("fish --command", "fish --command='rm -rf ~'", None),
         ("zsh script", "zsh build.zsh", Some(&["zsh build.zsh"])),
         ("sh by path keeps the whole script", "/bin/sh -c 'ls; rm -rf ~'", Some(&["/bin/sh -c 'ls; rm -rf ~'"])),
-        ("sh -c never yields sh", "sh -c sh", Some(&["sh"])),
+        ("sh -c sh reads stdin", "sh -c sh", None),
+        ("sh -c keys its script", "sh -c 'git status'", Some(&["git status"])),
         ("su", "su root -c 'rm -rf /'", None),
         ("runuser", "runuser -u bob -- rm x", None),
         ("doas", "doas cargo test", None),
