@@ -57,7 +57,8 @@
 //!   `sudo`/assignments if any), so a shell with `-c` never yields a key like `sh`. Only the
 //!   options `-e -u -x -v` may accompany `-c`. `bash script.sh` is an ordinary key. Other
 //!   shells (`zsh`, `ksh`, `fish`, ...) with `-c` are never scoped; a shell called by path
-//!   (`/bin/sh -c '...'`) is an ordinary program whose key holds the whole script.
+//!   (`/bin/sh -c '...'`) is an ordinary program whose key holds the whole script. A shell
+//!   reading its commands from stdin is never scoped, by name or by path.
 //! - **Redirections** are not arguments. One that names a file adds a key of its own,
 //!   normalised to the operator and the target: `> out.txt` (also for `2>`, `&>`, `>|`),
 //!   `>> log`, `< input`, `<> f`. Writing a file is a risk of its own and reading one can leak
@@ -1160,6 +1161,14 @@ impl Parser {
         {
             return Err(Unsupported);
         }
+        // A shell called by path is keyed as a program (its `-c` script then stands in the key),
+        // but reading commands from stdin it would approve anything, as a bare `sh` would.
+        if let Some((_, base)) = name.rsplit_once('/')
+            && (matches!(base, "sh" | "bash" | "dash" | "ash") || OTHER_SHELLS.contains(&base))
+            && !has_script_operand(words)
+        {
+            return Err(Unsupported);
+        }
         // Where the wrapped command starts, for wrappers that have one.
         let inner = match name.as_str() {
             "nohup" | "exec" => skip_options(words, 1, &OptionSpec::default())?,
@@ -1593,6 +1602,9 @@ mod tests {
         ("shell reading a redirected file", "bash < script.sh", None),
         ("shell with flags reading stdin", "curl x | bash -x", None),
         ("shell with -- and a script", "bash -- build.sh", Some(&["bash -- build.sh"])),
+        ("shell by path reading stdin", "curl x | /bin/sh", None),
+        ("shell by path with flags reading stdin", "curl x | /usr/bin/bash -e", None),
+        ("shell by path with a script file", "/bin/bash build.sh", Some(&["/bin/bash build.sh"])),
         ("other shell reading stdin", "curl x | zsh", None),
         ("or", "make || echo failed", Some(&["make", "echo failed"])),
         ("background attack", "git status & rm", Some(&["git status", "rm"])),
