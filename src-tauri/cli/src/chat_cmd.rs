@@ -98,6 +98,20 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let trust = project.trust();
     let store = project.store.clone();
     let tools = Arc::new(project.manager);
+    // MCP servers register their tools in the shared manager; the session offers them from the
+    // first request on. `--enable` applies once every tool is registered, MCP servers' tools
+    // included, and before a session is created, so a wrong name leaves no empty session.
+    let hub = start_mcp(&tools, trust, args.project.trust_project_mcp).await;
+    let enabled = args
+        .enable
+        .iter()
+        .try_for_each(|tool| tools.enable(tool).map(drop));
+    if let Err(error) = enabled {
+        if let Some(hub) = hub {
+            hub.shutdown().await;
+        }
+        return Err(CliError::Usage(error.to_string()));
+    }
     let parts = SessionParts {
         tools,
         approvals,
@@ -108,7 +122,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
             ..SessionOptions::default()
         },
     };
-    let mut session = match &args.session {
+    let session = match &args.session {
         Some(id) => Session::resume(parts, id)
             .await
             .map_err(|error| match error {
@@ -116,22 +130,21 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
                     PersistError::NotFound(_) | PersistError::OtherProject { .. },
                 ) => CliError::Usage(error.to_string()),
                 other => CliError::Failed(other.into()),
-            })?,
-        None => Session::create(parts).await.context("starting a session")?,
+            }),
+        None => Session::create(parts)
+            .await
+            .context("starting a session")
+            .map_err(CliError::Failed),
     };
-
-    // MCP servers register their tools in the shared manager; the session offers them from the
-    // first request on.
-    let hub = start_mcp(session.tools(), trust, args.project.trust_project_mcp).await;
-    // `--enable` applies once every tool is registered, MCP servers' tools included.
-    for tool in &args.enable {
-        if let Err(error) = session.tools().enable(tool) {
+    let mut session = match session {
+        Ok(session) => session,
+        Err(error) => {
             if let Some(hub) = hub {
                 hub.shutdown().await;
             }
-            return Err(CliError::Usage(error.to_string()));
+            return Err(error);
         }
-    }
+    };
 
     let cancel = CancellationToken::new();
     // Listen before the request goes out, so an early Ctrl-C cancels instead of killing.

@@ -315,8 +315,12 @@ async fn ctrl_c_cancels_the_turn() {
 async fn usage_errors_exit_two() {
     let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::default()).await.unwrap();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["hi", "--provider", "nope"], "unknown provider 'nope'"),
+        (
+            &["hi", "--enable", "no_such_tool"],
+            "unknown tool 'no_such_tool'",
+        ),
         (
             &[
                 "hi",
@@ -339,6 +343,13 @@ async fn usage_errors_exit_two() {
         assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
     }
     assert!(provider.chat_requests().is_empty());
+    // None of them left a session behind.
+    let root = sandbox.path().to_str().unwrap().to_owned();
+    let listed = sandbox
+        .run(&["sessions", "list", "--root", &root, "--json"])
+        .await;
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert_eq!(listed.stdout.trim(), "[]");
 }
 
 #[tokio::test]
