@@ -98,7 +98,10 @@ impl ProviderError {
         match self {
             Self::Status {
                 status, message, ..
-            } => format!("HTTP {status}: {}", crate::text::clip(message, 200)),
+            } => format!(
+                "HTTP {status}: {}",
+                gantry_tools::text::excerpt(message, 200)
+            ),
             Self::Connect { reason, .. } => format!("connection failed: {reason}"),
             Self::Timeout(_) => "timed out waiting for the provider".to_owned(),
             Self::StreamBroken(reason) => format!("stream broke off: {reason}"),

@@ -39,7 +39,6 @@ pub mod prompt;
 pub mod provider;
 pub mod session;
 pub mod stream;
-mod text;
 pub mod transcript;
 pub mod turn;
 

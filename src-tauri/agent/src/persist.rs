@@ -16,10 +16,10 @@ use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
 use gantry_store::{NewMessage, SessionId, Store, StoreError};
+use gantry_tools::text::excerpt;
 use serde_json::{Value, json};
 
 use crate::error::PersistError;
-use crate::text::clip;
 use crate::transcript::{Message, MessageStatus, Role, TokenUsage, ToolCall};
 
 /// Persistence of sessions and their messages.
@@ -258,7 +258,7 @@ impl TranscriptStore for StoreTranscripts {
             let title = message.content.lines().find(|line| !line.trim().is_empty());
             if let Some(title) = title {
                 sessions
-                    .rename(id, &clip(title.trim(), TITLE_CHARS))
+                    .rename(id, &excerpt(title.trim(), TITLE_CHARS))
                     .await
                     .map_err(backend)?;
             }

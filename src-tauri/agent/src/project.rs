@@ -59,6 +59,25 @@ impl OpenProject {
     }
 }
 
+/// Marks every saved provider's key variable as a secret for the rest of the process, so no
+/// command or MCP server sees it, whichever provider this session uses
+/// ([`gantry_tools::register_secret_env`]). A store that cannot list providers only loses
+/// this extra protection; the name patterns still apply.
+pub async fn register_saved_key_variables(store: &Store) {
+    match store.providers().list().await {
+        Ok(providers) => {
+            for provider in providers {
+                if let Some(variable) = &provider.config.api_key_env {
+                    gantry_tools::register_secret_env(variable);
+                }
+            }
+        }
+        Err(error) => {
+            tracing::warn!(%error, "cannot list saved providers to scrub their key variables")
+        }
+    }
+}
+
 /// Remembers the folder at `root` in the store (as opening it in the app does), and builds
 /// its tool manager: the built-in tools, the saved policies, the store's audit log, and the
 /// given people.
@@ -70,6 +89,7 @@ pub async fn open_project(
     let mut manager = ToolManager::new(root).map_err(OpenError::Root)?;
     let project = store.projects().open(manager.root()).await?;
     let policies = store.policies().load(project.id).await?;
+    register_saved_key_variables(&store).await;
     manager = manager
         .with_policies(policies)
         .with_audit(Arc::new(store.audit_sink(project.id)));
@@ -138,5 +158,34 @@ impl ProjectTrust for StoreTrust {
         {
             tracing::warn!(%error, "cannot remember the MCP approval");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn opening_a_project_scrubs_every_saved_providers_key_variable() {
+        let data = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+        let variable = "SAVED_BUT_UNUSED_BEARER_K7";
+        store
+            .providers()
+            .set(&gantry_store::ProviderConfig {
+                name: "work".into(),
+                base_url: "http://127.0.0.1:1/v1".into(),
+                model: "m".into(),
+                api_key_env: Some(variable.into()),
+                context_window: None,
+            })
+            .await
+            .unwrap();
+        assert!(!gantry_tools::is_secret_env(variable));
+        open_project(store, root.path(), People::default())
+            .await
+            .unwrap();
+        assert!(gantry_tools::is_secret_env(variable));
     }
 }

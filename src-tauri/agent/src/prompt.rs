@@ -13,7 +13,7 @@
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::text::clip;
+use gantry_tools::text::excerpt;
 
 /// The file whose contents are added to the system prompt, at the project root.
 pub const PROJECT_INSTRUCTIONS_FILE: &str = "AGENTS.md";
@@ -81,7 +81,7 @@ fn read_instructions_blocking(root: &Path) -> Option<String> {
     file.take(limit).read_to_end(&mut bytes).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let text = text.trim();
-    (!text.is_empty()).then(|| clip(text, MAX_PROJECT_INSTRUCTIONS_CHARS))
+    (!text.is_empty()).then(|| excerpt(text, MAX_PROJECT_INSTRUCTIONS_CHARS))
 }
 
 /// The system prompt for `context`.

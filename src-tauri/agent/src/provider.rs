@@ -51,7 +51,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ProviderError;
 use crate::stream::{AssembledReply, Chunk, Completion, Piece, ReplyAssembler};
-use crate::text::clip;
+use gantry_tools::text::excerpt;
 
 /// How long to wait, after the finish reason, for the usage chunk and `[DONE]`.
 const TRAILER_WAIT: Duration = Duration::from_secs(5);
@@ -170,15 +170,25 @@ impl ProviderConfig {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
 
+    /// Marks [`Self::api_key_env`] as a secret for the rest of the process, so that no command
+    /// or MCP server Gantry starts receives it ([`gantry_tools::register_secret_env`]). Done
+    /// whenever a provider is found, built or reads its key; calling it again is harmless.
+    pub fn register_key_variable(&self) {
+        if let Some(variable) = &self.api_key_env {
+            gantry_tools::register_secret_env(variable);
+        }
+    }
+
     /// The key from [`Self::api_key_env`]: `Ok(None)` when the provider needs none, an error
     /// naming the variable when it is unset or empty.
     pub fn api_key_from_env(&self) -> Result<Option<ApiKey>, ProviderError> {
+        self.register_key_variable();
         let Some(variable) = &self.api_key_env else {
             return Ok(None);
         };
-        match std::env::var(variable) {
-            Ok(value) if !value.trim().is_empty() => Ok(Some(ApiKey::new(value.trim()))),
-            _ => Err(ProviderError::Config(format!(
+        match gantry_store::key_from_env(variable) {
+            Some(value) => Ok(Some(ApiKey::new(value))),
+            None => Err(ProviderError::Config(format!(
                 "provider '{}' needs an API key: set the environment variable {variable}",
                 self.name
             ))),
@@ -243,7 +253,9 @@ pub async fn find_provider(
                 ProviderError::Config(format!("reading saved providers: {error}"))
             })?;
         if let Some(saved) = saved {
-            return Ok(((&saved.config).into(), ProviderSource::Saved));
+            let config = ProviderConfig::from(&saved.config);
+            config.register_key_variable();
+            return Ok((config, ProviderSource::Saved));
         }
     }
     match ProviderConfig::preset(name) {
@@ -472,6 +484,7 @@ impl Provider {
         key: Option<ApiKey>,
         options: ProviderOptions,
     ) -> Result<Self, ProviderError> {
+        config.register_key_variable();
         let url = config.chat_completions_url();
         let parsed = reqwest::Url::parse(&url).map_err(|error| {
             ProviderError::Config(format!(
@@ -728,7 +741,7 @@ impl Provider {
             let completion: Completion = serde_json::from_str(&text).map_err(|error| {
                 AttemptEnd::Failed(ProviderError::InStream(format!(
                     "the response could not be read ({error}): {}",
-                    clip(&text, 200)
+                    excerpt(&text, 200)
                 )))
             })?;
             for piece in assembler.push(completion.into_chunk()) {
@@ -779,7 +792,7 @@ impl Provider {
                     tracing::warn!(provider = %self.config.name, %error, "skipping a malformed stream chunk");
                     signal(StreamSignal::Malformed(format!(
                         "skipped a stream chunk that could not be read ({error}): {}",
-                        clip(data, 200)
+                        excerpt(data, 200)
                     )));
                     continue;
                 }
@@ -848,7 +861,7 @@ fn error_message(body: &str, status: reqwest::StatusCode) -> (String, Option<Str
         if trimmed.is_empty() {
             status.canonical_reason().unwrap_or("no message").to_owned()
         } else {
-            clip(trimmed, 1_000)
+            excerpt(trimmed, 1_000)
         }
     };
     let Ok(value) = serde_json::from_str::<Value>(body) else {
@@ -864,7 +877,7 @@ fn error_message(body: &str, status: reqwest::StatusCode) -> (String, Option<Str
     if message.is_empty() {
         (fallback(), code)
     } else {
-        (clip(&message, 1_000), code)
+        (excerpt(&message, 1_000), code)
     }
 }
 
@@ -936,6 +949,19 @@ mod tests {
         assert_eq!(format!("{key:?} {key}"), "ApiKey(<redacted>) <redacted>");
         let provider = Provider::new(config, Some(key), ProviderOptions::default()).unwrap();
         assert!(!format!("{provider:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn a_providers_key_variable_is_scrubbed_from_children_once_known() {
+        let variable = "CORP_LLM_BEARER_Q9";
+        assert!(!gantry_tools::is_secret_env(variable));
+        let config = ProviderConfig::new("corp", "https://llm.corp/v1", "m", Some(variable), 10);
+        let _ = Provider::new(config, None, ProviderOptions::default()).unwrap();
+        assert!(gantry_tools::is_secret_env(variable));
+        let other = "CORP_OTHER_BEARER_Q9";
+        let config = ProviderConfig::new("corp2", "https://llm.corp/v1", "m", Some(other), 10);
+        let _ = config.api_key_from_env();
+        assert!(gantry_tools::is_secret_env(other));
     }
 
     #[test]

@@ -31,7 +31,7 @@ use async_openai::types::chat::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::text::head_tail;
+use gantry_tools::text::head_tail;
 
 /// Who wrote a message.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

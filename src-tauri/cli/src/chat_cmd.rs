@@ -33,6 +33,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{People, open_project, start_mcp};
+use crate::escape::for_terminal;
 use crate::terminal::{StdinAnswers, TerminalApprover, TerminalPrompter};
 use crate::{ApproveMode, CliError, ProjectArgs};
 
@@ -91,18 +92,26 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         },
     )
     .await?;
-    for tool in &args.enable {
-        project
-            .manager
-            .enable(tool)
-            .map_err(|error| CliError::Usage(error.to_string()))?;
-    }
     let (config, key) = provider(&args, &project.store).await?;
     let provider = Provider::new(config, key, ProviderOptions::default())
         .map_err(|error| CliError::Usage(error.to_string()))?;
     let trust = project.trust();
     let store = project.store.clone();
     let tools = Arc::new(project.manager);
+    // MCP servers register their tools in the shared manager; the session offers them from the
+    // first request on. `--enable` applies once every tool is registered, MCP servers' tools
+    // included, and before a session is created, so a wrong name leaves no empty session.
+    let hub = start_mcp(&tools, trust, args.project.trust_project_mcp).await;
+    let enabled = args
+        .enable
+        .iter()
+        .try_for_each(|tool| tools.enable(tool).map(drop));
+    if let Err(error) = enabled {
+        if let Some(hub) = hub {
+            hub.shutdown().await;
+        }
+        return Err(CliError::Usage(error.to_string()));
+    }
     let parts = SessionParts {
         tools,
         approvals,
@@ -113,7 +122,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
             ..SessionOptions::default()
         },
     };
-    let mut session = match &args.session {
+    let session = match &args.session {
         Some(id) => Session::resume(parts, id)
             .await
             .map_err(|error| match error {
@@ -121,13 +130,21 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
                     PersistError::NotFound(_) | PersistError::OtherProject { .. },
                 ) => CliError::Usage(error.to_string()),
                 other => CliError::Failed(other.into()),
-            })?,
-        None => Session::create(parts).await.context("starting a session")?,
+            }),
+        None => Session::create(parts)
+            .await
+            .context("starting a session")
+            .map_err(CliError::Failed),
     };
-
-    // MCP servers register their tools in the shared manager; the session offers them from the
-    // first request on.
-    let hub = start_mcp(session.tools(), trust, args.project.trust_project_mcp).await;
+    let mut session = match session {
+        Ok(session) => session,
+        Err(error) => {
+            if let Some(hub) = hub {
+                hub.shutdown().await;
+            }
+            return Err(error);
+        }
+    };
 
     let cancel = CancellationToken::new();
     // Listen before the request goes out, so an early Ctrl-C cancels instead of killing.
@@ -275,7 +292,7 @@ struct TextView {
 impl TextView {
     fn out(&mut self, text: &str) {
         let mut stdout = std::io::stdout().lock();
-        let _ = write!(stdout, "{text}");
+        let _ = write!(stdout, "{}", for_terminal(text));
         let _ = stdout.flush();
         self.mid_line = !text.ends_with('\n');
     }
@@ -292,7 +309,7 @@ impl TextView {
         if self.mid_line {
             self.out("\n");
         }
-        eprintln!("{text}");
+        eprintln!("{}", for_terminal(text));
     }
 
     fn end_reasoning(&mut self) {
@@ -315,7 +332,7 @@ impl TextView {
                     eprint!("[thinking] ");
                     self.reasoning = true;
                 }
-                eprint!("{text}");
+                eprint!("{}", for_terminal(text));
             }
             TurnEvent::ToolCallStarted {
                 name, arguments, ..
@@ -366,7 +383,10 @@ impl TextView {
                     TurnEndReason::Completed | TurnEndReason::Error => {}
                     TurnEndReason::Cancelled => eprintln!("[cancelled]"),
                     TurnEndReason::StepLimit => {
-                        eprintln!("{}", message.as_deref().unwrap_or("[step limit reached]"));
+                        eprintln!(
+                            "{}",
+                            for_terminal(message.as_deref().unwrap_or("[step limit reached]"))
+                        );
                     }
                 }
             }
@@ -398,10 +418,7 @@ fn clip_line(text: &str, max: usize) -> String {
         .chars()
         .map(|c| if c == '\n' { ' ' } else { c })
         .collect();
-    match flat.char_indices().nth(max) {
-        None => flat,
-        Some((end, _)) => format!("{}…", &flat[..end]),
-    }
+    gantry_tools::text::excerpt(&flat, max)
 }
 
 #[cfg(test)]

@@ -70,12 +70,18 @@ pub(crate) async fn start_mcp(
     match gantry_agent::start_mcp(manager, trust, trust_project_mcp).await {
         Ok(hub) => {
             for warning in hub.warnings() {
-                eprintln!("gantry-cli: warning: {warning}");
+                eprintln!(
+                    "gantry-cli: warning: {}",
+                    crate::escape::for_terminal(&warning.to_string())
+                );
             }
             Some(hub)
         }
         Err(error) => {
-            eprintln!("gantry-cli: MCP servers not started: {error}");
+            eprintln!(
+                "gantry-cli: MCP servers not started: {}",
+                crate::escape::for_terminal(&error.to_string())
+            );
             None
         }
     }

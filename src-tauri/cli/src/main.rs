@@ -7,6 +7,7 @@
 mod audit_cmd;
 mod chat_cmd;
 mod engine;
+mod escape;
 mod mcp_cmd;
 mod policy_cmd;
 mod projects_cmd;
@@ -22,6 +23,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::escape::for_terminal;
 
 /// Gantry's engine on the command line.
 #[derive(Debug, Parser)]
@@ -140,11 +143,11 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(CliError::Usage(message)) => {
-            eprintln!("gantry-cli: {message}");
+            eprintln!("gantry-cli: {}", for_terminal(&message));
             ExitCode::from(2)
         }
         Err(CliError::Failed(error)) => {
-            eprintln!("gantry-cli: {error:#}");
+            eprintln!("gantry-cli: {}", for_terminal(&format!("{error:#}")));
             ExitCode::FAILURE
         }
     }

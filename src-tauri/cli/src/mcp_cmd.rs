@@ -14,6 +14,7 @@ use gantry_mcp::{
 
 use crate::CliError;
 use crate::engine::{People, open_project};
+use crate::escape::for_terminal;
 use gantry_mcp::{ConfigOrigin, PROJECT_FILE, read_config};
 
 /// MCP servers: the ones Gantry uses, and Gantry as one.
@@ -37,6 +38,9 @@ pub(crate) enum McpCommand {
         /// The project folder (default: the current directory).
         #[arg(long, value_name = "DIR", default_value = ".")]
         root: PathBuf,
+        /// Approve without asking (the servers are still shown).
+        #[arg(long)]
+        yes: bool,
     },
     /// Serve Gantry's built-in tools for the project over MCP on stdin/stdout.
     Serve {
@@ -57,13 +61,14 @@ pub(crate) async fn run(command: McpCommand) -> Result<ExitCode, CliError> {
             trust_project_mcp,
             json,
         } => list(&root, trust_project_mcp, json).await,
-        McpCommand::Trust { root } => trust(&root).await,
+        McpCommand::Trust { root, yes } => trust(&root, yes).await,
         McpCommand::Serve { root, auto } => serve(&root, &auto).await,
     }
 }
 
-/// Records the approval of the project file after showing what it would start.
-async fn trust(root: &Path) -> Result<ExitCode, CliError> {
+/// Records the approval of the project file after showing what it would start and asking
+/// (an answer is read from stdin, terminal or not; end of input is a no).
+async fn trust(root: &Path, yes: bool) -> Result<ExitCode, CliError> {
     let open = open_project(root, People::default()).await?;
     let root = open.manager.root().to_owned();
     let path = root.join(PROJECT_FILE);
@@ -74,20 +79,84 @@ async fn trust(root: &Path) -> Result<ExitCode, CliError> {
     let file = read_config(origin)
         .map_err(|error| CliError::Failed(error.into()))?
         .ok_or_else(|| CliError::Failed(anyhow::anyhow!("{} does not exist", path.display())))?;
-    println!(
-        "approving {} ({} servers):",
+    // The file is the repository's, not the user's: everything from it is escaped.
+    print!("{}", for_terminal(&describe_file(&path, &file)));
+    if !yes {
+        let answers = crate::terminal::StdinAnswers::default();
+        let answer =
+            answers.ask("Approve this file, so these servers start in later runs? [y/N] > ");
+        let approved = answer
+            .as_deref()
+            .map(str::trim)
+            .is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
+        if !approved {
+            println!("not approved");
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    open.trust().trust(&root, &path, &file.sha256).await;
+    println!("approved");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What approving `file` would allow: each server's command and arguments or URL, its working
+/// folder, the names (never the values) of its env variables and headers, the `${VAR}`s it
+/// reads from the user's environment, and any level it sets.
+fn describe_file(path: &Path, file: &gantry_mcp::ConfigFile) -> String {
+    let mut text = format!(
+        "approving {} ({} servers):\n",
         path.display(),
         file.servers.len()
     );
     for server in &file.servers {
-        println!(
+        let _ = writeln!(
+            text,
             "  {}  {}",
             server.name,
             transport_text(&server.transport.summary())
         );
+        if server.disabled {
+            text.push_str("    disabled (not started)\n");
+        }
+        if let gantry_mcp::TransportConfig::Stdio { cwd: Some(cwd), .. } = &server.transport {
+            let _ = writeln!(text, "    working folder: {cwd}");
+        }
+        let (env, headers) = server.env_and_header_names();
+        if !env.is_empty() {
+            let _ = writeln!(text, "    env: {}", env.join(", "));
+        }
+        if !headers.is_empty() {
+            let _ = writeln!(text, "    headers: {}", headers.join(", "));
+        }
+        let variables = server.referenced_variables();
+        if !variables.is_empty() {
+            let shown: Vec<String> = variables
+                .iter()
+                .map(|name| format!("${{{name}}}"))
+                .collect();
+            let _ = writeln!(
+                text,
+                "    reads from your environment: {}",
+                shown.join(", ")
+            );
+        }
+        if let Some(level) = server.level {
+            let _ = writeln!(text, "    level of every tool: {level}");
+        }
+        for (tool, level) in &server.tool_levels {
+            let _ = writeln!(text, "    level of {tool}: {level}");
+        }
     }
-    open.trust().trust(&root, &path, &file.sha256).await;
-    Ok(ExitCode::SUCCESS)
+    if file
+        .servers
+        .iter()
+        .any(|s| s.level.is_some() || !s.tool_levels.is_empty())
+    {
+        text.push_str(
+            "  (a project file can only raise levels above what the servers' hints say)\n",
+        );
+    }
+    text
 }
 
 async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCode, CliError> {
@@ -99,7 +168,10 @@ async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCo
         .await
         .map_err(|error| CliError::Failed(error.into()))?;
     for warning in hub.warnings() {
-        eprintln!("gantry-cli: warning: {warning}");
+        eprintln!(
+            "gantry-cli: warning: {}",
+            for_terminal(&warning.to_string())
+        );
     }
     let statuses = hub.statuses();
     hub.shutdown().await;
@@ -112,7 +184,7 @@ async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCo
         println!("no MCP servers are configured");
     }
     for status in &statuses {
-        print!("{}", describe(status));
+        print!("{}", for_terminal(&describe(status)));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -174,7 +246,7 @@ async fn serve(root: &Path, auto: &[String]) -> Result<ExitCode, CliError> {
     for warning in
         auto_approve(&manager, auto).map_err(|error| CliError::Usage(error.to_string()))?
     {
-        eprintln!("gantry-cli: {warning}");
+        eprintln!("gantry-cli: {}", for_terminal(&warning.to_string()));
     }
     GantryServer::new(manager, client)
         .serve_stdio()

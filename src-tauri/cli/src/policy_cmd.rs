@@ -4,11 +4,12 @@
 //! database and apply to every later run in the project (and to the app).
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Args;
-use gantry_tools::Policy;
+use gantry_tools::{Policy, ToolManager};
 
-use crate::engine::{People, open_project};
+use crate::engine::{People, open_project, start_mcp};
 use crate::state::store_error;
 use crate::{CliError, ProjectArgs};
 
@@ -29,7 +30,26 @@ pub(crate) struct PolicyArgs {
 /// Runs `tools policy`.
 pub(crate) async fn run(args: PolicyArgs) -> Result<ExitCode, CliError> {
     let opened = open_project(&args.project.root, People::default()).await?;
-    let manager = &opened.manager;
+    let trust = opened.trust();
+    let store = opened.store.clone();
+    let project_id = opened.project.id;
+    let manager = Arc::new(opened.manager);
+    // MCP servers' tools have policies too: start the servers so their tools are known.
+    let hub = start_mcp(&manager, trust, args.project.trust_project_mcp).await;
+    let result = apply(&args, &manager, &store, project_id).await;
+    if let Some(hub) = hub {
+        hub.shutdown().await;
+    }
+    result
+}
+
+/// Changes (and saves) or shows the policies once every tool is registered.
+async fn apply(
+    args: &PolicyArgs,
+    manager: &ToolManager,
+    store: &gantry_store::Store,
+    project_id: gantry_store::ProjectId,
+) -> Result<ExitCode, CliError> {
     let changed = match (&args.name, args.policy, args.reset) {
         (Some(name), Some(policy), _) => {
             manager
@@ -57,10 +77,9 @@ pub(crate) async fn run(args: PolicyArgs) -> Result<ExitCode, CliError> {
         (None, _, false) => false,
     };
     if changed {
-        opened
-            .store
+        store
             .policies()
-            .save(opened.project.id, &manager.policies())
+            .save(project_id, &manager.policies())
             .await
             .map_err(store_error)?;
     }
@@ -81,7 +100,11 @@ pub(crate) async fn run(args: PolicyArgs) -> Result<ExitCode, CliError> {
         } else {
             format!("default for a {} tool", tool.level)
         };
-        println!("{:<name_width$}  {:<8}  {origin}", tool.name, tool.policy);
+        println!(
+            "{:<name_width$}  {:<8}  {origin}",
+            crate::escape::for_terminal(&tool.name),
+            tool.policy
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,8 +2,16 @@
 
 /// Prints `header` and `rows`, two spaces between columns.
 pub(crate) fn print<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
+    // Cells may hold text from models and tools: no control character reaches the terminal.
+    let rows: Vec<[String; N]> = rows
+        .iter()
+        .map(|row| {
+            row.each_ref()
+                .map(|cell| crate::escape::for_terminal(cell).into_owned())
+        })
+        .collect();
     let mut widths = header.map(|cell| cell.chars().count());
-    for row in rows {
+    for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
         }
@@ -20,7 +28,7 @@ pub(crate) fn print<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
         println!("{text}");
     };
     line(header);
-    for row in rows {
+    for row in &rows {
         line(row.each_ref().map(String::as_str));
     }
 }

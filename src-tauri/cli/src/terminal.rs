@@ -17,10 +17,13 @@ pub(crate) struct StdinAnswers {
 
 impl StdinAnswers {
     /// Shows `prompt` on stderr and reads one line; `None` at end of input.
-    fn ask(&self, prompt: &str) -> Option<String> {
+    /// Shows `prompt` on stderr and reads one line from stdin (without its line ending);
+    /// `None` at end of input.
+    pub(crate) fn ask(&self, prompt: &str) -> Option<String> {
         let _turn = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut stderr = std::io::stderr().lock();
-        let _ = write!(stderr, "{prompt}");
+        // The prompt quotes the model's arguments, previews and questions: escaped.
+        let _ = write!(stderr, "{}", crate::escape::for_terminal(prompt));
         let _ = stderr.flush();
         let mut line = String::new();
         match std::io::stdin().lock().read_line(&mut line) {

@@ -8,6 +8,7 @@ use anyhow::Context;
 use gantry_tools::{ApprovalDecision, FixedApprover, ObservationKind};
 
 use crate::engine::{People, open_session};
+use crate::escape::for_terminal;
 use crate::terminal::{StdinAnswers, TerminalApprover, TerminalPrompter};
 use crate::{ApproveMode, CliError, ProjectArgs};
 
@@ -21,17 +22,18 @@ pub(crate) async fn list(project: &ProjectArgs, json: bool) -> Result<ExitCode, 
         println!("{text}");
         return Ok(ExitCode::SUCCESS);
     }
-    let name_width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
-    println!(
-        "{:<name_width$}  {:<9}  {:<8}  DESCRIPTION",
-        "NAME", "LEVEL", "POLICY"
-    );
-    for tool in tools {
-        println!(
-            "{:<name_width$}  {:<9}  {:<8}  {}",
-            tool.name, tool.level, tool.policy, tool.description
-        );
-    }
+    let rows: Vec<[String; 4]> = tools
+        .into_iter()
+        .map(|tool| {
+            [
+                tool.name,
+                tool.level.to_string(),
+                tool.policy.to_string(),
+                tool.description,
+            ]
+        })
+        .collect();
+    crate::table::print(["NAME", "LEVEL", "POLICY", "DESCRIPTION"], &rows);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -101,7 +103,7 @@ pub(crate) async fn call(
         .dispatch_cancellable(name, arguments.unwrap_or_default(), &cancel)
         .await;
     session.close().await;
-    println!("{}", observation.text);
+    println!("{}", for_terminal(&observation.text));
     Ok(if observation.kind == ObservationKind::Ok {
         ExitCode::SUCCESS
     } else {

@@ -163,6 +163,50 @@ pub struct ServerConfig {
     pub startup_timeout: Option<Duration>,
 }
 
+impl ServerConfig {
+    /// Every variable this server's configuration refers to with `${VAR}` (in `command`,
+    /// `args`, `env` and header values, `cwd`, `url`), each once, sorted: what starting it
+    /// would hand to the server from the user's environment.
+    pub fn referenced_variables(&self) -> Vec<String> {
+        let mut texts: Vec<&str> = Vec::new();
+        match &self.transport {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                texts.push(command);
+                texts.extend(args.iter().map(String::as_str));
+                texts.extend(env.values().map(String::as_str));
+                texts.extend(cwd.as_deref());
+            }
+            TransportConfig::Http { url, headers } => {
+                texts.push(url);
+                texts.extend(headers.values().map(String::as_str));
+            }
+            TransportConfig::Sse { url } => texts.push(url),
+        }
+        let names: std::collections::BTreeSet<String> = texts
+            .into_iter()
+            .flat_map(crate::expand::referenced_variables)
+            .collect();
+        names.into_iter().collect()
+    }
+
+    /// The names (never the values) of the environment variables a stdio server is given, or
+    /// of the headers an HTTP server is sent.
+    pub fn env_and_header_names(&self) -> (Vec<String>, Vec<String>) {
+        match &self.transport {
+            TransportConfig::Stdio { env, .. } => (env.keys().cloned().collect(), Vec::new()),
+            TransportConfig::Http { headers, .. } => {
+                (Vec::new(), headers.keys().cloned().collect())
+            }
+            TransportConfig::Sse { .. } => (Vec::new(), Vec::new()),
+        }
+    }
+}
+
 /// A parsed file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigFile {
@@ -219,23 +263,87 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// The largest config file Gantry reads (1 MiB); a real `mcpServers` file is a few KiB.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// Reads and parses a file; `Ok(None)` when it does not exist.
+///
+/// The file must be a regular file (a FIFO would block Gantry's start, a device never end) of
+/// at most [`MAX_CONFIG_BYTES`]. The user-wide file may be a symlink to one (dotfile managers
+/// do that). A project's `.mcp.json` is resolved like a tool path: a symlink is followed only
+/// while it stays inside the project, so a cloned repository cannot point Gantry at a file
+/// elsewhere on the machine.
 pub fn read_config(origin: ConfigOrigin) -> Result<Option<ConfigFile>, ConfigError> {
     let path = origin.path().to_path_buf();
-    match std::fs::read(&path) {
-        Ok(bytes) => {
-            let text = String::from_utf8(bytes).map_err(|_| ConfigError::Unreadable {
-                file: path.clone(),
-                reason: "not UTF-8 text".into(),
-            })?;
-            parse_config(&text, origin).map(Some)
+    let unreadable = |reason: String| ConfigError::Unreadable {
+        file: path.clone(),
+        reason,
+    };
+    let target = match &origin {
+        ConfigOrigin::User { .. } => path.clone(),
+        ConfigOrigin::Project { root, .. } => {
+            match std::fs::symlink_metadata(&path) {
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(error) => return Err(unreadable(error.to_string())),
+                Ok(_) => {}
+            }
+            let project = gantry_tools::ProjectRoot::new(root)
+                .map_err(|error| unreadable(error.to_string()))?;
+            let relative = path.strip_prefix(root).unwrap_or(&path);
+            let resolved = project
+                .resolve(&relative.to_string_lossy())
+                .map_err(|error| {
+                    unreadable(format!(
+                        "a project's MCP config must stay inside the project ({error})"
+                    ))
+                })?;
+            resolved.path().to_path_buf()
         }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(ConfigError::Unreadable {
-            file: path,
-            reason: error.to_string(),
-        }),
+    };
+    // Checked before opening: opening a FIFO blocks until someone writes to it.
+    let metadata = match std::fs::metadata(&target) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(unreadable(error.to_string())),
+    };
+    check_file(&metadata).map_err(unreadable)?;
+    let file = std::fs::File::open(&target).map_err(|error| unreadable(error.to_string()))?;
+    // Checked again on the open file, in case it was swapped in between.
+    let opened = file
+        .metadata()
+        .map_err(|error| unreadable(error.to_string()))?;
+    check_file(&opened).map_err(unreadable)?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_CONFIG_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|error| unreadable(error.to_string()))?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(unreadable(too_large()));
     }
+    let text = String::from_utf8(bytes).map_err(|_| unreadable("not UTF-8 text".into()))?;
+    parse_config(&text, origin).map(Some)
+}
+
+/// A config file must be a regular file within the size limit.
+fn check_file(metadata: &std::fs::Metadata) -> Result<(), String> {
+    if !metadata.is_file() {
+        let kind = if metadata.is_dir() {
+            "a folder"
+        } else {
+            "a FIFO, socket or device"
+        };
+        return Err(format!("not a regular file ({kind})"));
+    }
+    if metadata.len() > MAX_CONFIG_BYTES {
+        return Err(too_large());
+    }
+    Ok(())
+}
+
+fn too_large() -> String {
+    format!("larger than {} KiB", MAX_CONFIG_BYTES / 1024)
 }
 
 const SERVER_KEYS: &[&str] = &[
@@ -508,7 +616,7 @@ impl Reader<'_> {
             Some(Value::String(text)) => {
                 text.parse()
                     .map(Some)
-                    .map_err(|error: gantry_tools::permission::ParseNameError| {
+                    .map_err(|error: gantry_tools::ParseNameError| {
                         self.invalid(path, error.to_string())
                     })
             }
@@ -608,6 +716,118 @@ mod tests {
         ConfigOrigin::User {
             path: PathBuf::from("/home/u/.config/gantry/mcp.json"),
         }
+    }
+
+    const SMALL: &str = r#"{"mcpServers": {"a": {"command": "x"}}}"#;
+
+    fn project(root: &std::path::Path) -> ConfigOrigin {
+        ConfigOrigin::Project {
+            path: root.join(PROJECT_FILE),
+            root: root.to_path_buf(),
+        }
+    }
+
+    fn mkfifo(path: &std::path::Path) {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn unreadable_reason(result: Result<Option<ConfigFile>, ConfigError>) -> String {
+        match result {
+            Err(ConfigError::Unreadable { reason, .. }) => reason,
+            other => panic!("expected Unreadable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn config_files_must_be_regular_files() {
+        let dir = tempfile::tempdir().unwrap();
+        // A FIFO would block the read forever: refused without opening it.
+        let fifo = dir.path().join("fifo.json");
+        mkfifo(&fifo);
+        let reason = unreadable_reason(read_config(ConfigOrigin::User { path: fifo }));
+        assert!(reason.contains("not a regular file"), "{reason}");
+        let reason = unreadable_reason(read_config(ConfigOrigin::User {
+            path: dir.path().to_path_buf(),
+        }));
+        assert!(reason.contains("folder"), "{reason}");
+        let device = dir.path().join("device.json");
+        std::os::unix::fs::symlink("/dev/zero", &device).unwrap();
+        let reason = unreadable_reason(read_config(ConfigOrigin::User { path: device }));
+        assert!(reason.contains("device"), "{reason}");
+
+        let project_dir = tempfile::tempdir().unwrap();
+        mkfifo(&project_dir.path().join(PROJECT_FILE));
+        let reason = unreadable_reason(read_config(project(project_dir.path())));
+        assert!(reason.contains("not a regular file"), "{reason}");
+    }
+
+    #[test]
+    fn config_files_are_size_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("mcp.json");
+        let padding = " ".repeat(usize::try_from(MAX_CONFIG_BYTES).unwrap());
+        std::fs::write(&big, format!("{SMALL}{padding}")).unwrap();
+        let reason = unreadable_reason(read_config(ConfigOrigin::User { path: big.clone() }));
+        assert_eq!(reason, "larger than 1024 KiB");
+        let error = read_config(ConfigOrigin::User { path: big }).unwrap_err();
+        assert!(
+            error.to_string().contains("mcp.json: larger than 1024 KiB"),
+            "{error}"
+        );
+        // Exactly at the limit is fine.
+        let fits = dir.path().join("fits.json");
+        let padding = " ".repeat(usize::try_from(MAX_CONFIG_BYTES).unwrap() - SMALL.len());
+        std::fs::write(&fits, format!("{SMALL}{padding}")).unwrap();
+        assert!(
+            read_config(ConfigOrigin::User { path: fits })
+                .unwrap()
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn the_user_file_may_be_a_symlink_to_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("dotfiles-mcp.json");
+        std::fs::write(&real, SMALL).unwrap();
+        let link = dir.path().join("mcp.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let file = read_config(ConfigOrigin::User { path: link })
+            .unwrap()
+            .unwrap();
+        assert_eq!(file.servers.len(), 1);
+        let missing = dir.path().join("none.json");
+        assert!(
+            read_config(ConfigOrigin::User { path: missing })
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_project_file_must_stay_inside_the_project() {
+        let outside = tempfile::tempdir().unwrap();
+        let elsewhere = outside.path().join("secret.json");
+        std::fs::write(&elsewhere, SMALL).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.path().join(PROJECT_FILE)).unwrap();
+        let reason = unreadable_reason(read_config(project(root.path())));
+        assert!(reason.contains("must stay inside the project"), "{reason}");
+
+        // A symlink to a file inside the project is followed.
+        let inside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(inside.path().join("config")).unwrap();
+        std::fs::write(inside.path().join("config/mcp.json"), SMALL).unwrap();
+        std::os::unix::fs::symlink("config/mcp.json", inside.path().join(PROJECT_FILE)).unwrap();
+        let file = read_config(project(inside.path())).unwrap().unwrap();
+        assert_eq!(file.servers.len(), 1);
+
+        let empty = tempfile::tempdir().unwrap();
+        assert!(read_config(project(empty.path())).unwrap().is_none());
     }
 
     #[test]

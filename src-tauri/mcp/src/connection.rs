@@ -17,7 +17,6 @@
 //! read the exit status (the reason a user needs), kill the whole process group (`npx` starts
 //! grandchildren) and inspect each stdout line before the protocol sees it.
 
-use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
@@ -42,7 +41,7 @@ use crate::adapter::McpTool;
 use crate::config::{ServerConfig, TransportConfig};
 use crate::expand::{Lookup, ProcessEnv, expand, expand_map};
 use crate::level::level_for;
-use crate::naming::{tool_name, unique};
+use crate::naming::assign_names;
 use crate::status::{McpToolInfo, ServerState, ServerStatus};
 use crate::stderr::StderrTail;
 
@@ -428,17 +427,14 @@ impl Shared {
             return Ok(());
         }
         inner.applied_generation = generation;
-        let mut taken = BTreeSet::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::with_capacity(listed.len());
         let mut infos = Vec::with_capacity(listed.len());
-        for remote in listed {
-            let remote_name = remote.name.to_string();
-            let name = unique(
-                tool_name(&self.config.name, &remote_name),
-                &format!("{}\u{0}{remote_name}", self.config.name),
-                &taken,
-            );
-            taken.insert(name.clone());
+        let remote_names: Vec<String> = listed
+            .iter()
+            .map(|remote| remote.name.to_string())
+            .collect();
+        let names = assign_names(&self.config.name, &remote_names);
+        for ((remote, remote_name), name) in listed.into_iter().zip(remote_names).zip(names) {
             let level = level_for(
                 &self.config,
                 &remote_name,
@@ -723,9 +719,12 @@ async fn connect_stdio(
     let base = shared.config.origin.base_dir();
     let program = resolve_program(&program, &base);
     let mut command_line = tokio::process::Command::new(&program);
+    // An empty environment plus an allowlist and the configured `env` (see `child_env`):
+    // Gantry's secrets do not leak into every server.
     command_line
         .args(&args)
-        .envs(&env)
+        .env_clear()
+        .envs(crate::child_env::current_server_environment(&env))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

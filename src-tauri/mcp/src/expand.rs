@@ -116,8 +116,39 @@ pub fn expand_map(
         .collect()
 }
 
+/// The names of the variables `text` refers to with `${NAME}` or `${NAME:-default}`, in order
+/// of appearance (`$$` escapes skipped). Text after a malformed `${` is not looked at.
+pub fn referenced_variables(text: &str) -> Vec<String> {
+    /// Records every name asked for and answers with an empty value.
+    struct Recorder(std::sync::Mutex<Vec<String>>);
+    impl Lookup for Recorder {
+        fn get(&self, name: &str) -> Option<String> {
+            self.0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(name.to_owned());
+            Some(String::new())
+        }
+    }
+    let recorder = Recorder(std::sync::Mutex::new(Vec::new()));
+    let _ = expand(text, "", &recorder);
+    recorder
+        .0
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn referenced_variables_are_listed_in_order() {
+        assert_eq!(
+            super::referenced_variables("Bearer ${TOKEN} $$ ${HOME:-/h}/${TOKEN} ${1bad}"),
+            ["TOKEN", "HOME", "TOKEN"]
+        );
+        assert!(super::referenced_variables("plain $HOME").is_empty());
+    }
+
     use super::*;
 
     fn vars() -> BTreeMap<String, String> {

@@ -4,13 +4,18 @@
 //! `destructiveHint: true` that it may destroy. Gantry maps them onto its levels — read-only is
 //! SAFE, destructive is DANGEROUS (so disabled until the user enables it), anything else is
 //! SENSITIVE (asks each call) — but hints are the server's claims, so they count only for servers
-//! the user configured or trusted, and never against the user: a level written in the config
-//! (per tool, then per server) always wins over a hint.
+//! the user configured or trusted, and never against the user: a level written in the
+//! user-wide config (per tool, then per server) always wins over a hint.
+//!
+//! A project's `.mcp.json` comes with the repository, not from the user, so its levels may only
+//! *raise* a tool's level above what the hints give (SENSITIVE when there are none): a cloned
+//! project cannot mark a destructive tool SAFE and have it run without asking. Approving the
+//! file (`mcp trust`) lets its servers start; it does not hand it the user's say over levels.
 
 use gantry_tools::PermissionLevel;
 use rmcp::model::ToolAnnotations;
 
-use crate::config::ServerConfig;
+use crate::config::{ConfigOrigin, ServerConfig};
 
 /// The level of the server tool `tool` (the server's own name for it).
 pub fn level_for(
@@ -19,15 +24,15 @@ pub fn level_for(
     annotations: Option<&ToolAnnotations>,
     trust_hints: bool,
 ) -> PermissionLevel {
-    if let Some(level) = config.tool_levels.get(tool) {
-        return *level;
-    }
-    if let Some(level) = config.level {
-        return level;
-    }
-    match annotations {
+    let hinted = match annotations {
         Some(hints) if trust_hints => from_hints(hints),
         _ => PermissionLevel::Sensitive,
+    };
+    let configured = config.tool_levels.get(tool).copied().or(config.level);
+    match (configured, &config.origin) {
+        (None, _) => hinted,
+        (Some(level), ConfigOrigin::User { .. }) => level,
+        (Some(level), ConfigOrigin::Project { .. }) => level.max(hinted),
     }
 }
 
@@ -58,7 +63,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::config::{ConfigOrigin, TransportConfig};
+    use crate::config::TransportConfig;
 
     fn config() -> ServerConfig {
         ServerConfig {
@@ -123,6 +128,88 @@ mod tests {
         // ...and a per-tool level wins over both.
         assert_eq!(
             level_for(&config, "wipe", Some(&destructive), true),
+            PermissionLevel::Safe
+        );
+    }
+
+    #[test]
+    fn a_project_file_may_only_raise_levels() {
+        let mut config = config();
+        config.origin = ConfigOrigin::Project {
+            path: PathBuf::from("/p/.mcp.json"),
+            root: PathBuf::from("/p"),
+        };
+        let read_only = ToolAnnotations::new().read_only(true);
+        let destructive = ToolAnnotations::new().destructive(true);
+        let neither = ToolAnnotations::new().read_only(false).destructive(false);
+
+        // Lowering is ignored: a destructive tool stays DANGEROUS, an unhinted one SENSITIVE.
+        config
+            .tool_levels
+            .insert("wipe".into(), PermissionLevel::Safe);
+        assert_eq!(
+            level_for(&config, "wipe", Some(&destructive), true),
+            PermissionLevel::Dangerous
+        );
+        assert_eq!(
+            level_for(&config, "wipe", Some(&neither), true),
+            PermissionLevel::Sensitive
+        );
+        assert_eq!(
+            level_for(&config, "wipe", None, true),
+            PermissionLevel::Sensitive
+        );
+        // Hints that are not trusted count as SENSITIVE, which the project can't lower either.
+        assert_eq!(
+            level_for(&config, "wipe", Some(&read_only), false),
+            PermissionLevel::Sensitive
+        );
+        // Agreeing with a read-only hint is fine.
+        assert_eq!(
+            level_for(&config, "wipe", Some(&read_only), true),
+            PermissionLevel::Safe
+        );
+        config.level = Some(PermissionLevel::Safe);
+        assert_eq!(
+            level_for(&config, "other", Some(&destructive), true),
+            PermissionLevel::Dangerous
+        );
+
+        // Raising works, per tool and per server.
+        config
+            .tool_levels
+            .insert("read".into(), PermissionLevel::Dangerous);
+        assert_eq!(
+            level_for(&config, "read", Some(&read_only), true),
+            PermissionLevel::Dangerous
+        );
+        config.level = Some(PermissionLevel::Sensitive);
+        assert_eq!(
+            level_for(&config, "other", Some(&read_only), true),
+            PermissionLevel::Sensitive
+        );
+    }
+
+    #[test]
+    fn the_user_file_may_set_any_level() {
+        let mut config = config();
+        let destructive = ToolAnnotations::new().destructive(true);
+        let read_only = ToolAnnotations::new().read_only(true);
+        config
+            .tool_levels
+            .insert("wipe".into(), PermissionLevel::Safe);
+        assert_eq!(
+            level_for(&config, "wipe", Some(&destructive), true),
+            PermissionLevel::Safe
+        );
+        config.level = Some(PermissionLevel::Dangerous);
+        assert_eq!(
+            level_for(&config, "other", Some(&read_only), true),
+            PermissionLevel::Dangerous
+        );
+        config.level = Some(PermissionLevel::Safe);
+        assert_eq!(
+            level_for(&config, "other", None, false),
             PermissionLevel::Safe
         );
     }

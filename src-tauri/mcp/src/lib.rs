@@ -14,12 +14,14 @@
 //! Modules, one job each: [`config`] reads the files, [`expand`] does `${VAR}`, [`naming`] makes
 //! registry names, [`level`] maps annotations to levels, [`convert`] turns results into text,
 //! [`trust`] remembers approved project files, [`stderr`] keeps a server's last words,
+//! [`child_env`] decides what of Gantry's environment a stdio server sees,
 //! [`connection`] runs one server, [`adapter`] is the tool, [`hub`] runs them all, [`serve`] is
 //! server mode.
 //!
 //! Built on rmcp without any Tauri dependency.
 
 pub mod adapter;
+pub mod child_env;
 pub mod config;
 pub mod connection;
 pub mod convert;

@@ -61,6 +61,46 @@ pub fn unique(name: String, key: &str, taken: &std::collections::BTreeSet<String
     }
 }
 
+/// The registry names of all of `server`'s tools, in the order of `remote` (the names the
+/// server listed).
+///
+/// The result depends only on the set of names, never on the order the server listed them in,
+/// so a server that lists `a.b` and `a_b` in a different order on its next start does not
+/// swap their names (policies, the audit log and the model's memory of the conversation key
+/// on them). When several tools sanitise to the same name, the one whose name needs no
+/// sanitising keeps it (`a_b` stays `mcp__s__a_b`), otherwise the smallest name in byte order
+/// does; the others get the hashed variant of [`unique`].
+pub fn assign_names(server: &str, remote: &[String]) -> Vec<String> {
+    let mut order: Vec<usize> = (0..remote.len()).collect();
+    order.sort_by(|&a, &b| {
+        let clean = |index: usize| sanitize(&remote[index]) == remote[index];
+        clean(b)
+            .cmp(&clean(a))
+            .then_with(|| remote[a].cmp(&remote[b]))
+    });
+    let mut taken = std::collections::BTreeSet::new();
+    let mut names: Vec<Option<String>> = vec![None; remote.len()];
+    // First every plain name that is still free, then hashed variants for the rest.
+    for &index in &order {
+        let plain = tool_name(server, &remote[index]);
+        if taken.insert(plain.clone()) {
+            names[index] = Some(plain);
+        }
+    }
+    for &index in &order {
+        if names[index].is_none() {
+            let name = unique(
+                tool_name(server, &remote[index]),
+                &format!("{server}\u{0}{}", remote[index]),
+                &taken,
+            );
+            taken.insert(name.clone());
+            names[index] = Some(name);
+        }
+    }
+    names.into_iter().map(Option::unwrap_or_default).collect()
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -69,7 +109,7 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use std::collections::BTreeSet;
 
-    use gantry_tools::manager::is_valid_tool_name;
+    use gantry_tools::is_valid_tool_name;
 
     use super::*;
 
@@ -93,6 +133,56 @@ mod tests {
         let other = tool_name("server", &format!("{long_tool}y"));
         assert_ne!(first, other);
         assert!(first.starts_with("mcp__server__xxxx"));
+    }
+
+    /// Every permutation of `items`.
+    fn permutations(items: &[&str]) -> Vec<Vec<String>> {
+        if items.len() <= 1 {
+            return vec![items.iter().map(|s| (*s).to_owned()).collect()];
+        }
+        let mut all = Vec::new();
+        for (index, first) in items.iter().enumerate() {
+            let mut rest = items.to_vec();
+            rest.remove(index);
+            for mut tail in permutations(&rest) {
+                tail.insert(0, (*first).to_owned());
+                all.push(tail);
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn clashing_names_are_the_same_in_any_listing_order() {
+        let tools = ["a.b", "a/b", "a_b", "c", "a b"];
+        let mut seen: Option<std::collections::BTreeMap<String, String>> = None;
+        for listing in permutations(&tools) {
+            let names = assign_names("s", &listing);
+            let mapping: std::collections::BTreeMap<String, String> =
+                listing.iter().cloned().zip(names.iter().cloned()).collect();
+            let distinct: BTreeSet<&String> = names.iter().collect();
+            assert_eq!(distinct.len(), tools.len(), "{names:?}");
+            assert!(
+                names.iter().all(|name| is_valid_tool_name(name)),
+                "{names:?}"
+            );
+            match &seen {
+                None => seen = Some(mapping),
+                Some(first) => assert_eq!(first, &mapping, "listing {listing:?}"),
+            }
+        }
+        let mapping = seen.unwrap();
+        // The name that needs no sanitising keeps the plain form; others are hashed.
+        assert_eq!(mapping["a_b"], "mcp__s__a_b");
+        assert_eq!(mapping["c"], "mcp__s__c");
+        assert!(mapping["a.b"].starts_with("mcp__s__a_b_") && mapping["a.b"].len() > 12);
+
+        // Without a clean name, the smallest one in byte order keeps it.
+        for listing in permutations(&["x/y", "x.y"]) {
+            let names = assign_names("s", &listing);
+            let dot = listing.iter().position(|n| n == "x.y").unwrap();
+            assert_eq!(names[dot], "mcp__s__x_y", "{listing:?}");
+        }
     }
 
     #[test]

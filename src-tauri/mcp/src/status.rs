@@ -86,6 +86,6 @@ pub struct ServerStatus {
     /// How many tool listings it answered (each start and each `tools/list_changed`).
     pub listings: u64,
     /// The call timeout in force.
-    #[serde(with = "gantry_tools::observation::duration_millis")]
+    #[serde(with = "gantry_tools::duration_millis")]
     pub call_timeout: Duration,
 }

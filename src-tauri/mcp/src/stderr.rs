@@ -13,8 +13,11 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// How many lines are kept.
 pub const STDERR_LINES: usize = 50;
-/// The longest line kept (longer lines are cut).
-const MAX_LINE_CHARS: usize = 1_000;
+/// The longest line kept, in bytes; the rest of a longer line is read and thrown away, so a
+/// server writing one endless line costs at most this much memory (times [`STDERR_LINES`]).
+pub const MAX_LINE_BYTES: usize = 4 * 1024;
+/// Appended to a line that was cut at [`MAX_LINE_BYTES`].
+pub const CUT_MARKER: &str = " … [line cut at 4 KiB]";
 
 /// A shared ring buffer of stderr lines.
 #[derive(Debug, Clone, Default)]
@@ -28,9 +31,23 @@ impl StderrTail {
         Self::default()
     }
 
-    /// Adds one line, dropping the oldest beyond [`STDERR_LINES`].
+    /// Adds one line (cut at [`MAX_LINE_BYTES`] with [`CUT_MARKER`]), dropping the oldest
+    /// beyond [`STDERR_LINES`].
     pub fn push(&self, line: &str) {
-        let line = gantry_tools::text::excerpt(line.trim_end(), MAX_LINE_CHARS);
+        let line = line.trim_end();
+        if line.len() > MAX_LINE_BYTES {
+            let mut end = MAX_LINE_BYTES;
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.keep(format!("{}{CUT_MARKER}", &line[..end]));
+        } else {
+            self.keep(line.to_owned());
+        }
+    }
+
+    /// Stores a finished line.
+    fn keep(&self, line: String) {
         let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
         if lines.len() == STDERR_LINES {
             lines.pop_front();
@@ -53,16 +70,45 @@ impl StderrTail {
         self.last(STDERR_LINES)
     }
 
-    /// Reads `stream` line by line into the buffer until it ends.
+    /// Reads `stream` line by line into the buffer until it ends. Memory stays bounded: a line
+    /// is collected up to [`MAX_LINE_BYTES`], kept with [`CUT_MARKER`] as soon as it reaches
+    /// that, and the rest of it is skipped up to the next newline.
     pub async fn drain(self, stream: impl AsyncRead + Unpin) {
         let mut reader = BufReader::new(stream);
-        let mut buffer = Vec::new();
+        let mut line: Vec<u8> = Vec::new();
+        // Whether the current line was cut and kept already; its rest is being skipped.
+        let mut skipping = false;
         loop {
-            buffer.clear();
-            match reader.read_until(b'\n', &mut buffer).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => self.push(&String::from_utf8_lossy(&buffer)),
+            let chunk = match reader.fill_buf().await {
+                Ok(chunk) if !chunk.is_empty() => chunk,
+                _ => break,
+            };
+            let (content, consumed, ends) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(at) => (at, at + 1, true),
+                None => (chunk.len(), chunk.len(), false),
+            };
+            if !skipping {
+                let room = MAX_LINE_BYTES - line.len();
+                if content > room {
+                    line.extend_from_slice(&chunk[..room]);
+                    self.keep(format!("{}{CUT_MARKER}", lossy_line(&line)));
+                    line.clear();
+                    skipping = true;
+                } else {
+                    line.extend_from_slice(&chunk[..content]);
+                }
             }
+            reader.consume(consumed);
+            if ends {
+                if !skipping {
+                    self.push(&lossy_line(&line));
+                }
+                line.clear();
+                skipping = false;
+            }
+        }
+        if !line.is_empty() {
+            self.push(&lossy_line(&line));
         }
     }
 
@@ -81,6 +127,11 @@ impl StderrTail {
     }
 }
 
+/// A line's bytes as text (invalid UTF-8, such as a character split by a cut, replaced).
+fn lossy_line(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +148,52 @@ mod tests {
         assert_eq!(tail.last(2), ["line 53", "line 54"]);
         assert_eq!(tail.describe(1), "\nlast lines of its stderr:\n  line 54");
         assert_eq!(StderrTail::new().describe(3), "");
+    }
+
+    #[tokio::test]
+    async fn an_endless_line_is_cut_and_kept_while_it_streams() {
+        use tokio::io::AsyncReadExt;
+        // A server that never ends its line: the cut line shows up without waiting for a
+        // newline, so the line was not being collected.
+        let tail = StderrTail::new();
+        let drain = tokio::spawn(tail.clone().drain(tokio::io::repeat(b'x')));
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        while tail.lines().is_empty() {
+            assert!(tokio::time::Instant::now() < deadline, "no line after 10 s");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        drain.abort();
+        let lines = tail.lines();
+        assert_eq!(lines.len(), 1);
+        assert_eq!(
+            lines[0],
+            format!("{}{CUT_MARKER}", "x".repeat(MAX_LINE_BYTES))
+        );
+
+        // A long line then short ones: the long one is cut once, the others kept whole.
+        let tail = StderrTail::new();
+        let long = tokio::io::repeat(b'y').take(3 * 1024 * 1024);
+        let stream = long.chain(&b"\nshort\n"[..]).chain(&b"last"[..]);
+        tail.clone().drain(stream).await;
+        let lines = tail.lines();
+        assert_eq!(
+            lines.len(),
+            3,
+            "{:?}",
+            lines.iter().map(String::len).collect::<Vec<_>>()
+        );
+        assert!(lines[0].starts_with("yyyy") && lines[0].ends_with(CUT_MARKER));
+        assert_eq!(lines[0].len(), MAX_LINE_BYTES + CUT_MARKER.len());
+        assert_eq!(lines[1..], ["short", "last"]);
+    }
+
+    #[test]
+    fn a_pushed_long_line_is_cut_on_a_character_boundary() {
+        let tail = StderrTail::new();
+        tail.push(&"é".repeat(MAX_LINE_BYTES));
+        let line = &tail.lines()[0];
+        assert!(line.ends_with(CUT_MARKER));
+        assert!(line.len() <= MAX_LINE_BYTES + CUT_MARKER.len());
     }
 
     #[tokio::test]

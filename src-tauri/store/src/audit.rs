@@ -43,10 +43,7 @@ pub struct AuditEntry {
     /// How the call ended.
     pub outcome: ObservationKind,
     /// Wall time of the dispatch.
-    #[serde(
-        rename = "durationMs",
-        with = "gantry_tools::observation::duration_millis"
-    )]
+    #[serde(rename = "durationMs", with = "gantry_tools::duration_millis")]
     pub duration: Duration,
     /// The start of the result, redacted.
     pub result_excerpt: String,

@@ -34,7 +34,7 @@ pub struct AuditRecord {
     /// Wall time of the whole dispatch.
     #[serde(with = "duration_millis")]
     pub duration: Duration,
-    /// The start of the result text, at most [`RESULT_EXCERPT_CHARS`] characters.
+    /// The start of the result text, at most `RESULT_EXCERPT_CHARS` characters.
     pub result_excerpt: String,
     /// When the dispatch started, in milliseconds since the Unix epoch.
     pub started_at_ms: i64,

@@ -33,18 +33,32 @@
 //! - **Assignments stay in the key.** `RUST_LOG=debug cargo test` is its own key: variables
 //!   such as `PATH`, `LD_PRELOAD` or `GIT_SSH_COMMAND` change what a program does. A part made
 //!   only of assignments (`FOO=1; ...`) is keyed by them.
-//! - **Wrappers.** `nohup`, `time`, `nice`, `timeout DURATION`, `command` and `exec` do not
-//!   change what runs, so the key is the wrapped command's (`timeout 5 rm -rf /` is
-//!   `rm -rf /`). `env` with only assignments is the same as leading assignments; its `-i` and
-//!   `-u NAME` stay in the key (`env -i make`). `sudo` adds a key of its own and prefixes the
-//!   wrapped command's key (`sudo rm x` gives `sudo` and `sudo rm x`), so an approval given to
-//!   a command as root never combines with one given to it as the user. `xargs` runs the
-//!   program named in its arguments with more arguments from stdin: the key is `xargs` plus
-//!   that program's key (`xargs rm -f`). Wrappers are recognised only by their bare names;
-//!   `/usr/bin/env rm` is keyed as a program of its own.
-//! - **`sh -c` / `bash -c` / `dash -c` with a literal string** are parsed recursively: the keys
-//!   are those of the inner script (prefixed by an enclosing `sudo`/assignments if any). Only
-//!   the options `-e -u -x -v` may accompany `-c`. `bash script.sh` is an ordinary key.
+//! - **Wrappers.** `nohup`, `time`, `nice`, `timeout DURATION`, `stdbuf`, `ionice`,
+//!   `taskset MASK`, `command` and `exec` do not change what runs, so the key is the wrapped
+//!   command's (`timeout 5 rm -rf /` is `rm -rf /`). `env` with only assignments is the same
+//!   as leading assignments; its `-i` and `-u NAME` stay in the key (`env -i make`). `sudo`
+//!   adds a key of its own and prefixes the wrapped command's key (`sudo rm x` gives `sudo`
+//!   and `sudo rm x`), so an approval given to a command as root never combines with one
+//!   given to it as the user; `chroot ROOT` does the same (the program is looked up inside
+//!   `ROOT`). `flock FILE cmd` adds the key `flock FILE` (it creates the file) and keys `cmd`
+//!   as itself; `flock FILE -c STRING` is never scoped (the string runs under the user's
+//!   `$SHELL`, whose grammar may not be sh's). `busybox APPLET`
+//!   prefixes the applet's key with `busybox`. `xargs` runs the program named in its
+//!   arguments with more arguments from stdin: the key is `xargs` plus that program's key
+//!   (`xargs rm -f`); with a replace string (`-I R`, `-i`, `--replace`) the key starts
+//!   `xargs -I R`, and a command whose program, wrapper options, `sh -c` script or `test`
+//!   operands contain `R` is never scoped (xargs fills them from stdin). Programs that run
+//!   other commands in ways this parser does not model (`su`, `doas`, `setsid`, `watch`,
+//!   `script`, `parallel`, `strace`, `unshare`, ... see `OPAQUE_RUNNERS`) are never scoped.
+//!   Wrappers are recognised only by their bare names; `/usr/bin/env rm` is keyed as a
+//!   program of its own.
+//! - **`sh -c` / `bash -c` / `dash -c` / `ash -c` with a literal string** are parsed
+//!   recursively: the keys are those of the inner script (prefixed by an enclosing
+//!   `sudo`/assignments if any), so a shell with `-c` never yields a key like `sh`. Only the
+//!   options `-e -u -x -v` may accompany `-c`. `bash script.sh` is an ordinary key. Other
+//!   shells (`zsh`, `ksh`, `fish`, ...) with `-c` are never scoped; a shell called by path
+//!   (`/bin/sh -c '...'`) is an ordinary program whose key holds the whole script. A shell
+//!   reading its commands from stdin is never scoped, by name or by path.
 //! - **Redirections** are not arguments. One that names a file adds a key of its own,
 //!   normalised to the operator and the target: `> out.txt` (also for `2>`, `&>`, `>|`),
 //!   `>> log`, `< input`, `<> f`. Writing a file is a risk of its own and reading one can leak
@@ -64,7 +78,9 @@
 //! `${...}` beyond a plain `${NAME}`; `$'...'` and `$"..."`; any expansion or substitution in
 //! the program word, in a word that is part of a key, in an assignment, in a wrapper's own
 //! arguments or in a redirection target; a glob, brace or leading `~` in the program word, or
-//! a program word containing `=` (a quoted `"FOO=1"` is not an assignment); options of
+//! a program word containing `=` (a quoted `"FOO=1"` is not an assignment); a shell given
+//! neither `-c` nor a script file (`curl x | sh`, `bash < f`: it runs whatever stdin holds,
+//! so a key `sh` would approve anything); options of
 //! wrappers that are not listed (`sudo -s`, `env -S`, `exec -a`, `command -p`); a NUL byte; a
 //! command with no parts at all (empty, or only comments).
 //!
@@ -176,13 +192,16 @@ struct WordChar {
 }
 
 /// A shell word after quote removal.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Word {
     chars: Vec<WordChar>,
     /// Contains a parameter expansion (`$X`, `${X}`).
     expands: bool,
     /// Contains a command substitution (its commands were keyed already).
     substitutes: bool,
+    /// Contains the replace string of an enclosing `xargs -I`: xargs puts text read from
+    /// standard input there, so the word may be anything when the command runs.
+    replaced: bool,
 }
 
 impl Word {
@@ -232,7 +251,7 @@ impl Word {
 
     /// A word whose value is fixed text, as wrappers' own arguments must be.
     fn literal(&self) -> Parsed<String> {
-        if self.is_dynamic() || self.has_active() {
+        if self.is_dynamic() || self.has_active() || self.replaced {
             return Err(Unsupported);
         }
         Ok(self.value())
@@ -349,54 +368,271 @@ struct OptionSpec {
     long_optional: &'static [&'static str],
 }
 
+/// An [`OptionSpec`] listing nothing, for building the constant specs below.
+const NO_OPTIONS: OptionSpec = OptionSpec {
+    short_flags: "",
+    short_values: "",
+    short_optional: "",
+    long_flags: &[],
+    long_values: &[],
+    long_optional: &[],
+};
+
+/// GNU xargs' options (`-i`, `-e`, `-l` take an optional attached value).
+const XARGS_OPTIONS: OptionSpec = OptionSpec {
+    short_flags: "0rtpxo",
+    short_values: "nLPsdEIa",
+    short_optional: "iel",
+    long_flags: &[
+        "null",
+        "no-run-if-empty",
+        "verbose",
+        "interactive",
+        "exit",
+        "open-tty",
+    ],
+    long_values: &[
+        "max-args",
+        "max-lines",
+        "max-procs",
+        "max-chars",
+        "delimiter",
+        "eof",
+        "arg-file",
+        "process-slot-var",
+    ],
+    long_optional: &["replace"],
+};
+
+/// util-linux flock's options before the lock file (`-c` comes after it).
+const FLOCK_OPTIONS: OptionSpec = OptionSpec {
+    short_flags: "sexnoFu",
+    short_values: "wE",
+    long_flags: &[
+        "shared",
+        "exclusive",
+        "unlock",
+        "nonblock",
+        "nb",
+        "close",
+        "no-fork",
+        "verbose",
+    ],
+    long_values: &["timeout", "wait", "conflict-exit-code"],
+    ..NO_OPTIONS
+};
+
+/// util-linux taskset's options (`-c` changes how the mask reads; it takes no value).
+const TASKSET_OPTIONS: OptionSpec = OptionSpec {
+    short_flags: "acp",
+    long_flags: &["all-tasks", "cpu-list", "pid"],
+    ..NO_OPTIONS
+};
+
+/// GNU stdbuf's options.
+const STDBUF_OPTIONS: OptionSpec = OptionSpec {
+    short_values: "ioe",
+    long_values: &["input", "output", "error"],
+    ..NO_OPTIONS
+};
+
+/// util-linux ionice's options.
+const IONICE_OPTIONS: OptionSpec = OptionSpec {
+    short_flags: "t",
+    short_values: "cnpPu",
+    long_flags: &["ignore"],
+    long_values: &["class", "classdata", "pid", "pgid", "uid"],
+    ..NO_OPTIONS
+};
+
+/// GNU chroot's options.
+const CHROOT_OPTIONS: OptionSpec = OptionSpec {
+    long_flags: &["skip-chdir"],
+    long_values: &["userspec", "groups"],
+    ..NO_OPTIONS
+};
+
+/// Programs that run another command (or a string through a shell) in ways this parser does
+/// not model — switching user, joining their arguments into a shell string, tracing,
+/// sandboxing, scheduling for later. A command using one is never given a session scope:
+/// keyed as an ordinary program, `watch ls '; rm -rf ~'` would pass as `watch ls` and
+/// `su root -c '...'` as `su root`.
+const OPAQUE_RUNNERS: &[&str] = &[
+    "su",
+    "runuser",
+    "doas",
+    "pkexec",
+    "sg",
+    "newgrp",
+    "setpriv",
+    "capsh",
+    "setsid",
+    "watch",
+    "script",
+    "parallel",
+    "unbuffer",
+    "expect",
+    "nsenter",
+    "unshare",
+    "systemd-run",
+    "strace",
+    "ltrace",
+    "valgrind",
+    "gdb",
+    "chrt",
+    "prlimit",
+    "numactl",
+    "setarch",
+    "linux32",
+    "linux64",
+    "firejail",
+    "bwrap",
+    "fakeroot",
+    "fakechroot",
+    "faketime",
+    "eatmydata",
+    "nocache",
+    "cpulimit",
+    "trickle",
+    "torsocks",
+    "torify",
+    "proxychains",
+    "proxychains4",
+    "catchsegv",
+    "xvfb-run",
+    "dbus-run-session",
+    "dbus-launch",
+    "at",
+    "batch",
+    "daemonize",
+    "start-stop-daemon",
+    "flatpak-spawn",
+    "chpst",
+    "cgexec",
+    "sshpass",
+    "rlwrap",
+];
+
+/// Shells whose grammar is not parsed here; with `-c` they never get a scope.
+const OTHER_SHELLS: &[&str] = &[
+    "zsh", "ksh", "mksh", "pdksh", "ksh93", "posh", "yash", "hush", "fish", "csh", "tcsh", "rc",
+    "es", "elvish", "nu", "xonsh", "pwsh", "rbash",
+];
+
+/// The replace string an `xargs` invocation fills with input (`-I R`, `-i[R]`,
+/// `--replace[=R]`; `{}` when none is attached), if it uses one; the last option wins.
+fn xargs_replace_string(given: &[GivenOption]) -> Option<String> {
+    given
+        .iter()
+        .filter(|option| matches!(option.name.as_str(), "I" | "i" | "replace"))
+        .map(|option| option.value.clone().unwrap_or_else(|| "{}".to_owned()))
+        .next_back()
+}
+
+/// A wrapper's literal argument as shown in a key: plain when it is made of letters, digits
+/// and `{ } % @ _ - . / : + ,`, single-quoted otherwise.
+fn quote_for_key(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_alphanumeric() || "{}%@_-./:+,".contains(c));
+    if plain {
+        value.to_owned()
+    } else {
+        format!("'{}'", value.replace('\'', "'\\''"))
+    }
+}
+
+/// One option a wrapper was given: its name (a letter for short options, the long name
+/// without `--`) and its value, if it took one.
+struct GivenOption {
+    name: String,
+    value: Option<String>,
+}
+
 /// Skips a wrapper's options starting at `words[start]`; returns the index of the first word
 /// after them (after a `--` if there is one).
 fn skip_options(words: &[Word], start: usize, spec: &OptionSpec) -> Parsed<usize> {
+    parse_options(words, start, spec).map(|(index, _)| index)
+}
+
+/// Reads a wrapper's options starting at `words[start]` (getopt style: clustered short
+/// options, attached or separate values, `--long=value`, `--` ends them); returns the index of
+/// the first word after them and the options in order. An option `spec` does not list makes
+/// the command unsupported.
+fn parse_options(
+    words: &[Word],
+    start: usize,
+    spec: &OptionSpec,
+) -> Parsed<(usize, Vec<GivenOption>)> {
+    let mut given = Vec::new();
     let mut index = start;
     while let Some(word) = words.get(index) {
         let value = word.literal()?;
         if value == "--" {
-            return Ok(index + 1);
+            return Ok((index + 1, given));
         }
         if !value.starts_with('-') || value == "-" {
-            return Ok(index);
+            return Ok((index, given));
         }
         index += 1;
         if let Some(long) = value.strip_prefix("--") {
-            let name = long.split('=').next().unwrap_or_default();
-            let has_value = long.contains('=');
-            if spec.long_flags.contains(&name) && !has_value
+            let (name, attached) = match long.split_once('=') {
+                Some((name, attached)) => (name, Some(attached.to_owned())),
+                None => (long, None),
+            };
+            let known = spec.long_flags.contains(&name) && attached.is_none()
                 || spec.long_optional.contains(&name)
-                || spec.long_values.contains(&name) && has_value
-            {
+                || spec.long_values.contains(&name) && attached.is_some();
+            if known {
+                given.push(GivenOption {
+                    name: name.to_owned(),
+                    value: attached,
+                });
                 continue;
             }
             if spec.long_values.contains(&name) {
-                words.get(index).ok_or(Unsupported)?.literal()?;
+                let separate = words.get(index).ok_or(Unsupported)?.literal()?;
                 index += 1;
+                given.push(GivenOption {
+                    name: name.to_owned(),
+                    value: Some(separate),
+                });
                 continue;
             }
             return Err(Unsupported);
         }
         let letters: Vec<char> = value.chars().skip(1).collect();
         for (at, letter) in letters.iter().enumerate() {
+            let rest: String = letters[at + 1..].iter().collect();
+            let name = letter.to_string();
             if spec.short_flags.contains(*letter) {
+                given.push(GivenOption { name, value: None });
                 continue;
             }
             if spec.short_optional.contains(*letter) {
+                let value = (!rest.is_empty()).then_some(rest);
+                given.push(GivenOption { name, value });
                 break;
             }
             if spec.short_values.contains(*letter) {
-                if at + 1 == letters.len() {
-                    words.get(index).ok_or(Unsupported)?.literal()?;
+                let value = if rest.is_empty() {
+                    let separate = words.get(index).ok_or(Unsupported)?.literal()?;
                     index += 1;
-                }
+                    separate
+                } else {
+                    rest
+                };
+                given.push(GivenOption {
+                    name,
+                    value: Some(value),
+                });
                 break;
             }
             return Err(Unsupported);
         }
     }
-    Ok(index)
+    Ok((index, given))
 }
 
 /// A recursive-descent reader of the understood shell subset; every simple command it finishes
@@ -914,13 +1150,22 @@ impl Parser {
         keys: &mut Vec<String>,
     ) -> Parsed<()> {
         let program = words.first().ok_or(Unsupported)?;
-        if program.is_dynamic() || program.has_active() {
+        if program.is_dynamic() || program.has_active() || program.replaced {
             return Err(Unsupported);
         }
         let name = program.value();
         if name.contains('=')
             || RESERVED.contains(&name.as_str())
             || EVALUATING.contains(&name.as_str())
+            || OPAQUE_RUNNERS.contains(&name.as_str())
+        {
+            return Err(Unsupported);
+        }
+        // A shell called by path is keyed as a program (its `-c` script then stands in the key),
+        // but reading commands from stdin it would approve anything, as a bare `sh` would.
+        if let Some((_, base)) = name.rsplit_once('/')
+            && (matches!(base, "sh" | "bash" | "dash" | "ash") || OTHER_SHELLS.contains(&base))
+            && !has_script_operand(words)
         {
             return Err(Unsupported);
         }
@@ -1062,53 +1307,142 @@ impl Parser {
                 index
             }
             "xargs" => {
-                let after = skip_options(
-                    words,
-                    1,
-                    &OptionSpec {
-                        short_flags: "0rtpxo",
-                        short_values: "nLPsdEIa",
-                        short_optional: "iel",
-                        long_flags: &[
-                            "null",
-                            "no-run-if-empty",
-                            "verbose",
-                            "interactive",
-                            "exit",
-                            "open-tty",
-                        ],
-                        long_values: &[
-                            "max-args",
-                            "max-lines",
-                            "max-procs",
-                            "max-chars",
-                            "delimiter",
-                            "eof",
-                            "arg-file",
-                            "process-slot-var",
-                        ],
-                        long_optional: &["replace"],
-                    },
-                )?;
-                if after < words.len() {
-                    prefix.push(program.render());
+                let (after, given) = parse_options(words, 1, &XARGS_OPTIONS)?;
+                if after >= words.len() {
+                    after
+                } else {
+                    let replace = xargs_replace_string(&given);
+                    let mut head = program.render();
+                    if let Some(replace) = &replace {
+                        head = format!("{head} -I {}", quote_for_key(replace));
+                    }
+                    prefix.push(head);
+                    let Some(replace) = replace else {
+                        return self.program_keys(&words[after..], prefix, keys);
+                    };
+                    // Every word holding the replace string is filled from standard input.
+                    let inner: Vec<Word> = words[after..]
+                        .iter()
+                        .map(|word| {
+                            let mut word = word.clone();
+                            word.replaced |= replace.is_empty() || word.value().contains(&replace);
+                            word
+                        })
+                        .collect();
+                    return self.program_keys(&inner, prefix, keys);
                 }
-                after
             }
-            "sh" | "bash" | "dash" => {
+            "flock" => {
+                let file = skip_options(words, 1, &FLOCK_OPTIONS)?;
+                let Some(lock) = words.get(file) else {
+                    return Err(Unsupported);
+                };
+                let command = file + 1;
+                if command >= words.len() {
+                    // `flock FD` (or a lone file, which flock rejects): runs nothing else.
+                    words.len()
+                } else {
+                    // flock creates the lock file if it is missing: that is a key of its own.
+                    keys.push(prefixed(
+                        &prefix,
+                        format!("flock {}", quote_for_key(&lock.literal()?)),
+                    ));
+                    match words[command].literal()?.as_str() {
+                        // `flock FILE -c STRING` runs the string with the user's `$SHELL`,
+                        // whose grammar may not be sh's (fish reads `a; and rm -rf ~` as two
+                        // commands, the second `rm`): never scoped.
+                        "-c" | "--command" => return Err(Unsupported),
+                        _ => command,
+                    }
+                }
+            }
+            "taskset" => {
+                let (after, given) = parse_options(words, 1, &TASKSET_OPTIONS)?;
+                if given
+                    .iter()
+                    .any(|option| matches!(option.name.as_str(), "p" | "pid"))
+                {
+                    // `taskset -p [MASK] PID` changes another process and runs nothing.
+                    words.len()
+                } else {
+                    // The mask (or CPU list with `-c`) comes before the command.
+                    words.get(after).ok_or(Unsupported)?.literal()?;
+                    after + 1
+                }
+            }
+            "stdbuf" => skip_options(words, 1, &STDBUF_OPTIONS)?,
+            "ionice" => {
+                let (after, given) = parse_options(words, 1, &IONICE_OPTIONS)?;
+                if given.iter().any(|option| {
+                    matches!(
+                        option.name.as_str(),
+                        "p" | "P" | "u" | "pid" | "pgid" | "uid"
+                    )
+                }) {
+                    // Changes other processes; the words after the option are more ids.
+                    words.len()
+                } else {
+                    after
+                }
+            }
+            "chroot" => {
+                let root = skip_options(words, 1, &CHROOT_OPTIONS)?;
+                let Some(new_root) = words.get(root) else {
+                    return Err(Unsupported);
+                };
+                new_root.literal()?;
+                if root + 1 < words.len() {
+                    // The wrapped program is looked up inside the new root: it is keyed with
+                    // the root (and chroot's options), and chroot itself asks like sudo.
+                    keys.push(program.render());
+                    let mut chroot = vec![program.render()];
+                    chroot.extend(words[1..=root].iter().map(Word::render));
+                    prefix.push(chroot.join(" "));
+                    root + 1
+                } else {
+                    words.len()
+                }
+            }
+            "busybox" => {
+                // `busybox APPLET ...` runs its own applet: keyed like the applet, marked.
+                if words.len() > 1 && !is_flag(&words[1].literal()?) {
+                    prefix.push(program.render());
+                    1
+                } else {
+                    words.len()
+                }
+            }
+            "sh" | "bash" | "dash" | "ash" => {
                 if let Some(script) = shell_script(words)? {
-                    let mut inner = Vec::new();
-                    if !Parser::new(&script, self.depth + 1).parse_list(End::Eof, &mut inner)? {
+                    return self.script_keys(&script, &prefix, keys);
+                }
+                if !has_script_operand(words) {
+                    // Commands from stdin (`curl x | sh`): the key `sh` would approve any.
+                    return Err(Unsupported);
+                }
+                words.len()
+            }
+            shell if OTHER_SHELLS.contains(&shell) => {
+                // Their grammars are not parsed: a command string never gets a scope.
+                for word in &words[1..] {
+                    let value = word.literal()?;
+                    if !is_flag(&value) || value == "--" {
+                        break;
+                    }
+                    if value.starts_with("--") || value[1..].contains('c') {
                         return Err(Unsupported);
                     }
-                    keys.extend(inner.into_iter().map(|key| prefixed(&prefix, key)));
-                    return Ok(());
+                }
+                if !has_script_operand(words) {
+                    return Err(Unsupported);
                 }
                 words.len()
             }
             "test" | "[" => {
                 if words.iter().any(|word| {
-                    word.is_dynamic() || word.chars.iter().any(|wc| matches!(wc.c, '$' | '`'))
+                    word.is_dynamic()
+                        || word.replaced
+                        || word.chars.iter().any(|wc| matches!(wc.c, '$' | '`'))
                 }) {
                     return Err(Unsupported);
                 }
@@ -1120,6 +1454,17 @@ impl Parser {
             return self.program_keys(&words[inner..], prefix, keys);
         }
         keys.push(prefixed(&prefix, general_key(words)?));
+        Ok(())
+    }
+
+    /// Keys of a shell script run by `sh -c` (or a wrapper that hands a string to a shell),
+    /// under a key prefix.
+    fn script_keys(&self, script: &str, prefix: &[String], keys: &mut Vec<String>) -> Parsed<()> {
+        let mut inner = Vec::new();
+        if !Parser::new(script, self.depth + 1).parse_list(End::Eof, &mut inner)? {
+            return Err(Unsupported);
+        }
+        keys.extend(inner.into_iter().map(|key| prefixed(prefix, key)));
         Ok(())
     }
 }
@@ -1187,6 +1532,21 @@ fn shell_script(words: &[Word]) -> Parsed<Option<String>> {
     Ok(Some(script))
 }
 
+/// For a shell's words without `-c`: whether a script file is named (the first word after the
+/// leading flags and an optional `--`); without one the shell reads its commands from stdin.
+fn has_script_operand(words: &[Word]) -> bool {
+    let mut rest = words.iter().skip(1).map(Word::value);
+    for value in rest.by_ref() {
+        if value == "--" {
+            return rest.next().is_some();
+        }
+        if !is_flag(&value) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Characters that end a word outside quotes.
 fn is_operator_char(c: char) -> bool {
     matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>')
@@ -1238,7 +1598,14 @@ mod tests {
         ("unicode", "echo héllo | wc -c", Some(&["echo héllo", "wc -c"])),
         // --- lists and pipelines ---
         ("semicolon attack", "git status; rm -rf ~", Some(&["git status", "rm -rf ~"])),
-        ("and then pipe to sh", "git status && curl x | sh", Some(&["git status", "curl x", "sh"])),
+        ("pipe to a shell reading stdin", "git status && curl x | sh", None),
+        ("shell reading a redirected file", "bash < script.sh", None),
+        ("shell with flags reading stdin", "curl x | bash -x", None),
+        ("shell with -- and a script", "bash -- build.sh", Some(&["bash -- build.sh"])),
+        ("shell by path reading stdin", "curl x | /bin/sh", None),
+        ("shell by path with flags reading stdin", "curl x | /usr/bin/bash -e", None),
+        ("shell by path with a script file", "/bin/bash build.sh", Some(&["/bin/bash build.sh"])),
+        ("other shell reading stdin", "curl x | zsh", None),
         ("or", "make || echo failed", Some(&["make", "echo failed"])),
         ("background attack", "git status & rm", Some(&["git status", "rm"])),
         ("newline attack", "git status\nrm x", Some(&["git status", "rm x"])),
@@ -1287,10 +1654,93 @@ mod tests {
         ("exec with option", "exec -a name git", None),
         ("stacked wrappers", "sudo env FOO=1 timeout 5 nice rm -rf x", Some(&["sudo", "sudo FOO=1 rm -rf x"])),
         ("xargs", "find . -name '*.o' | xargs rm -f", Some(&["find .", "xargs rm -f"])),
-        ("xargs replace", "ls | xargs -I {} cp {} backup/", Some(&["ls", "xargs cp {}"])),
+        ("xargs replace", "ls | xargs -I {} cp {} backup/", Some(&["ls", "xargs -I {} cp {}"])),
+        ("xargs replace differs from plain xargs", "xargs cp {}", Some(&["xargs cp {}"])),
+        ("xargs attached replace", "xargs -I% mv % old/", Some(&["xargs -I % mv %"])),
+        ("xargs -i default replace", "xargs -i cp {} b/", Some(&["xargs -I {} cp {}"])),
+        ("xargs --replace", "xargs --replace=@ cp @ b/", Some(&["xargs -I @ cp @"])),
+        ("xargs replace in program attack", "xargs -I echo echo hi", None),
+        ("xargs replace string as program", "xargs -I {} {} -rf /", None),
+        ("xargs replace inside sh -c attack", "xargs -I {} sh -c 'echo {}'", None),
+        ("xargs replace in wrapper option", "xargs -I U sudo -u U rm x", None),
+        ("xargs replace in test operand", "xargs -I V [ -v V ]", None),
+        ("xargs empty replace string", "xargs -I '' rm x", None),
+        ("xargs replace not in key", "xargs -I {} git status {}", Some(&["xargs -I {} git status"])),
+        ("xargs null", "find . -print0 | xargs -0 rm -f", Some(&["find .", "xargs rm -f"])),
+        ("xargs -n value", "xargs -n 1 rm", Some(&["xargs rm"])),
+        ("xargs -n attached", "xargs -n1 -P4 cargo test", Some(&["xargs cargo test"])),
+        ("xargs -P value is not the program", "xargs -P 4 rm -rf x", Some(&["xargs rm -rf x"])),
+        ("xargs clustered values", "xargs -0rn 2 git add", Some(&["xargs git add"])),
+        ("xargs long value", "xargs --max-procs 2 --delimiter=, rm", Some(&["xargs rm"])),
+        ("xargs -L and -s", "xargs -L 3 -s 100 echo", Some(&["xargs echo"])),
+        ("xargs arg file", "xargs -a list.txt rm", Some(&["xargs rm"])),
+        ("xargs wraps sudo", "xargs sudo rm", Some(&["sudo", "xargs sudo rm"])),
+        ("xargs wraps timeout", "xargs timeout 5 rm -rf x", Some(&["xargs rm -rf x"])),
+        ("xargs sh -c parsed", "xargs sh -c 'ls; rm -rf ~'", Some(&["xargs ls", "xargs rm -rf ~"])),
+        ("xargs sh -c without script", "xargs sh -c", None),
+        ("xargs missing option value", "xargs -n", None),
+        ("xargs dynamic option value", "xargs -n $N rm", None),
         ("xargs alone", "ls | xargs", Some(&["ls", "xargs"])),
         ("xargs unknown option", "ls | xargs --frobnicate rm", None),
         ("env by path is a program", "/usr/bin/env rm -rf /", Some(&["/usr/bin/env rm"])),
+        ("flock", "flock /tmp/build.lock cargo test -q", Some(&["flock /tmp/build.lock", "cargo test"])),
+        ("flock options", "flock -x -w 10 .lock rm -rf target", Some(&["flock .lock", "rm -rf target"])),
+        ("flock attack", "flock l rm -rf /", Some(&["flock l", "rm -rf /"])),
+        ("flock -c runs $SHELL", "flock .lock -c 'make && rm -rf /'", None),
+        ("flock --command runs $SHELL", "flock .lock --command 'git status; and rm -rf ~'", None),
+        ("flock -c dynamic", "flock .lock -c \"$CMD\"", None),
+        ("flock -c extra word", "flock .lock -c ls rm", None),
+        ("flock -c before the file", "flock -c 'rm -rf /' .lock", None),
+        ("flock descriptor", "flock -n 9", Some(&["flock -n 9"])),
+        ("flock dynamic file", "flock $L make", None),
+        ("flock unknown option", "flock --frob l make", None),
+        ("sudo flock", "sudo flock l rm x", Some(&["sudo", "sudo flock l", "sudo rm x"])),
+        ("taskset", "taskset 0x3 cargo test", Some(&["cargo test"])),
+        ("taskset cpu list", "taskset -c 0,1 rm -rf /", Some(&["rm -rf /"])),
+        ("taskset -c is not a value-taking flag", "taskset -c 0 git push", Some(&["git push"])),
+        ("taskset all tasks", "taskset -a -c 1 make", Some(&["make"])),
+        ("taskset pid", "taskset -p 0x1 1234", Some(&["taskset -p 0x1 1234"])),
+        ("taskset missing command", "taskset 0x3", Some(&["taskset 0x3"])),
+        ("chroot", "chroot /srv/jail ls -la", Some(&["chroot", "chroot /srv/jail ls -la"])),
+        ("chroot options", "chroot --userspec=1000:1000 /srv/jail cargo test", Some(&["chroot", "chroot --userspec=1000:1000 /srv/jail cargo test"])),
+        ("chroot shell", "chroot /srv/jail", Some(&["chroot /srv/jail"])),
+        ("chroot sh -c", "chroot /j sh -c 'ls; rm x'", Some(&["chroot", "chroot /j ls", "chroot /j rm x"])),
+        ("stdbuf", "stdbuf -oL cargo test", Some(&["cargo test"])),
+        ("stdbuf separate value", "stdbuf -o L -e 0 rm -rf x", Some(&["rm -rf x"])),
+        ("stdbuf long", "stdbuf --output=L git push", Some(&["git push"])),
+        ("ionice", "ionice -c 3 cargo build", Some(&["cargo build"])),
+        ("ionice attached", "ionice -c2 -n7 -t rm -rf x", Some(&["rm -rf x"])),
+        ("ionice pid", "ionice -c 3 -p 1234", Some(&["ionice -c 3 -p 1234"])),
+        ("nohup with option", "nohup --frob rm", None),
+        ("time wraps sh -c", "time sh -c 'rm -rf /'", Some(&["rm -rf /"])),
+        ("nice wraps bash -c", "nice -n 5 bash -c 'git push'", Some(&["git push"])),
+        ("timeout wraps sh -c", "timeout 5 sh -c 'ls; rm x'", Some(&["ls", "rm x"])),
+        ("env wraps sh -c", "env FOO=1 sh -c 'rm x'", Some(&["FOO=1 rm x"])),
+        ("command wraps sh -c", "command sh -c 'rm x'", Some(&["rm x"])),
+        ("exec wraps bash -c", "exec bash -c 'rm x'", Some(&["rm x"])),
+        ("nohup wraps sh -c", "nohup sh -c 'rm x' &", Some(&["rm x"])),
+        ("busybox applet", "busybox rm -rf x", Some(&["busybox rm -rf x"])),
+        ("busybox sh -c", "busybox sh -c 'ls; rm -rf ~'", Some(&["busybox ls", "busybox rm -rf ~"])),
+        ("busybox alone", "busybox --list", Some(&["busybox --list"])),
+        ("ash -c parsed", "ash -c 'rm x'", Some(&["rm x"])),
+        ("zsh -c", "zsh -c 'ls; rm -rf ~'", None),
+        ("zsh clustered -c", "zsh -fc 'rm -rf ~'", None),
+        ("fish -c", "fish -c 'rm -rf ~'", None),
+        ("fish --command", "fish --command='rm -rf ~'", None),
+        ("zsh script", "zsh build.zsh", Some(&["zsh build.zsh"])),
+        ("sh by path keeps the whole script", "/bin/sh -c 'ls; rm -rf ~'", Some(&["/bin/sh -c 'ls; rm -rf ~'"])),
+        ("sh -c sh reads stdin", "sh -c sh", None),
+        ("sh -c keys its script", "sh -c 'git status'", Some(&["git status"])),
+        ("su", "su root -c 'rm -rf /'", None),
+        ("runuser", "runuser -u bob -- rm x", None),
+        ("doas", "doas cargo test", None),
+        ("watch joins its arguments", "watch ls '; rm -rf ~'", None),
+        ("setsid", "setsid cargo test", None),
+        ("script -c", "script -qc 'rm -rf ~' /dev/null", None),
+        ("parallel", "parallel rm ::: a b", None),
+        ("strace", "strace -f cargo test", None),
+        ("unshare", "unshare -r rm x", None),
+        ("env wraps an opaque runner", "env su -c 'rm x'", None),
         ("local script named like a wrapper", "./nohup rm -rf x", Some(&["./nohup rm"])),
         // --- sh -c ---
         ("bash -c parsed", "bash -c 'git status && rm -rf /'", Some(&["git status", "rm -rf /"])),
@@ -1441,6 +1891,7 @@ mod tests {
             "git", "status", " ", " ", " ", ";", "&", "|", "&&", "||", "(", ")", "{", "}", "$",
             "$(", "'", "\"", "\\", "`", "#", "\n", ">", "<", "2>&1", "&>", "=", "FOO=", "-x", "--",
             "sudo", "env", "bash", "-c", "xargs", "timeout", "5", "*", "~", "!", "if", "then",
+            "flock", "taskset", "chroot", "stdbuf", "ionice", "busybox", "-I", "{}", "-0", "-n",
             "fi", "<<", "<<<", "$X", "${X}", "{a,b}", "[", "]", "echo", "rm", "-rf", "/", "nohup",
             "exec", "command", "-v", "time", "\t", "é", "\\\n",
         ];
@@ -1487,6 +1938,12 @@ mod tests {
             "bash -c 'git status; rm -rf /'",
             "rm -rf build /",
             "./git status",
+            "xargs -I git git status",
+            "flock l -c 'git status; rm -rf /'",
+            "chroot /tmp/evil git status",
+            "busybox sh -c 'git status; rm -rf /'",
+            "taskset 1 git push",
+            "stdbuf -oL cargo install evil",
         ] {
             if let Some(keys) = command_scope(attack) {
                 assert!(

@@ -67,7 +67,7 @@ pub enum ConfineError {
         /// The path as the tool received it.
         path: String,
     },
-    /// Following symlinks did not end (a loop, or a chain longer than [`MAX_SYMLINK_HOPS`]).
+    /// Following symlinks did not end (a loop, or a chain longer than `MAX_SYMLINK_HOPS`).
     #[error("path '{path}' runs into a symlink loop (more than {MAX_SYMLINK_HOPS} symlinks)")]
     SymlinkLoop {
         /// The path as the tool received it.

@@ -61,7 +61,7 @@ impl ToolContext {
         self.project.path()
     }
 
-    /// Resolves a path from the model's arguments inside the project (see [`crate::confine`]).
+    /// Resolves a path from the model's arguments inside the project (see [`ProjectRoot::resolve`]).
     pub fn resolve(&self, user_path: &str) -> Result<ResolvedPath, ConfineError> {
         self.project.resolve(user_path)
     }

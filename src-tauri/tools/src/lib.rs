@@ -13,24 +13,31 @@
 // Lets the `#[tool]` attribute's generated `::gantry_tools::...` paths resolve inside this crate.
 extern crate self as gantry_tools;
 
-pub mod approval;
-pub mod audit;
+// The core's modules are private: their public items are re-exported below, so other crates
+// depend on one flat API and the module layout can change freely.
+pub(crate) mod approval;
+pub(crate) mod audit;
+pub(crate) mod coerce;
+pub(crate) mod command_scope;
+pub(crate) mod confine;
+pub(crate) mod context;
+pub(crate) mod fsutil;
+pub(crate) mod gate;
+pub(crate) mod ledger;
+pub(crate) mod manager;
+pub(crate) mod observation;
+pub(crate) mod permission;
+pub(crate) mod prompt;
+pub(crate) mod secret_env;
+pub(crate) mod tool;
+
+// Public modules: the built-in tools, and utilities other crates use as a group (the
+// project walker for the file tree, text clipping, schema cleaning for MCP tools, process
+// groups for MCP servers).
 pub mod builtin;
-pub mod coerce;
-pub mod command_scope;
-pub mod confine;
-pub mod context;
-pub mod fsutil;
-pub mod gate;
-pub mod ledger;
-pub mod manager;
-pub mod observation;
-pub mod permission;
 pub mod process;
-pub mod prompt;
 pub mod schema;
 pub mod text;
-pub mod tool;
 pub mod walk;
 
 pub use approval::{
@@ -39,15 +46,17 @@ pub use approval::{
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use coerce::ArgumentProblem;
+pub use command_scope::command_scope;
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
 pub use gantry_tools_macros::tool;
 pub use gate::{Decider, Decision, DecisionKind};
 pub use ledger::{FileLedger, FileStamp, Freshness};
-pub use manager::{ManagerError, ToolArguments, ToolInfo, ToolManager};
-pub use observation::{Observation, ObservationKind};
-pub use permission::{PermissionLevel, Policy, PolicySet};
+pub use manager::{ManagerError, ToolArguments, ToolInfo, ToolManager, is_valid_tool_name};
+pub use observation::{Observation, ObservationKind, duration_millis};
+pub use permission::{ParseNameError, PermissionLevel, Policy, PolicySet};
 pub use prompt::{PromptError, UserPrompter, UserQuestion};
+pub use secret_env::{is_secret_env, register_secret_env, scrubbed_environment};
 pub use tool::{
     IntoTool, PreparedCall, Tool, ToolError, ToolFn, ToolOutput, ToolResult, ToolSource, TypedTool,
 };

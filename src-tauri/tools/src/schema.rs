@@ -57,7 +57,7 @@ pub enum Strictness {
 
 /// Cleans a parameter schema for providers:
 /// - `$ref`s into `$defs`/`definitions` are inlined (a recursive type once, its inner
-///   references left open; the whole result bounded by [`MAX_SCHEMA_NODES`]);
+///   references left open; the whole result bounded by `MAX_SCHEMA_NODES`);
 /// - `$schema`, `$id`, `title`, `$comment` and the definition tables are dropped everywhere, and
 ///   the top-level `description` too (the tool's own description says it);
 /// - Rust-specific number formats (`uint32`, `double`, ...) are dropped (bounds stay);

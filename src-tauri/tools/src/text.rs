@@ -15,26 +15,35 @@ pub fn line_cut_marker(shown: usize, total: usize) -> String {
 /// error is). Returns the text and whether anything was cut.
 pub fn truncate_middle(text: &str, max_chars: usize) -> (String, bool) {
     let total = text.chars().count();
-    if total <= max_chars {
-        return (text.to_owned(), false);
-    }
     let head_chars = max_chars / 2;
     let tail_chars = max_chars - head_chars;
-    let head_end = text
-        .char_indices()
-        .nth(head_chars)
-        .map_or(text.len(), |(i, _)| i);
+    let marker = format!(
+        "... [{} characters cut] ...",
+        total.saturating_sub(max_chars)
+    );
+    match head_tail(text, head_chars, tail_chars, &marker) {
+        Some(out) => (out, true),
+        None => (text.to_owned(), false),
+    }
+}
+
+/// The first `head` and last `tail` characters of `text` with `marker` on a line of its own
+/// between them, or `None` when the text is not longer than `head + tail` characters.
+pub fn head_tail(text: &str, head: usize, tail: usize, marker: &str) -> Option<String> {
+    let total = text.chars().count();
+    if total <= head + tail {
+        return None;
+    }
+    let head_end = text.char_indices().nth(head).map_or(text.len(), |(i, _)| i);
     let tail_start = text
         .char_indices()
-        .nth(total - tail_chars)
+        .nth(total - tail)
         .map_or(text.len(), |(i, _)| i);
-    let cut = total - head_chars - tail_chars;
-    let out = format!(
-        "{}\n... [{cut} characters cut] ...\n{}",
+    Some(format!(
+        "{}\n{marker}\n{}",
         &text[..head_end],
         &text[tail_start..]
-    );
-    (out, true)
+    ))
 }
 
 /// The first `max_chars` characters of `text`, with `…` when cut: for excerpts in logs and lists.
@@ -70,5 +79,15 @@ mod tests {
         assert_eq!(out, "éééé\n... [21 characters cut] ...\nééééé");
         assert_eq!(excerpt("héllo", 2), "hé…");
         assert_eq!(excerpt("hé", 2), "hé");
+    }
+
+    #[test]
+    fn head_tail_keeps_both_ends() {
+        assert_eq!(head_tail("abcdef", 3, 3, "[cut]"), None);
+        assert_eq!(
+            head_tail("abcdefgh", 2, 3, "[cut]").as_deref(),
+            Some("ab\n[cut]\nfgh")
+        );
+        assert_eq!(head_tail("ééééé", 1, 1, "…").as_deref(), Some("é\n…\né"));
     }
 }

@@ -136,6 +136,7 @@ async fn read_then_edit_then_answer() {
             "usage",
             "tool_call_started",
             "approval_requested",
+            "approval_resolved",
             "tool_result",
             "text_delta",
             "usage",

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, Command};
 
-use super::support::Run;
+use super::support::{Run, everything_with_dangerous_echo};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -107,6 +107,39 @@ async fn the_answer_streams_to_stdout() {
     let root = std::fs::canonicalize(sandbox.path()).unwrap();
     assert!(system.contains(&root.display().to_string()), "{system}");
     provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn terminal_controls_in_the_answer_and_results_are_shown_escaped() {
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.path().join("evil.txt"),
+        "\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2Jgotcha\n",
+    )
+    .unwrap();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "read_file",
+            json!({"path": "evil.txt"}),
+        )]),
+        Turn::text("Done \u{1b}[31mred\u{9b}0m \rhidden"),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["read it"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for text in [&run.stdout, &run.stderr] {
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\u{9b}', '\r']),
+            "a control reached the terminal: {text:?}"
+        );
+    }
+    assert!(
+        run.stdout.ends_with("Done \\e[31mred\\u{9b}0m \\rhidden\n"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[tokio::test]
@@ -282,8 +315,12 @@ async fn ctrl_c_cancels_the_turn() {
 async fn usage_errors_exit_two() {
     let sandbox = Sandbox::new();
     let provider = ScriptedProvider::start(Script::default()).await.unwrap();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["hi", "--provider", "nope"], "unknown provider 'nope'"),
+        (
+            &["hi", "--enable", "no_such_tool"],
+            "unknown tool 'no_such_tool'",
+        ),
         (
             &[
                 "hi",
@@ -306,6 +343,13 @@ async fn usage_errors_exit_two() {
         assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
     }
     assert!(provider.chat_requests().is_empty());
+    // None of them left a session behind.
+    let root = sandbox.path().to_str().unwrap().to_owned();
+    let listed = sandbox
+        .run(&["sessions", "list", "--root", &root, "--json"])
+        .await;
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert_eq!(listed.stdout.trim(), "[]");
 }
 
 #[tokio::test]
@@ -434,5 +478,31 @@ async fn mcp_server_tools_are_offered_and_called() {
     assert_eq!(lines[0], r#"→ mcp__other__read_file {"path":"hello.txt"}"#);
     assert!(lines[1].starts_with("← ok ("), "{}", run.stdout);
     assert_eq!(lines[2], "It says hello.");
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn enable_applies_to_mcp_tools() {
+    let sandbox = Sandbox::new();
+    everything_with_dangerous_echo(sandbox.path());
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "mcp__ev__echo",
+            json!({"message": "enabled"}),
+        )])
+        .expect(Expect::new().tool_offered("mcp__ev__echo")),
+        Turn::text("Echoed.").expect(Expect::new().last_contains("Echo: enabled")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["echo it", "--enable", "mcp__ev__echo", "--approve", "once"],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.ends_with("Echoed.\n"), "{}", run.stdout);
     provider.verify().unwrap();
 }

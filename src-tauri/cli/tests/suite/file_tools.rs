@@ -66,6 +66,22 @@ fn the_file_tools_are_listed_with_their_levels() {
 }
 
 #[test]
+fn control_characters_in_an_observation_are_escaped_on_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("evil.txt"),
+        "title\u{1b}]0;pwned\u{7} \u{1b}[2J\u{9b}1A done\n",
+    )
+    .unwrap();
+    let run = call(dir.path(), "read_file", r#"{"path": "evil.txt"}"#, &[], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "[file: evil.txt | lines 1-1/1]\n1: title\\e]0;pwned\\x07 \\e[2J\\u{9b}1A done\n"
+    );
+}
+
+#[test]
 fn read_file_prints_numbered_lines_under_a_header() {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir(dir.path().join("src")).unwrap();

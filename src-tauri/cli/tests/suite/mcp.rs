@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::support::{Sandbox, gantry};
+use super::support::{Sandbox, everything_with_dangerous_echo, gantry};
 
 /// Writes the user-wide MCP file the CLI reads in `cwd` (see `support::gantry`).
 fn user_config(cwd: &Path, config: &Value) {
@@ -207,13 +207,25 @@ fn mcp_trust_is_remembered_until_the_file_changes() {
         run.stdout
     );
 
+    // Without an answer nothing is approved.
     let run = sandbox.run(&["mcp", "trust"], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.ends_with("not approved\n"), "{}", run.stdout);
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.starts_with("proj  [untrusted]"),
+        "{}",
+        run.stdout
+    );
+
+    let run = sandbox.run(&["mcp", "trust"], "y\n");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.contains("(1 servers):\n  proj  stdio: "),
         "{}",
         run.stdout
     );
+    assert!(run.stderr.contains("[y/N]"), "{}", run.stderr);
     let run = sandbox.run(&["mcp", "list"], "");
     assert!(
         run.stdout.starts_with("proj  [connected]"),
@@ -231,11 +243,99 @@ fn mcp_trust_is_remembered_until_the_file_changes() {
     );
 
     std::fs::remove_file(&config_path).unwrap();
-    let run = sandbox.run(&["mcp", "trust"], "");
+    let run = sandbox.run(&["mcp", "trust", "--yes"], "");
     assert_eq!(run.code, 1);
     assert!(
         run.stderr.contains(".mcp.json does not exist"),
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn mcp_trust_shows_commands_urls_names_variables_and_levels_but_no_values() {
+    let sandbox = Sandbox::new();
+    let config = json!({"mcpServers": {
+        "files": {
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}/src"],
+            "env": {"GITHUB_TOKEN": "${GH_SECRET_SOURCE}", "DEBUG": "value-not-shown-1"},
+            "cwd": "tools",
+            "level": "dangerous",
+            "tools": {"read_file": {"level": "sensitive"}}
+        },
+        "remote": {
+            "type": "http",
+            "url": "https://example.invalid/${TENANT}/mcp",
+            "headers": {"Authorization": "Bearer ${API_TOKEN}", "X-Extra": "value-not-shown-2"}
+        },
+        "evil\u{1b}[2J": {"command": "sh\u{1b}]0;x\u{7}"}
+    }});
+    std::fs::write(
+        sandbox.project.path().join(".mcp.json"),
+        serde_json::to_string(&config).unwrap(),
+    )
+    .unwrap();
+    let run = sandbox.run(&["mcp", "trust"], "no\n");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let out = &run.stdout;
+    for expected in [
+        "(3 servers):\n",
+        "  files  stdio: npx -y @modelcontextprotocol/server-filesystem ${HOME}/src\n",
+        "    working folder: tools\n",
+        "    env: DEBUG, GITHUB_TOKEN\n",
+        "    reads from your environment: ${GH_SECRET_SOURCE}, ${HOME}\n",
+        "    level of every tool: dangerous\n",
+        "    level of read_file: sensitive\n",
+        "  remote  http: https://example.invalid/${TENANT}/mcp\n",
+        "    headers: Authorization, X-Extra\n",
+        "    reads from your environment: ${API_TOKEN}, ${TENANT}\n",
+        "  evil\\e[2J  stdio: sh\\e]0;x\\x07\n",
+        "not approved\n",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    assert!(!out.contains("value-not-shown"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out}");
+}
+
+#[test]
+fn enable_and_tools_policy_apply_to_mcp_tools() {
+    let sandbox = Sandbox::new();
+    everything_with_dangerous_echo(sandbox.project.path());
+    let echo = ["tools", "call", "mcp__ev__echo", r#"{"message": "hi"}"#];
+
+    // DANGEROUS: disabled until enabled.
+    let run = sandbox.run(&echo, "");
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+
+    // --enable holds for that one call.
+    let mut enabled = echo.to_vec();
+    enabled.extend(["--enable", "mcp__ev__echo", "--approve", "once"]);
+    let run = sandbox.run(&enabled, "");
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "Echo: hi\n");
+    assert_eq!(sandbox.run(&echo, "").code, 1);
+
+    // tools policy lists, saves and resets an MCP tool's policy.
+    let run = sandbox.run(&["tools", "policy", "mcp__ev__echo"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(
+        words(&run.stdout),
+        "mcp__ev__echo disabled default for a dangerous tool"
+    );
+    let run = sandbox.run(&["tools", "policy", "mcp__ev__echo", "auto"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(words(&run.stdout), "mcp__ev__echo auto saved");
+    let run = sandbox.run(&echo, "");
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "Echo: hi\n");
+    let run = sandbox.run(&["tools", "policy", "mcp__ev__echo", "--reset"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(sandbox.run(&echo, "").code, 1);
+
+    // A name no server has is still a usage error.
+    let run = sandbox.run(&["tools", "policy", "mcp__ev__nope", "auto"], "");
+    assert_eq!(run.code, 2, "{}", run.stderr);
 }

@@ -183,7 +183,7 @@ fn the_terminal_approver_shows_the_command_its_workdir_and_its_keys() {
     assert_eq!(denied.code, 1);
     for expected in [
         "command: touch created\nin: sub\n",
-        "allowing for the session covers: run_command: touch created\n",
+        "allowing for the session covers: run_command: in ./sub: touch created\n",
     ] {
         assert!(denied.stderr.contains(expected), "{}", denied.stderr);
     }

@@ -138,3 +138,30 @@ pub fn contains(haystack: &[u8], needle: &str) -> bool {
         .windows(needle.len())
         .any(|window| window == needle.as_bytes())
 }
+
+/// The entry point of the official server-everything, installed by
+/// `npm ci --prefix tests/fixtures/mcp-servers` (scripts/test-all does), run with `node`.
+pub fn server_everything() -> PathBuf {
+    let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/mcp-servers/node_modules/@modelcontextprotocol")
+        .join("server-everything/dist/index.js");
+    assert!(
+        entry.exists(),
+        "{} is missing: run `npm ci --prefix tests/fixtures/mcp-servers`",
+        entry.display()
+    );
+    entry
+}
+
+/// A user-wide MCP config (read from `cwd/.config`, see [`Sandbox::run`]) whose server `ev` is
+/// server-everything, with its `echo` tool made DANGEROUS (so disabled until enabled).
+pub fn everything_with_dangerous_echo(cwd: &Path) {
+    let dir = cwd.join(".config/gantry");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = serde_json::json!({"mcpServers": {"ev": {
+        "command": "node",
+        "args": [server_everything().to_str().unwrap(), "stdio"],
+        "tools": {"echo": {"level": "dangerous"}}
+    }}});
+    std::fs::write(dir.join("mcp.json"), config.to_string()).unwrap();
+}

@@ -124,6 +124,46 @@ async fn stdio_lists_and_calls_with_levels_from_annotations() {
     assert_eq!(hub.statuses()[0].state, ServerState::Stopped);
 }
 
+/// The server sees the allowlist and its configured `env`, nothing else of Gantry's.
+#[tokio::test]
+async fn a_stdio_server_gets_an_allowlisted_environment_plus_its_own_env() {
+    // Variables cargo and nextest set for this test process: present here, never passed on.
+    let inherited: Vec<String> = std::env::vars()
+        .map(|(name, _)| name)
+        .filter(|name| name.starts_with("CARGO_") || name.starts_with("NEXTEST"))
+        .collect();
+    assert!(
+        !inherited.is_empty(),
+        "the test runner sets CARGO_* variables"
+    );
+    let (_dir, manager) = manager();
+    let mut config = everything_stdio("envcheck");
+    if let TransportConfig::Stdio { env, .. } = &mut config.transport {
+        env.insert("CONFIGURED_FOR_TEST".into(), "given".into());
+    }
+    let hub = hub(&manager, vec![config]);
+    connected(hub.server("envcheck").unwrap()).await;
+    let obs = manager.dispatch("mcp__envcheck__get-env", json!({})).await;
+    assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
+    let start = obs.text.find('{').unwrap();
+    let env: serde_json::Value = serde_json::from_str(&obs.text[start..]).unwrap();
+    let env = env.as_object().unwrap();
+    assert_eq!(env["CONFIGURED_FOR_TEST"], "given");
+    assert_eq!(env["PATH"].as_str(), std::env::var("PATH").ok().as_deref());
+    for name in &inherited {
+        assert!(!env.contains_key(name), "{name} leaked to the server");
+    }
+    for name in env.keys() {
+        assert!(
+            gantry_mcp::child_env::is_passed(name) || name == "CONFIGURED_FOR_TEST"
+                // Set by node itself or by the shell-less spawn.
+                || name == "NODE_UNIQUE_ID",
+            "{name} should not reach the server"
+        );
+    }
+    hub.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_sensitive_mcp_tool_goes_through_the_approver() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,7 +1,7 @@
 //! edit_file: replace one exact piece of a file, refusing stale or ambiguous edits.
 //!
 //! The model names the text to change (`old_string`) instead of line numbers, which go stale
-//! the moment anything above them changes. Finding that text is [`crate::fsutil::matching`]'s
+//! the moment anything above them changes. Finding that text is `fsutil::matching`'s
 //! job: exact first, then one forgiving tier at a time, a loose match only when it is unique.
 //! This file is the tool around it:
 //!

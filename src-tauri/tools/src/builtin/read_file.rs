@@ -218,7 +218,7 @@ pub struct Scan {
 /// One line of the window as captured: its first bytes and its full size.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct CapturedLine {
-    /// The line's first bytes (at most [`MAX_LINE_BYTES`]), without the `\n`.
+    /// The line's first bytes (at most `MAX_LINE_BYTES`), without the `\n`.
     pub bytes: Vec<u8>,
     /// The line's length in bytes, without the `\n`.
     pub len: usize,

@@ -15,9 +15,11 @@
 //!   group on purpose with `setsid`).
 //! - stdin is `/dev/null`: a command that reads input gets end-of-file at once instead of
 //!   hanging until the timeout.
-//! - The environment is Gantry's own minus secrets: every variable whose name contains `KEY`,
-//!   `TOKEN`, `SECRET` or `PASSWORD` (in any case) and every `GANTRY_*` variable is removed;
-//!   everything else (`PATH`, `HOME`, `LANG`, `CARGO_HOME`, virtualenvs, ...) is kept so builds
+//! - The environment is Gantry's own minus secrets ([`crate::is_secret_env`]): every variable
+//!   whose name contains `KEY`, `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD` or `CREDENTIAL` or has
+//!   a `PAT` part (in any case), every `GANTRY_*` variable, and every variable the engine
+//!   registered as a provider's key variable (`OPENAI_API_KEY`, or any custom name) is
+//!   removed; everything else (`PATH`, `HOME`, `LANG`, `CARGO_HOME`, virtualenvs, ...) is kept so builds
 //!   and test runners work as they do in the user's terminal. Nothing is added (no `TERM`,
 //!   `CI` or colour settings): the command's stdout is a pipe, which tools already detect.
 //! - stdout and stderr are one pipe (both descriptors are the same write end), so the output
@@ -56,7 +58,6 @@
 //! the group, background jobs included. A long-running server therefore does not survive a
 //! call; the model should run it in the foreground with a timeout, or the user runs it.
 
-use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
@@ -71,6 +72,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::command_scope::command_scope;
 use crate::process::{ProcessGroup, Signal};
+use crate::secret_env::scrubbed_environment;
 use crate::{
     ApprovalScope, Preview, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult, tool,
 };
@@ -193,8 +195,44 @@ pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult 
 
 /// What allowing a call for the session covers: the command's keys, or nothing when it cannot
 /// be parsed.
+///
+/// Outside the project root every key carries the working directory (`in ./sub: cargo test`):
+/// the same command runs different code in another folder (its own build script, test suite,
+/// `Makefile`), so approving `cargo test` at the root must not approve it in `vendor/evil`.
+/// The folder is normalised as written (`./sub/`, `sub` and `sub/.` agree; anything else,
+/// such as `sub/..`, is simply another folder that asks again). The prefix cannot be forged
+/// by a command: `in` is a reserved word, which [`command_scope`] never keys as a program.
 fn run_command_scope(args: &RunCommandArgs) -> ApprovalScope {
-    command_scope(&args.command).map_or(ApprovalScope::Never, ApprovalScope::Keys)
+    let Some(keys) = command_scope(&args.command) else {
+        return ApprovalScope::Never;
+    };
+    match workdir_label(&args.workdir) {
+        None => ApprovalScope::Keys(keys),
+        Some(label) => ApprovalScope::Keys(
+            keys.into_iter()
+                .map(|key| format!("in {label}: {key}"))
+                .collect(),
+        ),
+    }
+}
+
+/// The working directory as it appears in a key, or `None` for the project root (`.`, `./`,
+/// empty). Relative folders start with `./`, so the label is never a flag.
+fn workdir_label(workdir: &str) -> Option<String> {
+    let absolute = workdir.starts_with('/');
+    let parts: Vec<&str> = workdir
+        .split('/')
+        .filter(|part| !part.is_empty() && *part != ".")
+        .collect();
+    if parts.is_empty() && !absolute {
+        return None;
+    }
+    let joined = parts.join("/");
+    Some(if absolute {
+        format!("/{joined}")
+    } else {
+        format!("./{joined}")
+    })
 }
 
 /// The command and where it would run (as given when it does not resolve: the call will then
@@ -229,23 +267,6 @@ fn resolve_workdir(ctx: &ToolContext, workdir: &str) -> Result<ResolvedPath, Too
             resolved.relative()
         ))),
     }
-}
-
-/// True for environment variables a command must not see: names containing `KEY`, `TOKEN`,
-/// `SECRET` or `PASSWORD` in any case, and Gantry's own `GANTRY_*`.
-pub fn is_scrubbed(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    upper.starts_with("GANTRY_")
-        || ["KEY", "TOKEN", "SECRET", "PASSWORD"]
-            .iter()
-            .any(|word| upper.contains(word))
-}
-
-/// Gantry's environment without the variables [`is_scrubbed`] names.
-fn scrubbed_environment() -> Vec<(OsString, OsString)> {
-    std::env::vars_os()
-        .filter(|(name, _)| !is_scrubbed(&name.to_string_lossy()))
-        .collect()
 }
 
 /// `[exit 0 in 0.3s]`, or `[exit signal 9 in 0.3s]` when the shell was killed by a signal.

@@ -1,6 +1,6 @@
 //! write_file: create a file or replace its whole content, atomically.
 //!
-//! The write goes through [`crate::fsutil::atomic`] (temp file in the same directory, fsync,
+//! The write goes through `fsutil::atomic` (temp file in the same directory, fsync,
 //! rename), so the old file is intact if anything fails, and an existing file keeps its
 //! permissions. Before the user approves, the preview shows a unified diff against the current
 //! content (against nothing for a new file), computed without writing; the same diff rides on

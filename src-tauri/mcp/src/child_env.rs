@@ -1,0 +1,216 @@
+//! The environment a stdio MCP server starts with.
+//!
+//! Every configured server is a program that runs with the user's rights, often fetched by
+//! `npx` at start; it must not inherit every secret in Gantry's environment (cloud
+//! credentials, `GITHUB_TOKEN`, the model provider's key). So a server starts from an empty
+//! environment plus:
+//!
+//! - **What programs need to run at all:** `PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`, `TERM`,
+//!   the temp folders (`TMPDIR`, `TMP`, `TEMP`), the locale (`LANG`, `LANGUAGE`, `LC_*`,
+//!   `TZ`), the XDG base and runtime folders (`XDG_*`), and the Windows and macOS
+//!   equivalents that programs there cannot start without (`SYSTEMROOT`, `WINDIR`, `COMSPEC`,
+//!   `PATHEXT`, `APPDATA`, `USERPROFILE`, ..., `__CF_USER_TEXT_ENCODING`).
+//! - **What `npx`/`uvx` need to fetch and run a server:** `NODE_*` (`NODE_EXTRA_CA_CERTS`,
+//!   `NODE_OPTIONS`, `NODE_PATH`), `npm_config_*` / `NPM_CONFIG_*` (registry mirror, cache,
+//!   proxy settings the user chose), `UV_*`, the proxy variables (`HTTP_PROXY`, `HTTPS_PROXY`,
+//!   `NO_PROXY`, `ALL_PROXY`, in either case) and the CA bundle variables (`SSL_CERT_FILE`,
+//!   `SSL_CERT_DIR`). Without them `npx -y some-server` fails behind a proxy or a private
+//!   registry, which is how many users reach npm. Within these prefixes, a name that looks
+//!   like a secret ([`gantry_tools::is_secret_env`], or containing `AUTH`, as npm's
+//!   `_auth`/`_authToken` settings do) is still dropped.
+//! - **The server's configured `env`**, which wins over all of the above and is the way to
+//!   pass a secret on purpose (`"env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}`).
+//!
+//! `GANTRY_*` variables and every registered provider key variable never pass the allowlist.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+
+/// Variables passed through by exact name (compared as written, and upper-cased for the
+/// Windows names).
+const PASSED: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    // Windows: programs (node included) fail without these.
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "PROGRAMFILES",
+    "PROGRAMFILES(X86)",
+    "USERPROFILE",
+    "USERNAME",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    // macOS: the default text encoding of CoreFoundation programs.
+    "__CF_USER_TEXT_ENCODING",
+];
+
+/// Variables passed through by prefix (secret-looking names excepted).
+const PASSED_PREFIXES: &[&str] = &["LC_", "XDG_", "NODE_", "npm_config_", "NPM_CONFIG_", "UV_"];
+
+/// Whether Gantry's variable `name` is passed to a stdio server (see the module docs).
+pub fn is_passed(name: &str) -> bool {
+    if gantry_tools::is_secret_env(name) || name.to_ascii_uppercase().contains("AUTH") {
+        return false;
+    }
+    let upper = name.to_ascii_uppercase();
+    PASSED.contains(&name)
+        || (cfg!(windows) && PASSED.contains(&upper.as_str()))
+        || PASSED_PREFIXES
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+}
+
+/// The environment for a stdio server: the passed subset of `parent` plus `configured`
+/// (which wins).
+pub fn server_environment(
+    parent: impl IntoIterator<Item = (OsString, OsString)>,
+    configured: &BTreeMap<String, String>,
+) -> Vec<(OsString, OsString)> {
+    let mut env: BTreeMap<OsString, OsString> = parent
+        .into_iter()
+        .filter(|(name, _)| name.to_str().is_some_and(is_passed))
+        .collect();
+    for (name, value) in configured {
+        env.insert(OsString::from(name), OsString::from(value));
+    }
+    env.into_iter().collect()
+}
+
+/// [`server_environment`] of this process's environment.
+pub fn current_server_environment(
+    configured: &BTreeMap<String, String>,
+) -> Vec<(OsString, OsString)> {
+    server_environment(std::env::vars_os(), configured)
+}
+
+/// Looks `name` up in an environment built by [`server_environment`].
+#[cfg(test)]
+fn lookup<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a std::ffi::OsStr> {
+    env.iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.as_os_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    fn parent(names: &[&str]) -> Vec<(OsString, OsString)> {
+        names
+            .iter()
+            .map(|name| (OsString::from(name), OsString::from(format!("v-{name}"))))
+            .collect()
+    }
+
+    #[test]
+    fn only_the_allowlist_passes_and_secrets_never_do() {
+        let passed = [
+            "PATH",
+            "HOME",
+            "USER",
+            "LOGNAME",
+            "SHELL",
+            "TERM",
+            "TMPDIR",
+            "LANG",
+            "LC_ALL",
+            "LC_CTYPE",
+            "TZ",
+            "XDG_CONFIG_HOME",
+            "XDG_RUNTIME_DIR",
+            "NODE_EXTRA_CA_CERTS",
+            "NODE_OPTIONS",
+            "npm_config_registry",
+            "NPM_CONFIG_CACHE",
+            "UV_INDEX_URL",
+            "HTTPS_PROXY",
+            "no_proxy",
+            "SSL_CERT_FILE",
+        ];
+        let dropped = [
+            "OPENAI_API_KEY",
+            "DEEPSEEK_API_KEY",
+            "GITHUB_TOKEN",
+            "GITHUB_PAT",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_ACCESS_KEY_ID",
+            "DATABASE_URL",
+            "GANTRY_DATA_DIR",
+            "SSH_AUTH_SOCK",
+            "NODE_AUTH_TOKEN",
+            "npm_config__auth",
+            "npm_config_//registry.npmjs.org/:_authToken",
+            "NPM_CONFIG_PASSWORD",
+            "XDG_SECRET_THING",
+            "UV_INDEX_PASSWORD",
+            "CARGO_HOME",
+            "RANDOM_SETTING",
+            "LD_PRELOAD",
+        ];
+        let mut all = passed.to_vec();
+        all.extend(dropped);
+        let configured = BTreeMap::new();
+        let env = server_environment(parent(&all), &configured);
+        for name in passed {
+            assert_eq!(
+                lookup(&env, name),
+                Some(OsStr::new(&format!("v-{name}"))),
+                "{name}"
+            );
+        }
+        for name in dropped {
+            assert_eq!(lookup(&env, name), None, "{name}");
+        }
+        assert_eq!(env.len(), passed.len());
+    }
+
+    #[test]
+    fn registered_provider_variables_are_dropped() {
+        gantry_tools::register_secret_env("CORP_LLM_BEARER_MCP");
+        let env = server_environment(parent(&["CORP_LLM_BEARER_MCP", "PATH"]), &BTreeMap::new());
+        assert_eq!(lookup(&env, "CORP_LLM_BEARER_MCP"), None);
+        assert!(lookup(&env, "PATH").is_some());
+    }
+
+    #[test]
+    fn the_configured_env_is_added_and_wins() {
+        let configured = BTreeMap::from([
+            ("GITHUB_TOKEN".to_owned(), "given on purpose".to_owned()),
+            ("PATH".to_owned(), "/custom/bin".to_owned()),
+        ]);
+        let env = server_environment(parent(&["PATH", "GITHUB_TOKEN"]), &configured);
+        assert_eq!(
+            lookup(&env, "GITHUB_TOKEN"),
+            Some(OsStr::new("given on purpose"))
+        );
+        assert_eq!(lookup(&env, "PATH"), Some(OsStr::new("/custom/bin")));
+    }
+}
