@@ -40,6 +40,12 @@ const COMMANDS: &[&str] = &[
     "list_tools",
     "provider_settings",
     "save_provider",
+    "set_tool_policy",
+    "reset_tool_policies",
+    "session_grants",
+    "revoke_grant",
+    "audit_log",
+    "export_audit",
 ];
 
 fn main() {

@@ -14,6 +14,7 @@
 
 pub mod approver;
 pub mod args;
+pub mod audit_view;
 pub mod chat;
 pub mod commands;
 pub mod contract;
@@ -23,6 +24,7 @@ pub mod preview;
 pub mod project;
 pub mod provider_settings;
 pub mod state;
+pub mod tool_panel;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -87,6 +89,12 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
             commands::chat::list_tools,
             commands::settings::provider_settings,
             commands::settings::save_provider,
+            commands::tools::set_tool_policy,
+            commands::tools::reset_tool_policies,
+            commands::tools::session_grants,
+            commands::tools::revoke_grant,
+            commands::audit::audit_log,
+            commands::audit::export_audit,
         ])
         .setup(move |app| {
             let sink: Arc<dyn EventSink> = Arc::new(WindowSink(app.handle().clone()));

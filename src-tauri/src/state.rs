@@ -15,12 +15,14 @@ use gantry_watch::TreeEntry;
 use serde::{Deserialize, Serialize};
 
 use crate::approver::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
+use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
 use crate::chat::{ChatView, SessionSummary};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
 use crate::preview::{FilePreview, read_preview};
 use crate::project::{OpenProject, ProjectInfo, start_mcp_in_background, watch_in_background};
 use crate::provider_settings::{self, ProviderSettings, SaveProviderRequest};
+use crate::tool_panel::{self, GrantView, SetToolPolicyRequest};
 
 /// The longest path accepted from the webview, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
@@ -330,6 +332,91 @@ impl AppState {
         request: SaveProviderRequest,
     ) -> Result<ProviderSettings, CommandError> {
         provider_settings::save(&self.store, &self.secrets, request).await
+    }
+
+    /// The open project's tools with the policies in force.
+    pub fn list_tools(&self) -> Result<Vec<gantry_tools::ToolInfo>, CommandError> {
+        Ok(tool_panel::list(&*self.current()?))
+    }
+
+    /// Sets a tool's policy in the open project (at once, and saved); returns the tools.
+    pub async fn set_tool_policy(
+        &self,
+        request: &SetToolPolicyRequest,
+    ) -> Result<Vec<gantry_tools::ToolInfo>, CommandError> {
+        tool_panel::set_policy(&*self.current()?, request).await
+    }
+
+    /// Returns the open project's tools to their defaults (and saves that); returns the tools.
+    pub async fn reset_tool_policies(&self) -> Result<Vec<gantry_tools::ToolInfo>, CommandError> {
+        tool_panel::reset_policies(&*self.current()?).await
+    }
+
+    /// What the open project's current session has allowed.
+    pub fn session_grants(&self) -> Result<Vec<GrantView>, CommandError> {
+        Ok(tool_panel::grants(&*self.current()?))
+    }
+
+    /// Withdraws one of the current session's grants; returns those left.
+    pub fn revoke_grant(
+        &self,
+        grant: &gantry_tools::SessionGrant,
+    ) -> Result<Vec<GrantView>, CommandError> {
+        tool_panel::revoke(&*self.current()?, grant)
+    }
+
+    /// The open project's tool calls that pass `request`, newest first (at most
+    /// [`DEFAULT_VIEW_LIMIT`] unless the request says otherwise), with their sessions' titles.
+    pub async fn audit_log(
+        &self,
+        request: &AuditRequest,
+    ) -> Result<Vec<AuditEntryView>, CommandError> {
+        let filter = request.to_filter(Some(DEFAULT_VIEW_LIMIT))?;
+        let project = self.current()?;
+        let store = project.store();
+        let entries = store
+            .audit()
+            .list(project.store_project(), &filter)
+            .await
+            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?;
+        let titles: std::collections::HashMap<i64, String> = store
+            .sessions()
+            .list(project.store_project())
+            .await
+            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?
+            .into_iter()
+            .map(|session| (session.id.0, session.title))
+            .collect();
+        Ok(entries
+            .into_iter()
+            .map(|entry| AuditEntryView::new(entry, &titles))
+            .collect())
+    }
+
+    /// Writes the open project's tool calls that pass `request` (all of them unless it names a
+    /// limit) to `path` as JSON lines, atomically.
+    pub async fn export_audit(
+        &self,
+        request: &AuditRequest,
+        path: PathBuf,
+    ) -> Result<AuditExport, CommandError> {
+        let filter = request.to_filter(None)?;
+        let project = self.current()?;
+        let entries = project
+            .store()
+            .audit()
+            .list(project.store_project(), &filter)
+            .await
+            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?;
+        let written = path.clone();
+        let count = tokio::task::spawn_blocking(move || {
+            crate::audit_view::write_json_lines(&written, &entries)
+        })
+        .await??;
+        Ok(AuditExport {
+            path: path.display().to_string(),
+            count,
+        })
     }
 
     /// The read-only preview of file `path` of the open project.
