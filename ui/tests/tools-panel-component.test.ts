@@ -54,6 +54,8 @@ beforeEach(() => {
         if (!request) throw new Error("no request");
         const target = current.find((tool) => tool.name === request.tool);
         if (target?.level === "dangerous" && request.policy !== "disabled" && request.confirmDangerous !== true) {
+          // The backend rejects with a plain CommandError object, not an Error.
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
           return Promise.reject({ kind: "needs_confirmation", message: "run_command is DANGEROUS: it can do anything." });
         }
         current = current.map((tool) => (tool.name === request.tool ? { ...tool, policy: request.policy } : tool));
@@ -66,7 +68,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  if (component) unmount(component);
+  if (component) void unmount(component);
   component = null;
   document.body.innerHTML = "";
 });
