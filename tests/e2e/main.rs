@@ -20,6 +20,7 @@
 mod app;
 mod chat;
 mod fixture;
+mod panels;
 mod scenarios;
 mod webdriver;
 
