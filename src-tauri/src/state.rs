@@ -629,4 +629,75 @@ mod tests {
         state.close_project();
         assert_eq!(state.launch_state().project, None);
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_audit_log_lists_filters_and_exports_the_projects_calls() {
+        let (_sink, state) = state().await;
+        let dir = project();
+        state.open_project(dir.path().to_path_buf()).await.unwrap();
+        let open = state.current().unwrap();
+        let read = open
+            .tools()
+            .dispatch("read_file", json!({"path": "README.md"}))
+            .await;
+        assert_eq!(read.kind, gantry_tools::ObservationKind::Ok);
+        // DANGEROUS and disabled by default: refused without asking anyone.
+        open.tools()
+            .dispatch("run_command", json!({"command": "echo hi"}))
+            .await;
+
+        let all = state.audit_log(&AuditRequest::default()).await.unwrap();
+        let seen: Vec<_> = all
+            .iter()
+            .map(|entry| {
+                (
+                    entry.tool.as_str(),
+                    entry.decision.kind.as_str(),
+                    entry.outcome.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("run_command", "disabled", "disabled"),
+                ("read_file", "auto", "ok")
+            ]
+        );
+        assert_eq!(all[1].arguments, json!({"path": "README.md"}));
+        assert!(all[1].result_excerpt.contains("# hi"), "{:?}", all[1]);
+
+        let disabled = AuditRequest {
+            decision: Some(gantry_tools::DecisionKind::Disabled),
+            ..AuditRequest::default()
+        };
+        let only = state.audit_log(&disabled).await.unwrap();
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0].tool, "run_command");
+        let bad = AuditRequest {
+            session: Some("not-a-session".into()),
+            ..AuditRequest::default()
+        };
+        assert_eq!(
+            state.audit_log(&bad).await.unwrap_err().kind,
+            ErrorKind::InvalidInput
+        );
+
+        let out = tempfile::tempdir().unwrap();
+        let path = out.path().join("audit.jsonl");
+        let written = state
+            .export_audit(&AuditRequest::default(), path.clone())
+            .await
+            .unwrap();
+        assert_eq!(written.count, 2);
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["tool"], "run_command");
+        assert_eq!(lines[1]["decision"]["kind"], "auto");
+        state.close_project();
+    }
 }
