@@ -45,6 +45,12 @@ const COMMANDS: &[&str] = &[
     "save_provider",
     "probe_provider",
     "delete_provider_key",
+    "set_tool_policy",
+    "reset_tool_policies",
+    "session_grants",
+    "revoke_grant",
+    "audit_log",
+    "export_audit",
 ];
 
 fn main() {

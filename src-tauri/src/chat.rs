@@ -192,6 +192,16 @@ impl ProjectChat {
         })
     }
 
+    /// The database the chat (and the project's policies and audit log) live in.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The project's id in the store.
+    pub fn store_project(&self) -> ProjectId {
+        self.project
+    }
+
     fn current_id(&self) -> Option<String> {
         lock(&self.current).clone()
     }

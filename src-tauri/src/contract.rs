@@ -19,6 +19,7 @@ use gantry_tools::ToolInfo;
 use gantry_watch::TreeEntry;
 use ts_rs::{Config, ExportError, TS, TypeVisitor};
 
+use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use crate::chat::{
     ChatEvent, ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
 };
@@ -32,6 +33,7 @@ use crate::provider_settings::{
     ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
 use crate::state::{LaunchState, ListDirRequest, OpenProjectRequest, RecentProject};
+use crate::tool_panel::{GrantView, RevokeGrantRequest, SetToolPolicyRequest};
 
 /// Where the bindings live, relative to the repository root.
 pub const BINDINGS_DIR: &str = "ui/src/bindings";
@@ -66,6 +68,12 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.command::<SaveProviderRequest, ProviderSettings>("save_provider");
     contract.command::<ProbeProviderRequest, ProviderProbe>("probe_provider");
     contract.command::<ProviderNameRequest, ProviderSettings>("delete_provider_key");
+    contract.command::<SetToolPolicyRequest, Vec<ToolInfo>>("set_tool_policy");
+    contract.command::<(), Vec<ToolInfo>>("reset_tool_policies");
+    contract.command::<(), Vec<GrantView>>("session_grants");
+    contract.command::<RevokeGrantRequest, Vec<GrantView>>("revoke_grant");
+    contract.command::<AuditRequest, Vec<AuditEntryView>>("audit_log");
+    contract.command::<AuditRequest, Option<AuditExport>>("export_audit");
     contract.event::<TreeChanged>();
     contract.event::<TreeStatus>();
     contract.event::<DialogRequest>();

@@ -37,6 +37,9 @@ pub enum ErrorKind {
     Busy,
     /// The model provider is misconfigured or refused (a missing key, an unknown preset).
     Provider,
+    /// The change needs the user's explicit confirmation first (enabling a DANGEROUS tool);
+    /// the message says what is being confirmed.
+    NeedsConfirmation,
     /// Something in Gantry itself failed (a background task died); not the caller's fault.
     Internal,
 }
@@ -68,6 +71,11 @@ impl CommandError {
     /// A malformed argument.
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidInput, message)
+    }
+
+    /// The named thing (a tool, a grant, a session) does not exist.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::NotFound, message)
     }
 
     /// A failure inside Gantry.

@@ -14,6 +14,7 @@
 
 pub mod approver;
 pub mod args;
+pub mod audit_view;
 pub mod chat;
 pub mod commands;
 pub mod contract;
@@ -24,6 +25,7 @@ pub mod preview;
 pub mod project;
 pub mod provider_settings;
 pub mod state;
+pub mod tool_panel;
 pub mod window_layout;
 
 use std::path::PathBuf;
@@ -95,6 +97,12 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
             commands::settings::save_provider,
             commands::settings::probe_provider,
             commands::settings::delete_provider_key,
+            commands::tools::set_tool_policy,
+            commands::tools::reset_tool_policies,
+            commands::tools::session_grants,
+            commands::tools::revoke_grant,
+            commands::audit::audit_log,
+            commands::audit::export_audit,
         ])
         .setup(move |app| {
             let sink: Arc<dyn EventSink> = Arc::new(WindowSink(app.handle().clone()));

@@ -51,6 +51,8 @@ pub struct OpenProject {
     mcp: Mutex<McpSlot>,
     watcher: Mutex<Option<TreeWatcher>>,
     watch_state: Mutex<WatchState>,
+    /// Serialises policy changes with their saves, so the store ends with the last change.
+    policy_writes: tokio::sync::Mutex<()>,
 }
 
 /// The project's MCP servers: starting, running, or closed (a hub that finishes starting after
@@ -129,6 +131,7 @@ impl OpenProject {
             mcp: Mutex::new(McpSlot::Starting),
             watcher: Mutex::new(None),
             watch_state: Mutex::new(WatchState::Starting),
+            policy_writes: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -235,6 +238,21 @@ impl OpenProject {
     /// audit log; approvals and questions are answered in the webview.
     pub fn tools(&self) -> &Arc<ToolManager> {
         &self.tools
+    }
+
+    /// The database the project's policies, sessions and audit log live in.
+    pub fn store(&self) -> &Store {
+        self.chat.store()
+    }
+
+    /// The project's id in the store.
+    pub fn store_project(&self) -> gantry_store::ProjectId {
+        self.chat.store_project()
+    }
+
+    /// Held while a policy change is applied and saved.
+    pub(crate) fn policy_writes(&self) -> &tokio::sync::Mutex<()> {
+        &self.policy_writes
     }
 
     /// Whether the tree is kept current (what a page that loaded after the `tree:status` event

@@ -15,6 +15,7 @@ use gantry_watch::TreeEntry;
 use serde::{Deserialize, Serialize};
 
 use crate::approver::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
+use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
 use crate::chat::{ChatView, SessionSummary};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
@@ -23,6 +24,7 @@ use crate::project::{OpenProject, ProjectInfo, start_mcp_in_background, watch_in
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
+use crate::tool_panel::{self, GrantView, SetToolPolicyRequest};
 use crate::window_layout::{WINDOW_LAYOUT, WindowLayout};
 
 /// The longest path accepted from the webview, in bytes.
@@ -389,6 +391,91 @@ impl AppState {
         provider_settings::delete_key(&self.store, &self.secrets, name).await
     }
 
+    /// The open project's tools with the policies in force.
+    pub fn list_tools(&self) -> Result<Vec<gantry_tools::ToolInfo>, CommandError> {
+        Ok(tool_panel::list(&*self.current()?))
+    }
+
+    /// Sets a tool's policy in the open project (at once, and saved); returns the tools.
+    pub async fn set_tool_policy(
+        &self,
+        request: &SetToolPolicyRequest,
+    ) -> Result<Vec<gantry_tools::ToolInfo>, CommandError> {
+        tool_panel::set_policy(&*self.current()?, request).await
+    }
+
+    /// Returns the open project's tools to their defaults (and saves that); returns the tools.
+    pub async fn reset_tool_policies(&self) -> Result<Vec<gantry_tools::ToolInfo>, CommandError> {
+        tool_panel::reset_policies(&*self.current()?).await
+    }
+
+    /// What the open project's current session has allowed.
+    pub fn session_grants(&self) -> Result<Vec<GrantView>, CommandError> {
+        Ok(tool_panel::grants(&*self.current()?))
+    }
+
+    /// Withdraws one of the current session's grants; returns those left.
+    pub fn revoke_grant(
+        &self,
+        grant: &gantry_tools::SessionGrant,
+    ) -> Result<Vec<GrantView>, CommandError> {
+        tool_panel::revoke(&*self.current()?, grant)
+    }
+
+    /// The open project's tool calls that pass `request`, newest first (at most
+    /// [`DEFAULT_VIEW_LIMIT`] unless the request says otherwise), with their sessions' titles.
+    pub async fn audit_log(
+        &self,
+        request: &AuditRequest,
+    ) -> Result<Vec<AuditEntryView>, CommandError> {
+        let filter = request.to_filter(Some(DEFAULT_VIEW_LIMIT))?;
+        let project = self.current()?;
+        let store = project.store();
+        let entries = store
+            .audit()
+            .list(project.store_project(), &filter)
+            .await
+            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?;
+        let titles: std::collections::HashMap<i64, String> = store
+            .sessions()
+            .list(project.store_project())
+            .await
+            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?
+            .into_iter()
+            .map(|session| (session.id.0, session.title))
+            .collect();
+        Ok(entries
+            .into_iter()
+            .map(|entry| AuditEntryView::new(entry, &titles))
+            .collect())
+    }
+
+    /// Writes the open project's tool calls that pass `request` (all of them unless it names a
+    /// limit) to `path` as JSON lines, atomically.
+    pub async fn export_audit(
+        &self,
+        request: &AuditRequest,
+        path: PathBuf,
+    ) -> Result<AuditExport, CommandError> {
+        let filter = request.to_filter(None)?;
+        let project = self.current()?;
+        let entries = project
+            .store()
+            .audit()
+            .list(project.store_project(), &filter)
+            .await
+            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?;
+        let written = path.clone();
+        let count = tokio::task::spawn_blocking(move || {
+            crate::audit_view::write_json_lines(&written, &entries)
+        })
+        .await??;
+        Ok(AuditExport {
+            path: path.display().to_string(),
+            count,
+        })
+    }
+
     /// The read-only preview of file `path` of the open project.
     pub async fn read_preview(&self, path: String) -> Result<FilePreview, CommandError> {
         check_path(&path)?;
@@ -598,5 +685,76 @@ mod tests {
 
         state.close_project();
         assert_eq!(state.launch_state().project, None);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_audit_log_lists_filters_and_exports_the_projects_calls() {
+        let (_sink, state) = state().await;
+        let dir = project();
+        state.open_project(dir.path().to_path_buf()).await.unwrap();
+        let open = state.current().unwrap();
+        let read = open
+            .tools()
+            .dispatch("read_file", json!({"path": "README.md"}))
+            .await;
+        assert_eq!(read.kind, gantry_tools::ObservationKind::Ok);
+        // DANGEROUS and disabled by default: refused without asking anyone.
+        open.tools()
+            .dispatch("run_command", json!({"command": "echo hi"}))
+            .await;
+
+        let all = state.audit_log(&AuditRequest::default()).await.unwrap();
+        let seen: Vec<_> = all
+            .iter()
+            .map(|entry| {
+                (
+                    entry.tool.as_str(),
+                    entry.decision.kind.as_str(),
+                    entry.outcome.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("run_command", "disabled", "disabled"),
+                ("read_file", "auto", "ok")
+            ]
+        );
+        assert_eq!(all[1].arguments, json!({"path": "README.md"}));
+        assert!(all[1].result_excerpt.contains("# hi"), "{:?}", all[1]);
+
+        let disabled = AuditRequest {
+            decision: Some(gantry_tools::DecisionKind::Disabled),
+            ..AuditRequest::default()
+        };
+        let only = state.audit_log(&disabled).await.unwrap();
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0].tool, "run_command");
+        let bad = AuditRequest {
+            session: Some("not-a-session".into()),
+            ..AuditRequest::default()
+        };
+        assert_eq!(
+            state.audit_log(&bad).await.unwrap_err().kind,
+            ErrorKind::InvalidInput
+        );
+
+        let out = tempfile::tempdir().unwrap();
+        let path = out.path().join("audit.jsonl");
+        let written = state
+            .export_audit(&AuditRequest::default(), path.clone())
+            .await
+            .unwrap();
+        assert_eq!(written.count, 2);
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["tool"], "run_command");
+        assert_eq!(lines[1]["decision"]["kind"], "auto");
+        state.close_project();
     }
 }

@@ -16,15 +16,15 @@ use crate::{SERIAL, enabled, ms};
 
 /// A project, a data folder whose database points the app at the scripted provider, and the
 /// provider.
-struct ChatRig {
-    fixture: Fixture,
-    data: tempfile::TempDir,
-    provider: Handle,
+pub(crate) struct ChatRig {
+    pub(crate) fixture: Fixture,
+    pub(crate) data: tempfile::TempDir,
+    pub(crate) provider: Handle,
 }
 
 impl ChatRig {
     /// Starts the provider with `turns` and saves it as the app's active provider.
-    async fn new(turns: Vec<Turn>) -> Self {
+    pub(crate) async fn new(turns: Vec<Turn>) -> Self {
         let fixture = Fixture::new();
         let data = tempfile::Builder::new()
             .prefix("gantry-e2e-data-")
@@ -59,7 +59,7 @@ impl ChatRig {
     }
 
     /// Launches the app on the project; `first` starts the scenario's screenshots afresh.
-    async fn launch(&self, scenario: &str, first: bool) -> App {
+    pub(crate) async fn launch(&self, scenario: &str, first: bool) -> App {
         let arg = self.fixture.arg();
         let app = App::launch_with_data(scenario, &[arg.as_str()], self.data.path(), first)
             .await
@@ -69,24 +69,24 @@ impl ChatRig {
     }
 
     /// The database the app writes (opened beside it: SQLite in WAL mode allows that).
-    async fn store(&self) -> Store {
+    pub(crate) async fn store(&self) -> Store {
         Store::open(self.data.path().join(gantry_store::DATABASE_FILE))
             .await
             .unwrap()
     }
 
-    fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.fixture.root
     }
 
     /// Every turn was played and every request met its expectations.
-    fn verify(&self) {
+    pub(crate) fn verify(&self) {
         self.provider.verify().unwrap();
     }
 }
 
 /// Types `text` into the chat input and sends it.
-async fn send(app: &App, text: &str) {
+pub(crate) async fn send(app: &App, text: &str) {
     app.wait_for(
         "the chat to be idle",
         "return document.querySelector('[data-testid=turn-status]')?.dataset.running === 'false';",
@@ -106,7 +106,7 @@ async fn send(app: &App, text: &str) {
 }
 
 /// Waits until an assistant message contains `needle`, returning its text.
-async fn assistant_says(app: &App, needle: &str) -> String {
+pub(crate) async fn assistant_says(app: &App, needle: &str) -> String {
     let value = app
         .wait_for(
             &format!("an assistant message with {needle:?}"),
@@ -120,7 +120,7 @@ async fn assistant_says(app: &App, needle: &str) -> String {
 }
 
 /// Waits for a tool card of `tool` with `status`.
-async fn card(app: &App, tool: &str, status: &str) {
+pub(crate) async fn card(app: &App, tool: &str, status: &str) {
     app.wait_for_css(&format!(
         "[data-testid=tool-card][data-tool={tool}][data-status={status}]"
     ))
@@ -129,7 +129,7 @@ async fn card(app: &App, tool: &str, status: &str) {
 }
 
 /// Waits until the turn ended.
-async fn idle(app: &App) {
+pub(crate) async fn idle(app: &App) {
     app.wait_for(
         "the turn to end",
         "return document.querySelector('[data-testid=turn-status]')?.dataset.running === 'false';",
@@ -140,7 +140,7 @@ async fn idle(app: &App) {
 }
 
 /// How many approval dialogs are open.
-async fn dialogs(app: &App) -> u64 {
+pub(crate) async fn dialogs(app: &App) -> u64 {
     app.eval(
         "return document.querySelectorAll('[data-testid=approval-dialog]').length;",
         json!([]),
@@ -151,7 +151,7 @@ async fn dialogs(app: &App) -> u64 {
     .unwrap()
 }
 
-fn write_call(id: &str, path: &str, content: &str) -> Turn {
+pub(crate) fn write_call(id: &str, path: &str, content: &str) -> Turn {
     Turn::tool_calls(vec![ToolCall::new(
         id,
         "write_file",
@@ -159,7 +159,7 @@ fn write_call(id: &str, path: &str, content: &str) -> Turn {
     )])
 }
 
-fn after_tool(id: &str) -> Expect {
+pub(crate) fn after_tool(id: &str) -> Expect {
     Expect::new().last_role("tool").last_tool_call_id(id)
 }
 

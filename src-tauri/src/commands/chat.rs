@@ -74,5 +74,5 @@ pub fn cancel_turn(state: State<'_, AppState>) -> Result<(), CommandError> {
 /// The open project's tools (built-in and MCP) with their levels and policies.
 #[tauri::command]
 pub fn list_tools(state: State<'_, AppState>) -> Result<Vec<ToolInfo>, CommandError> {
-    Ok(state.current()?.tools().tools())
+    state.list_tools()
 }

@@ -49,6 +49,7 @@ pub use coerce::ArgumentProblem;
 pub use command_scope::command_scope;
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
+pub use fsutil::atomic::{AtomicWriteError, write_atomic};
 pub use gantry_tools_macros::tool;
 pub use gate::{Decider, Decision, DecisionKind};
 pub use ledger::{FileLedger, FileStamp, Freshness};

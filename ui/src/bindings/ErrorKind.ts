@@ -3,4 +3,4 @@
 /**
  * What kind of failure a command reports.
  */
-export type ErrorKind = "no_project" | "not_found" | "not_a_directory" | "not_a_file" | "outside_project" | "ignored" | "symlink" | "invalid_input" | "unknown_dialog" | "io" | "busy" | "provider" | "internal";
+export type ErrorKind = "no_project" | "not_found" | "not_a_directory" | "not_a_file" | "outside_project" | "ignored" | "symlink" | "invalid_input" | "unknown_dialog" | "io" | "busy" | "provider" | "needs_confirmation" | "internal";

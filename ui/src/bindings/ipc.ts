@@ -2,12 +2,16 @@
 // type and run `npm run bindings`.
 
 import type { AnswerQuestionRequest } from "./AnswerQuestionRequest";
+import type { AuditEntryView } from "./AuditEntryView";
+import type { AuditExport } from "./AuditExport";
+import type { AuditRequest } from "./AuditRequest";
 import type { ChatEvent } from "./ChatEvent";
 import type { ChatView } from "./ChatView";
 import type { CommandError } from "./CommandError";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
 import type { FilePreview } from "./FilePreview";
+import type { GrantView } from "./GrantView";
 import type { LaunchState } from "./LaunchState";
 import type { ListDirRequest } from "./ListDirRequest";
 import type { McpPanel } from "./McpPanel";
@@ -22,10 +26,12 @@ import type { ProviderSettings } from "./ProviderSettings";
 import type { RecentProject } from "./RecentProject";
 import type { RenameSessionRequest } from "./RenameSessionRequest";
 import type { ResolveApprovalRequest } from "./ResolveApprovalRequest";
+import type { RevokeGrantRequest } from "./RevokeGrantRequest";
 import type { SaveProviderRequest } from "./SaveProviderRequest";
 import type { SendMessageRequest } from "./SendMessageRequest";
 import type { SessionRequest } from "./SessionRequest";
 import type { SessionSummary } from "./SessionSummary";
+import type { SetToolPolicyRequest } from "./SetToolPolicyRequest";
 import type { ToolInfo } from "./ToolInfo";
 import type { TreeChanged } from "./TreeChanged";
 import type { TreeEntry } from "./TreeEntry";
@@ -60,6 +66,12 @@ export type Commands = {
   save_provider: { request: SaveProviderRequest; response: ProviderSettings };
   probe_provider: { request: ProbeProviderRequest; response: ProviderProbe };
   delete_provider_key: { request: ProviderNameRequest; response: ProviderSettings };
+  set_tool_policy: { request: SetToolPolicyRequest; response: Array<ToolInfo> };
+  reset_tool_policies: { request: null; response: Array<ToolInfo> };
+  session_grants: { request: null; response: Array<GrantView> };
+  revoke_grant: { request: RevokeGrantRequest; response: Array<GrantView> };
+  audit_log: { request: AuditRequest; response: Array<AuditEntryView> };
+  export_audit: { request: AuditRequest; response: AuditExport | null };
 };
 
 /** Every event the backend sends, by name: its payload. */
@@ -103,6 +115,12 @@ export const COMMAND_NAMES = [
   "save_provider",
   "probe_provider",
   "delete_provider_key",
+  "set_tool_policy",
+  "reset_tool_policies",
+  "session_grants",
+  "revoke_grant",
+  "audit_log",
+  "export_audit",
 ] as const;
 
 /** The names of all events. */

@@ -1,0 +1,96 @@
+// The Tools panel's logic: tools grouped by where they come from, each policy compared with its
+// level's default, and the panel's labels. The components only render what these return.
+
+import type { PermissionLevel } from "../bindings/PermissionLevel";
+import type { Policy } from "../bindings/Policy";
+import type { ToolInfo } from "../bindings/ToolInfo";
+
+/** The three choices, in the order the segmented control shows them. */
+export const POLICIES: readonly Policy[] = ["disabled", "ask", "auto"];
+
+/** Tools of one source: the built-ins, or one MCP server's. */
+export interface ToolGroup {
+  /** Stable key: `builtin` or `mcp:<server>`. */
+  key: string;
+  /** The heading: "Built-in" or "MCP: <server>". */
+  label: string;
+  tools: ToolInfo[];
+}
+
+/** The policy a tool of `level` has until the user picks one (mirrors the engine's table). */
+export function defaultPolicy(level: PermissionLevel): Policy {
+  switch (level) {
+    case "safe":
+      return "auto";
+    case "sensitive":
+      return "ask";
+    case "dangerous":
+      return "disabled";
+  }
+}
+
+/** True when the tool's policy is its level's default. */
+export function isDefault(tool: Pick<ToolInfo, "level" | "policy">): boolean {
+  return tool.policy === defaultPolicy(tool.level);
+}
+
+/** How many tools differ from their defaults. */
+export function changedCount(tools: readonly ToolInfo[]): number {
+  return tools.filter((tool) => !isDefault(tool)).length;
+}
+
+/** "Built-in" first, then one group per MCP server in name order; tools by name within each. */
+export function groupTools(tools: readonly ToolInfo[]): ToolGroup[] {
+  const groups = new Map<string, ToolGroup>();
+  for (const tool of tools) {
+    const key = tool.source.kind === "builtin" ? "builtin" : `mcp:${tool.source.server}`;
+    const label = tool.source.kind === "builtin" ? "Built-in" : `MCP: ${tool.source.server}`;
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { key, label, tools: [] };
+      groups.set(key, group);
+    }
+    group.tools.push(tool);
+  }
+  const sorted = [...groups.values()].sort((a, b) => {
+    if (a.key === "builtin") return -1;
+    if (b.key === "builtin") return 1;
+    return a.key.localeCompare(b.key);
+  });
+  for (const group of sorted) group.tools.sort((a, b) => a.name.localeCompare(b.name));
+  return sorted;
+}
+
+/** "Disabled", "Ask", "Auto". */
+export function policyLabel(policy: Policy): string {
+  switch (policy) {
+    case "disabled":
+      return "Disabled";
+    case "ask":
+      return "Ask";
+    case "auto":
+      return "Auto";
+  }
+}
+
+/** What a policy means, for the control's tooltip. */
+export function policyHint(policy: Policy): string {
+  switch (policy) {
+    case "disabled":
+      return "The model cannot call it";
+    case "ask":
+      return "Ask me before each call";
+    case "auto":
+      return "Run without asking";
+  }
+}
+
+/** The first non-empty line of a description (the rest shows on expand). */
+export function firstLine(description: string): string {
+  return description.split("\n").map((line) => line.trim()).find((line) => line !== "") ?? "";
+}
+
+/** True when moving a tool of `level` to `policy` turns a DANGEROUS tool on (needs a confirm). */
+export function needsConfirmation(level: PermissionLevel, policy: Policy): boolean {
+  return level === "dangerous" && policy !== "disabled";
+}
