@@ -14,51 +14,17 @@
 
 use std::path::{Path, PathBuf};
 
-/// The app's own commands. Each gets `allow-<name>` and `deny-<name>` permissions; the
-/// capability in `src-tauri/capabilities/` grants them. Keep in step with
-/// `gantry_app::commands::COMMAND_NAMES` (a unit test compares the two).
-const COMMANDS: &[&str] = &[
-    "launch_state",
-    "recent_projects",
-    "open_project",
-    "pick_project_folder",
-    "close_project",
-    "list_dir",
-    "tree_status",
-    "read_preview",
-    "pending_dialogs",
-    "resolve_approval",
-    "answer_question",
-    "list_sessions",
-    "chat_state",
-    "open_session",
-    "new_session",
-    "rename_session",
-    "delete_session",
-    "send_message",
-    "cancel_turn",
-    "list_tools",
-    "mcp_servers",
-    "restart_mcp_server",
-    "trust_project_mcp",
-    "provider_settings",
-    "save_provider",
-    "probe_provider",
-    "delete_provider_key",
-    "set_tool_policy",
-    "reset_tool_policies",
-    "session_grants",
-    "revoke_grant",
-    "audit_log",
-    "export_audit",
-];
+// The app's own commands (`COMMAND_NAMES`): each gets `allow-<name>` and `deny-<name>`
+// permissions, which the capability in `src-tauri/capabilities/` grants.
+include!("src/commands/names.rs");
 
 fn main() {
     println!("cargo:rerun-if-changed=src-tauri/capabilities");
     println!("cargo:rerun-if-changed=src-tauri/build.rs");
+    println!("cargo:rerun-if-changed=src-tauri/src/commands/names.rs");
     let attributes = tauri_build::Attributes::new()
         .capabilities_path_pattern("./src-tauri/capabilities/**/*.json")
-        .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS))
+        .app_manifest(tauri_build::AppManifest::new().commands(COMMAND_NAMES))
         .config_path(config_path())
         .codegen(tauri_build::CodegenContext::new());
     if let Err(error) = tauri_build::try_build(attributes) {
