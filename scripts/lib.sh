@@ -77,3 +77,12 @@ build_ui() {
     echo "==> ui: npm ci && npm run build"
     (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run build --silent)
 }
+
+# Makes the Tauri CLI (`cargo tauri`) available: installs it from crates.io when it is missing.
+# It bundles the .deb (its deb bundler is built in: nothing else is downloaded) and generates the
+# icons from icons/icon.svg.
+ensure_tauri_cli() {
+    cargo tauri --version >/dev/null 2>&1 && return 0
+    echo "==> installing the Tauri CLI (cargo install tauri-cli)"
+    cargo install tauri-cli --version '^2' --locked
+}
