@@ -1,6 +1,7 @@
 //! The MCP servers panel with the official servers from the npm registry: a user-wide server
-//! connects, a project `.mcp.json` waits for the user's trust showing what it would run, Restart
-//! starts a server again, and closing the app leaves no server process behind.
+//! connects while a broken one shows "failed" with its stderr, a project `.mcp.json` waits for
+//! the user's trust showing what it would run, Restart starts a server again, and closing the
+//! app leaves no server process behind.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -63,7 +64,13 @@ async fn mcp_servers_connect_wait_for_trust_restart_and_stop_with_the_app() {
     let everything = npm_server("server-everything");
     write_json(
         &data.path().join("config/gantry/mcp.json"),
-        &json!({"mcpServers": {"everything": {"command": "node", "args": [everything, "stdio"]}}}),
+        &json!({"mcpServers": {
+            "everything": {"command": "node", "args": [everything, "stdio"]},
+            // A server that cannot start: it says why on stderr and exits.
+            "broken": {"command": "node", "args": [
+                "-e", "console.error('boom: BROKEN_TOKEN is not set'); process.exit(1)"
+            ]}
+        }}),
     );
     let filesystem = npm_server("server-filesystem");
     write_json(
@@ -78,6 +85,22 @@ async fn mcp_servers_connect_wait_for_trust_restart_and_stop_with_the_app() {
     app.wait_for_css("[data-testid=mcp-panel]").await.unwrap();
     server_state(&app, "everything", "connected").await;
     server_state(&app, "files", "untrusted").await;
+    // The broken one shows "failed" with its stderr, and does not stop the others.
+    let stderr = app
+        .wait_for(
+            "the broken server failed with its stderr",
+            "const server = document.querySelector('[data-testid=mcp-server][data-name=broken][data-state=failed]');\
+             const text = server?.querySelector('[data-testid=mcp-stderr]')?.textContent ?? '';\
+             return text.includes('boom') ? text : null;",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert!(
+        stderr.as_str().unwrap().contains("BROKEN_TOKEN is not set"),
+        "{stderr}"
+    );
+    app.screenshot("broken-server-failed").await.unwrap();
     let request = app
         .eval(
             "return document.querySelector('[data-testid=mcp-trust-request]').textContent;",
@@ -136,7 +159,11 @@ async fn mcp_servers_connect_wait_for_trust_restart_and_stop_with_the_app() {
         let now = panel(&app).await;
         if let Some(pid) = pid_of(&now, "everything")
             && pid != before
-            && now["servers"][0]["state"] == "connected"
+            && now["servers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|server| server["name"] == "everything" && server["state"] == "connected")
         {
             break pid;
         }

@@ -171,6 +171,14 @@ async fn tool_policies_take_effect_at_once_persist_and_reset() {
         Some(&Policy::Ask)
     );
 
+    // The choices survive a restart of the app.
+    close_tools(&app).await;
+    app.quit().await.unwrap();
+    app = rig.launch("panels-tools", false).await;
+    open_tools(&app).await;
+    shows(&app, "write_file", "auto").await;
+    shows(&app, "run_command", "ask").await;
+
     // Reset to defaults: the panel and the database are back to the levels' defaults.
     app.click("[data-testid=tools-reset]").await.unwrap();
     shows(&app, "run_command", "disabled").await;
@@ -310,7 +318,9 @@ async fn the_audit_view_lists_and_filters_the_projects_tool_calls() {
             json!({"command": "echo hi"}),
         )])
         .expect(Expect::new().last_contains("third")),
-        Turn::text("run_command is disabled.").expect(after_tool("call_cmd")),
+        // The model reads that the tool is disabled.
+        Turn::text("run_command is disabled.")
+            .expect(after_tool("call_cmd").last_contains("[disabled]")),
     ])
     .await;
     let mut app = rig.launch("panels-audit", true).await;
