@@ -14,17 +14,8 @@ const { call, handlers } = vi.hoisted(() => ({
 }));
 
 vi.mock("../src/lib/ipc", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("../src/lib/ipc")>();
-  return {
-    ...actual,
-    call,
-    on: (event: string, handler: (payload: unknown) => void) => {
-      handlers.set(event, handler);
-      return Promise.resolve(() => {
-        handlers.delete(event);
-      });
-    },
-  };
+  const { mockedIpc } = await import("./support/ipc-mock");
+  return mockedIpc(await importOriginal(), call, handlers);
 });
 
 function approval(id: number, tool = "write_file"): DialogRequest {
