@@ -135,6 +135,14 @@ fn view(config: &ProviderConfig, saved: bool) -> ProviderView {
     }
 }
 
+/// The environment variable that holds provider `name`'s key when the keychain has none: the
+/// preset's (`OPENAI_API_KEY`), else `NAME_API_KEY`.
+fn key_variable(name: &str) -> String {
+    ProviderConfig::preset(name)
+        .and_then(|preset| preset.api_key_env)
+        .unwrap_or_else(|| gantry_store::ProviderConfig::default_api_key_env(name))
+}
+
 fn provider_error(error: impl std::fmt::Display) -> CommandError {
     CommandError::new(ErrorKind::Provider, error.to_string())
 }
@@ -200,12 +208,7 @@ pub async fn save(
         name: name.to_owned(),
         base_url: request.base_url.trim().to_owned(),
         model: request.model.trim().to_owned(),
-        api_key_env: Some(
-            preset
-                .as_ref()
-                .and_then(|preset| preset.api_key_env.clone())
-                .unwrap_or_else(|| gantry_store::ProviderConfig::default_api_key_env(name)),
-        ),
+        api_key_env: Some(key_variable(name)),
         context_window: request
             .context_window
             .or_else(|| preset.as_ref().map(|preset| preset.context_window)),
@@ -261,14 +264,11 @@ pub async fn probe(
     let key = match typed {
         Some(key) => Some(key),
         None => {
-            let api_key_env = ProviderConfig::preset(name)
-                .and_then(|preset| preset.api_key_env)
-                .unwrap_or_else(|| gantry_store::ProviderConfig::default_api_key_env(name));
             let saved = gantry_store::ProviderConfig {
                 name: name.to_owned(),
                 base_url: request.base_url.clone(),
                 model: String::new(),
-                api_key_env: Some(api_key_env),
+                api_key_env: Some(key_variable(name)),
                 context_window: None,
             };
             match secrets.api_key_for(&saved).await {

@@ -144,7 +144,6 @@ pub struct AppState {
     project: Mutex<Option<Arc<OpenProject>>>,
     launch_error: Mutex<Option<LaunchError>>,
     next_project_id: AtomicU32,
-    layout: Mutex<Option<WindowLayout>>,
     layout_generation: Arc<AtomicU32>,
 }
 
@@ -170,7 +169,6 @@ impl AppState {
             project: Mutex::new(None),
             launch_error: Mutex::new(None),
             next_project_id: AtomicU32::new(0),
-            layout: Mutex::new(None),
             layout_generation: Arc::new(AtomicU32::new(0)),
         }
     }
@@ -180,12 +178,9 @@ impl AppState {
         &self.store
     }
 
-    /// Notes the window's current layout and saves it once it has stayed the same for a
+    /// Saves the window's layout once it has stayed the same for a
     /// moment (a drag sends many sizes; the last one is kept). Needs a tokio runtime.
     pub fn set_layout(&self, layout: WindowLayout) {
-        if let Ok(mut slot) = self.layout.lock() {
-            *slot = Some(layout);
-        }
         let generation = self.layout_generation.fetch_add(1, Ordering::Relaxed) + 1;
         let latest = Arc::clone(&self.layout_generation);
         let store = self.store.clone();
@@ -202,11 +197,6 @@ impl AppState {
                 tracing::warn!(%error, "cannot remember the window's size");
             }
         });
-    }
-
-    /// The window's last noted layout.
-    pub fn layout(&self) -> Option<WindowLayout> {
-        self.layout.lock().ok().and_then(|slot| *slot)
     }
 
     /// The pending approvals and questions.
