@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 
+import { translate } from "../src/lib/i18n.svelte";
 import { isHelpKey, SHORTCUTS } from "../src/lib/shortcuts";
 
 function key(value: string, target: unknown = { tagName: "BODY" }, modifiers: Partial<KeyboardEvent> = {}) {
@@ -27,9 +28,17 @@ describe("the help key", () => {
   });
 
   it("lists the chat's and the dialogs' shortcuts", () => {
-    const all = SHORTCUTS.flatMap((group) => group.items.map((item) => `${group.area}: ${item.keys}`));
+    const all = SHORTCUTS.flatMap((group) =>
+      group.items.map((item) => `${translate("en", group.area)}: ${item.keys}`),
+    );
     expect(all).toContain("Chat: Esc");
     expect(all).toContain("Approval dialog: Enter");
-    expect(all).toContain("Everywhere: F1 or ?");
+    expect(all).toContain("Everywhere: F1 / ?");
+  });
+
+  it("reads in Chinese too", () => {
+    const chat = SHORTCUTS.find((group) => group.area === "shortcuts.area.chat");
+    expect(chat && translate("zh-CN", chat.area)).toBe("对话");
+    expect(chat && chat.items.map((item) => translate("zh-CN", item.action))).toContain("发送消息");
   });
 });

@@ -1,42 +1,45 @@
 // The keyboard shortcuts: the list the help overlay shows, and the key that opens it.
 
-/** One shortcut as the help overlay lists it. */
+import type { MessageKey } from "./locales/en";
+
+/** One shortcut as the help overlay lists it: its keys (as typed) and what it does (a message
+ *  key, so the overlay reads in the UI's language). */
 export interface Shortcut {
   readonly keys: string;
-  readonly action: string;
+  readonly action: MessageKey;
 }
 
-/** Every shortcut, grouped by where it applies. */
-export const SHORTCUTS: readonly { readonly area: string; readonly items: readonly Shortcut[] }[] = [
+/** Every shortcut, grouped by where it applies (`area` is a message key too). */
+export const SHORTCUTS: readonly { readonly area: MessageKey; readonly items: readonly Shortcut[] }[] = [
   {
-    area: "Chat",
+    area: "shortcuts.area.chat",
     items: [
-      { keys: "Enter", action: "Send the message" },
-      { keys: "Shift+Enter", action: "New line in the message" },
-      { keys: "Esc", action: "Stop the running turn" },
+      { keys: "Enter", action: "shortcuts.send" },
+      { keys: "Shift+Enter", action: "shortcuts.newLine" },
+      { keys: "Esc", action: "shortcuts.stop" },
     ],
   },
   {
-    area: "Approval dialog",
+    area: "shortcuts.area.approval",
     items: [
-      { keys: "Enter", action: "Allow once" },
-      { keys: "Esc", action: "Deny (with the reason typed, if any)" },
-      { keys: "Tab", action: "Move to Allow for this session and the other choices" },
+      { keys: "Enter", action: "shortcuts.allowOnce" },
+      { keys: "Esc", action: "shortcuts.deny" },
+      { keys: "Tab", action: "shortcuts.moreChoices" },
     ],
   },
   {
-    area: "Question from the model",
+    area: "shortcuts.area.question",
     items: [
-      { keys: "Enter", action: "Send the answer typed" },
-      { keys: "Esc", action: "Dismiss" },
+      { keys: "Enter", action: "shortcuts.sendAnswer" },
+      { keys: "Esc", action: "shortcuts.dismiss" },
     ],
   },
   {
-    area: "Everywhere",
+    area: "shortcuts.area.everywhere",
     items: [
-      { keys: "F1 or ?", action: "Show or hide this help" },
-      { keys: "Esc", action: "Close a panel or a dialog" },
-      { keys: "Tab / Shift+Tab", action: "Move between controls" },
+      { keys: "F1 / ?", action: "shortcuts.help" },
+      { keys: "Esc", action: "shortcuts.closePanel" },
+      { keys: "Tab / Shift+Tab", action: "shortcuts.moveFocus" },
     ],
   },
 ];

@@ -1,0 +1,112 @@
+// The UI's language: English or Simplified Chinese, following the system unless the user chose
+// one in Settings. Every string the user reads goes through `t`, whose keys are the English
+// catalog's; the Chinese catalog must have exactly the same keys (the compiler checks) and the
+// same `{placeholders}` (a test checks). Text that comes from the engine (errors, tool output,
+// the model's words) is shown as it comes.
+
+import { en, type MessageKey } from "./locales/en";
+import { zhCN } from "./locales/zh-CN";
+
+/** A language the UI is written in. */
+export type Locale = "en" | "zh-CN";
+
+/** What the user chose in Settings: a language, or whatever the system uses. */
+export type LanguageChoice = Locale | "system";
+
+/** The languages offered, each named in itself. */
+export const LANGUAGES: readonly { readonly value: Locale; readonly name: string }[] = [
+  { value: "en", name: "English" },
+  { value: "zh-CN", name: "简体中文" },
+];
+
+const CATALOGS: Readonly<Record<Locale, Readonly<Record<MessageKey, string>>>> = {
+  en,
+  "zh-CN": zhCN,
+};
+
+/** Where the choice is kept in the webview (it is a preference of this machine's UI only). */
+export const STORAGE_KEY = "gantry.language";
+
+/** The language for the system's preferred languages (`navigator.languages`): any Chinese
+ *  reads the Simplified catalog (closer than English for a Traditional reader too). */
+export function localeFor(preferred: readonly string[]): Locale {
+  for (const tag of preferred) {
+    const lower = tag.toLowerCase();
+    if (lower === "zh" || lower.startsWith("zh-") || lower.startsWith("zh_")) return "zh-CN";
+    if (lower === "en" || lower.startsWith("en-") || lower.startsWith("en_")) return "en";
+  }
+  return "en";
+}
+
+function systemLanguages(): readonly string[] {
+  if (typeof navigator === "undefined") return [];
+  return navigator.languages.length > 0 ? navigator.languages : [navigator.language];
+}
+
+function readChoice(): LanguageChoice {
+  try {
+    const saved = localStorage.getItem(STORAGE_KEY);
+    if (saved === "en" || saved === "zh-CN") return saved;
+  } catch {
+    // Storage can be unavailable (private mode, tests): follow the system.
+  }
+  return "system";
+}
+
+const state = $state<{ choice: LanguageChoice; locale: Locale }>({ choice: "system", locale: "en" });
+
+function apply(choice: LanguageChoice): void {
+  state.choice = choice;
+  state.locale = choice === "system" ? localeFor(systemLanguages()) : choice;
+  if (typeof document !== "undefined") document.documentElement.lang = state.locale;
+}
+
+apply(readChoice());
+
+/** The language the UI shows now. */
+export function currentLocale(): Locale {
+  return state.locale;
+}
+
+/** What the user chose (`system` unless they picked a language). */
+export function languageChoice(): LanguageChoice {
+  return state.choice;
+}
+
+/** Switches the UI's language at once and remembers the choice. */
+export function setLanguage(choice: LanguageChoice): void {
+  try {
+    if (choice === "system") localStorage.removeItem(STORAGE_KEY);
+    else localStorage.setItem(STORAGE_KEY, choice);
+  } catch {
+    // Not remembered, but still applied for this run.
+  }
+  apply(choice);
+}
+
+/** Values put into a message's `{placeholders}`. A `count` of 1 picks the `_one` form when the
+ *  catalog has one. */
+export type MessageParams = Readonly<Record<string, string | number>>;
+
+/** The text of `key` in the current language, with `params` filled in. */
+export function t(key: MessageKey, params?: MessageParams): string {
+  return translate(state.locale, key, params);
+}
+
+/** The text of `key` in `locale` (what `t` does, for a given language). */
+export function translate(locale: Locale, key: MessageKey, params?: MessageParams): string {
+  const catalog = CATALOGS[locale];
+  const singular = `${key}_one`;
+  const template =
+    params?.count === 1 && singular in catalog ? catalog[singular as MessageKey] : catalog[key];
+  if (params === undefined) return template;
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = params[name];
+    return value === undefined ? whole : String(value);
+  });
+}
+
+/** The `{placeholders}` a template uses, sorted (for the catalog test). */
+export function placeholders(template: string): string[] {
+  return [...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? "").sort();
+}

@@ -1,0 +1,63 @@
+// Every word a user reads in a component comes from the catalogs: this scans the components'
+// markup for literal text and for literal `aria-label`, `title`, `placeholder` and `alt`
+// attributes, so a string added in English only fails here rather than in front of a Chinese
+// reader.
+
+/// <reference types="vite/client" />
+
+import { describe, expect, it } from "vitest";
+
+/** Every component's source, by path. */
+const SOURCES: Readonly<Record<string, string>> = import.meta.glob(["../src/App.svelte", "../src/components/*.svelte"], {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
+
+/** Words that read the same in every language: names, formats, symbols. */
+const NAMES = /\b(Gantry|MCP|JSON|JSONL|OpenAI|OpenRouter|DeepSeek|Ollama|LM Studio|llama\.cpp|URL|API|stdio|http|sse|Enter|Esc|Tab|Shift|F1)\b/g;
+
+/** The markup of a component without its script, style and `{expressions}`. */
+function markup(source: string): string {
+  let text = source
+    .replace(/<script[\s\S]*?<\/script>/g, "")
+    .replace(/<style[\s\S]*?<\/style>/g, "")
+    // Code and keys are shown as they are typed.
+    .replace(/<(code|kbd)>[\s\S]*?<\/\1>/g, " ");
+  // Innermost braces first, until none are left.
+  for (let previous = ""; previous !== text; ) {
+    previous = text;
+    text = text.replace(/\{[^{}]*\}/g, " ");
+  }
+  return text;
+}
+
+/** The literal texts a user would read in `source`. */
+function literalTexts(source: string): string[] {
+  const body = markup(source);
+  const found: string[] = [];
+  for (const match of body.matchAll(/>([^<>]*)</g)) found.push(match[1] ?? "");
+  for (const match of body.matchAll(/\b(?:aria-label|title|placeholder|alt)="([^"]*)"/g)) found.push(match[1] ?? "");
+  return found
+    .map((text) => text.replace(NAMES, "").trim())
+    .filter((text) => /[A-Za-z]{2,}/.test(text));
+}
+
+describe("the components", () => {
+  it("finds literal text (the scanner works)", () => {
+    expect(literalTexts('<p class="x">Hello there</p><button aria-label="Close">{t("a")}</button>')).toEqual([
+      "Hello there",
+      "Close",
+    ]);
+    expect(literalTexts('<p>{t("a")}</p><code>cargo</code><span>Gantry</span>')).toEqual([]);
+  });
+
+  it("have no text outside the catalogs", () => {
+    const files = Object.entries(SOURCES);
+    expect(files.length).toBeGreaterThan(20);
+    const left = files.flatMap(([file, source]) =>
+      literalTexts(source).map((text) => `${file.split("/").pop() ?? file}: ${text}`),
+    );
+    expect(left).toEqual([]);
+  });
+});
