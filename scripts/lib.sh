@@ -39,6 +39,10 @@ BUILD_PACKAGES=(build-essential pkg-config libssl-dev libwebkit2gtk-4.1-dev liba
 # and WebKitGTK's WebDriver (WebKitWebDriver).
 E2E_PACKAGES=(xvfb xauth dbus webkit2gtk-driver)
 
+# A font with Chinese characters: the UI reads in Simplified Chinese when the system (or the
+# user) asks for it, and a machine without any CJK font would draw boxes.
+CJK_FONT_PACKAGES=(fonts-wqy-microhei)
+
 # The oldest Node.js the UI's toolchain (Vite 7) supports.
 NODE_MIN_MAJOR=20
 NODE_MIN_MINOR=19
