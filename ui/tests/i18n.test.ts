@@ -72,5 +72,14 @@ describe("filling a message", () => {
     const template = "shortcuts.send" satisfies MessageKey;
     expect(translate("en", template)).toBe("Send the message");
     expect(translate("en", template, { unused: 1 })).toBe("Send the message");
+    expect(translate("en", "activity.runningTool")).toBe("Running {tool}…");
+    expect(translate("zh-CN", "activity.runningTool", { tool: "run_command" })).toBe("正在运行 run_command…");
+  });
+
+  it("picks the singular form for a count of one", () => {
+    expect(translate("en", "mcpGlance.ready", { count: 1 })).toBe("MCP · 1 tool");
+    expect(translate("en", "mcpGlance.ready", { count: 3 })).toBe("MCP · 3 tools");
+    expect(translate("en", "mcpGlance.ready", { count: 0 })).toBe("MCP · 0 tools");
+    expect(translate("zh-CN", "mcpGlance.ready", { count: 1 })).toBe("MCP · 1 个工具");
   });
 });
