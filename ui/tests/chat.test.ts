@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 
 import type { ChatEvent } from "../src/bindings/ChatEvent";
 import type { Message } from "../src/bindings/Message";
@@ -14,12 +14,14 @@ import {
   fromTranscript,
   fromView,
   isLongResult,
+  noticeText,
   prettyArguments,
   sendFailed,
   sent,
   statusFromText,
   type ToolCard,
 } from "../src/lib/chat";
+import { setLanguage } from "../src/lib/i18n.svelte";
 
 const PROJECT = 7;
 const SESSION = "s-1";
@@ -255,8 +257,10 @@ describe("retries, cancellation, errors", () => {
     expect(assistants(state).map((reply) => reply.text)).toEqual(["Reading."]);
     const [retry] = notices(state);
     expect(retry?.notice).toBe("retrying");
-    expect(retry?.text).toContain("HTTP 429: slow down");
-    expect(retry?.text).toContain("attempt 1 of 3");
+    const said = retry ? noticeText(retry) : "";
+    expect(said).toContain("HTTP 429: slow down");
+    expect(said).toContain("retrying in 1.5 s");
+    expect(said).toContain("attempt 1 of 3");
 
     state = play(state, { type: "text_delta", text: "The answer is 42." }, completed);
     expect(assistants(state).map((reply) => reply.text)).toEqual(["Reading.", "The answer is 42."]);
@@ -273,7 +277,7 @@ describe("retries, cancellation, errors", () => {
     expect(state.running).toBe(false);
     expect(assistants(state)[0]).toMatchObject({ text: "Let me check", status: "cancelled", live: false });
     expect(cards(state)[0]?.status).toBe("cancelled");
-    expect(notices(state).map((notice) => notice.notice)).toEqual(["cancelled"]);
+    expect(notices(state).map((notice) => [notice.notice, noticeText(notice)])).toEqual([["cancelled", "Cancelled."]]);
   });
 
   it("shows the step limit's and a fatal error's message once", () => {
@@ -307,7 +311,45 @@ describe("retries, cancellation, errors", () => {
       estimatedTokens: 7000,
       budgetTokens: 8192,
     });
-    expect(notices(state)[0]?.text).toContain("4 older messages left out, 2 tool results shortened");
+    const [fitted] = notices(state);
+    expect(fitted && noticeText(fitted)).toContain("4 older messages left out, 2 tool results shortened");
+    expect(fitted && noticeText(fitted)).toContain("about 7000 of 8192 tokens");
+  });
+
+  it("notes one dropped message in the singular", () => {
+    const state = play(shown(), started, {
+      type: "context_shortened",
+      shortened: 0,
+      dropped: 1,
+      estimatedTokens: 100,
+      budgetTokens: 200,
+    });
+    const [fitted] = notices(state);
+    expect(fitted && noticeText(fitted)).toBe(
+      "The conversation was fitted into the context window: 1 older message left out; about 100 of 200 tokens.",
+    );
+  });
+
+  describe("in Chinese", () => {
+    afterEach(() => {
+      setLanguage("system");
+    });
+
+    it("words the UI's notices in the language shown, even after they arrived; the engine's stay as they came", () => {
+      const state = play(
+        shown(),
+        started,
+        { type: "context_shortened", shortened: 2, dropped: 4, estimatedTokens: 7000, budgetTokens: 8192 },
+        { type: "retrying", attempt: 2, maxRetries: 3, delayMs: 12_000, reason: "HTTP 503" },
+        { type: "turn_finished", reason: "step_limit", steps: 25, message: "Stopped after 25 steps." },
+      );
+      setLanguage("zh-CN");
+      expect(notices(state).map(noticeText)).toEqual([
+        "对话已压缩以放入上下文窗口：省略了 4 条较早的消息，截短了 2 个工具结果；约 7000 个 token，上限 8192。",
+        "提供方请求失败（HTTP 503），12 秒后重试（第 2 次，共 3 次）。",
+        "Stopped after 25 steps.",
+      ]);
+    });
   });
 });
 

@@ -6,6 +6,8 @@ import type { Decider } from "../bindings/Decider";
 import type { Decision } from "../bindings/Decision";
 import type { DecisionKind } from "../bindings/DecisionKind";
 import type { ObservationKind } from "../bindings/ObservationKind";
+import { t } from "./i18n.svelte";
+import type { MessageKey } from "./locales/en";
 
 /** The filter selects; `""` means any. */
 export interface AuditFilterForm {
@@ -55,36 +57,57 @@ export function parseOutcome(value: string): ObservationKind | "" {
   return (OUTCOMES as readonly string[]).includes(value) ? (value as ObservationKind) : "";
 }
 
+const DECISION_LABELS: Readonly<Record<DecisionKind, MessageKey>> = {
+  auto: "decision.auto",
+  allowed_once: "decision.allowedOnce",
+  allowed_for_session: "decision.allowedForSession",
+  denied: "decision.denied",
+  disabled: "decision.disabled",
+  not_evaluated: "decision.notEvaluated",
+};
+
+const OUTCOME_LABELS: Readonly<Record<ObservationKind, MessageKey>> = {
+  ok: "outcome.ok",
+  error: "outcome.error",
+  denied: "outcome.denied",
+  disabled: "outcome.disabled",
+  bad_arguments: "outcome.badArguments",
+  cancelled: "outcome.cancelled",
+};
+
 /** "auto", "allowed once", "allowed for session", "denied", "disabled", "not evaluated". */
 export function decisionLabel(kind: DecisionKind): string {
-  return kind.replaceAll("_", " ");
+  return t(DECISION_LABELS[kind]);
 }
 
-/** "ok", "error", "bad arguments", ... */
+/** "ok", "error", "bad arguments", ... (a tool card's ended states read the same). */
 export function outcomeLabel(kind: ObservationKind): string {
-  return kind.replaceAll("_", " ");
+  return t(OUTCOME_LABELS[kind]);
 }
 
 /** Who decided, as a sentence fragment. */
 export function deciderLabel(by: Decider): string {
   switch (by) {
     case "policy":
-      return "project policy";
+      return t("decider.policy");
     case "session_grant":
-      return "session grant";
+      return t("decider.sessionGrant");
     case "user":
-      return "you";
+      return t("decider.user");
     case "no_approver":
-      return "nobody to ask";
+      return t("decider.noApprover");
     case "engine":
+      // A name: the same in every language.
       return "Gantry";
   }
 }
 
-/** "denied by you: not today", "auto by project policy". */
+/** "denied by you: not today", "auto by project policy" (the detail is the engine's words). */
 export function describeDecision(decision: Decision): string {
-  const base = `${decisionLabel(decision.kind)} by ${deciderLabel(decision.by)}`;
-  return decision.detail ? `${base}: ${decision.detail}` : base;
+  const params = { decision: decisionLabel(decision.kind), decider: deciderLabel(decision.by) };
+  return decision.detail
+    ? t("audit.decidedByWithDetail", { ...params, detail: decision.detail })
+    : t("audit.decidedBy", params);
 }
 
 /** The unique tool names of `entries`, sorted (for the tool filter). */

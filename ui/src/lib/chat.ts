@@ -1,7 +1,8 @@
 // The chat as the panel renders it: a list of items (user messages, assistant messages with
 // their tool cards, notices) built from the stored transcript and then kept current by the
-// turn's events. Pure functions over immutable values, no Svelte, no Tauri: the panel holds one
-// `ChatState` and replaces it with what these functions return.
+// turn's events. Pure functions over immutable values, no Tauri: the panel holds one
+// `ChatState` and replaces it with what these functions return. A notice the UI words itself
+// keeps its message (key and numbers), put into the UI's language when it is shown.
 //
 // Two sources, one shape:
 // - `fromTranscript` reads the messages the store kept. A tool message answers an assistant
@@ -21,6 +22,8 @@ import type { ObservationKind } from "../bindings/ObservationKind";
 import type { TokenUsage } from "../bindings/TokenUsage";
 import type { ToolCall } from "../bindings/ToolCall";
 import type { TurnEvent } from "../bindings/TurnEvent";
+import { formatSeconds } from "./format";
+import { tText, type UiText } from "./i18n.svelte";
 
 /** A tool card's state: still going, or how it ended. */
 export type ToolStatus = "running" | "awaiting_approval" | ObservationKind;
@@ -61,8 +64,16 @@ export type ChatItem =
       readonly kind: "notice";
       readonly key: number;
       readonly notice: NoticeKind;
-      readonly text: string;
+      /** The engine's words as they came, or the UI's message (see {@link noticeText}). */
+      readonly text: string | UiText;
     };
+
+export type NoticeItem = Extract<ChatItem, { kind: "notice" }>;
+
+/** What a notice says, in the UI's language when the UI wrote it. */
+export function noticeText(item: NoticeItem): string {
+  return typeof item.text === "string" ? item.text : tText(item.text);
+}
 
 export type AssistantItem = Extract<ChatItem, { kind: "assistant" }>;
 
@@ -280,7 +291,7 @@ function withItems(state: ChatState, items: readonly ChatItem[], added = 0): Cha
   return { ...state, items, nextKey: state.nextKey + added };
 }
 
-function notice(state: ChatState, kind: NoticeKind, text: string): ChatState {
+function notice(state: ChatState, kind: NoticeKind, text: string | UiText): ChatState {
   return withItems(state, [...state.items, { kind: "notice", key: state.nextKey, notice: kind, text }], 1);
 }
 
@@ -440,11 +451,15 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
     case "usage":
       return { ...state, usage: addUsage(state.usage, event) };
     case "retrying":
-      return notice(
-        dropStreamed(state),
-        "retrying",
-        `The provider failed (${event.reason}); retrying in ${formatSeconds(event.delayMs)} (attempt ${event.attempt} of ${event.maxRetries}).`,
-      );
+      return notice(dropStreamed(state), "retrying", {
+        key: "chat.notice.retrying",
+        params: {
+          reason: event.reason,
+          seconds: formatSeconds(event.delayMs / 1000),
+          attempt: event.attempt,
+          max: event.maxRetries,
+        },
+      });
     case "context_shortened":
       return notice(state, "context_shortened", contextText(event));
     case "error":
@@ -461,32 +476,27 @@ function finished(state: ChatState, event: Extract<TurnEvent, { type: "turn_fini
     case "completed":
       return done;
     case "cancelled":
-      return notice(done, "cancelled", "Cancelled.");
+      return notice(done, "cancelled", { key: "chat.notice.cancelled" });
     case "step_limit":
-      return notice(done, "step_limit", event.message ?? "The turn stopped at the step limit.");
+      return notice(done, "step_limit", event.message ?? { key: "chat.notice.stepLimit" });
     case "error": {
-      const text = event.message ?? "The turn failed.";
+      if (event.message === null) return notice(done, "error", { key: "chat.notice.failed" });
       // A fatal error was already shown by its own event.
       const last = done.items.at(-1);
-      if (last?.kind === "notice" && last.notice === "error" && last.text === text) return done;
-      return notice(done, "error", text);
+      if (last?.kind === "notice" && last.notice === "error" && last.text === event.message) return done;
+      return notice(done, "error", event.message);
     }
   }
 }
 
-function formatSeconds(ms: number): string {
-  const seconds = ms / 1000;
-  return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
-}
-
-function contextText(event: Extract<TurnEvent, { type: "context_shortened" }>): string {
-  const parts: string[] = [];
-  if (event.dropped > 0) parts.push(`${event.dropped} older message${event.dropped === 1 ? "" : "s"} left out`);
-  if (event.shortened > 0) {
-    parts.push(`${event.shortened} tool result${event.shortened === 1 ? "" : "s"} shortened`);
-  }
-  const detail = parts.length > 0 ? `${parts.join(", ")}; ` : "";
-  return `The conversation was fitted into the context window: ${detail}about ${event.estimatedTokens} of ${event.budgetTokens} tokens.`;
+function contextText(event: Extract<TurnEvent, { type: "context_shortened" }>): UiText {
+  const details: UiText[] = [];
+  if (event.dropped > 0) details.push({ key: "chat.notice.olderDropped", params: { count: event.dropped } });
+  if (event.shortened > 0) details.push({ key: "chat.notice.resultsShortened", params: { count: event.shortened } });
+  const params = { estimated: event.estimatedTokens, budget: event.budgetTokens };
+  return details.length > 0
+    ? { key: "chat.notice.contextFittedDetails", params, details }
+    : { key: "chat.notice.contextFitted", params };
 }
 
 /** Whether a result is long enough to start collapsed. */

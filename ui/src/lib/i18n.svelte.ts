@@ -43,10 +43,19 @@ function systemLanguages(): readonly string[] {
   return navigator.languages.length > 0 ? navigator.languages : [navigator.language];
 }
 
+/** The language the system asks for (what the `system` choice shows). */
+export function systemLocale(): Locale {
+  return localeFor(systemLanguages());
+}
+
+/** A language's name, written in that language ("English", "简体中文"). */
+export function languageName(locale: Locale): string {
+  return LANGUAGES.find((language) => language.value === locale)?.name ?? locale;
+}
+
 function readChoice(): LanguageChoice {
   try {
-    const saved = localStorage.getItem(STORAGE_KEY);
-    if (saved === "en" || saved === "zh-CN") return saved;
+    return parseLanguageChoice(localStorage.getItem(STORAGE_KEY) ?? "system");
   } catch {
     // Storage can be unavailable (private mode, tests): follow the system.
   }
@@ -57,7 +66,7 @@ const state = $state<{ choice: LanguageChoice; locale: Locale }>({ choice: "syst
 
 function apply(choice: LanguageChoice): void {
   state.choice = choice;
-  state.locale = choice === "system" ? localeFor(systemLanguages()) : choice;
+  state.locale = choice === "system" ? systemLocale() : choice;
   if (typeof document !== "undefined") document.documentElement.lang = state.locale;
 }
 
@@ -71,6 +80,11 @@ export function currentLocale(): Locale {
 /** What the user chose (`system` unless they picked a language). */
 export function languageChoice(): LanguageChoice {
   return state.choice;
+}
+
+/** A select's value as a choice (anything unknown follows the system). */
+export function parseLanguageChoice(value: string): LanguageChoice {
+  return value === "en" || value === "zh-CN" ? value : "system";
 }
 
 /** Switches the UI's language at once and remembers the choice. */
@@ -104,6 +118,35 @@ export function translate(locale: Locale, key: MessageKey, params?: MessageParam
     const value = params[name];
     return value === undefined ? whole : String(value);
   });
+}
+
+/** Words the UI writes, kept as a message rather than a string so that they are put into the
+ *  language shown when they are rendered (a notice already on screen follows a change). */
+export interface UiText {
+  readonly key: MessageKey;
+  readonly params?: MessageParams;
+  /** Items listed, in the language's way, in the message's `{details}` placeholder. */
+  readonly details?: readonly UiText[];
+}
+
+/** The text of a {@link UiText} in the current language. */
+export function tText(text: UiText): string {
+  if (text.details === undefined) return t(text.key, text.params);
+  return t(text.key, { ...text.params, details: joinList(text.details.map(tText)) });
+}
+
+/** The text of `key` cut where `{slot}` stands: what comes before it and after it, so markup (a
+ *  `<code>` around a tool name or a path) can sit in the sentence wherever the language puts it. */
+export function tAround(key: MessageKey, slot: string, params?: MessageParams): [string, string] {
+  const marker = "\u0000";
+  const text = t(key, { ...params, [slot]: marker });
+  const at = text.indexOf(marker);
+  return at < 0 ? [text, ""] : [text.slice(0, at), text.slice(at + marker.length)];
+}
+
+/** Joins the items of a list the way the current language does (", " or "，"). */
+export function joinList(items: readonly string[]): string {
+  return items.join(t("common.listSeparator"));
 }
 
 /** The `{placeholders}` a template uses, sorted (for the catalog test). */

@@ -8,6 +8,8 @@
 import DOMPurify from "dompurify";
 import { Marked } from "marked";
 
+import { t } from "./i18n.svelte";
+
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
 const ALLOWED_TAGS = [
@@ -32,7 +34,8 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
       const src = node.getAttribute("src") ?? "";
       if (!INLINE_IMAGE.test(src)) {
         const alt = node.getAttribute("alt") ?? "";
-        node.replaceWith(node.ownerDocument.createTextNode(alt === "" ? "[image]" : `[image: ${alt}]`));
+        const text = alt === "" ? t("markdown.image") : t("markdown.imageAlt", { alt });
+        node.replaceWith(node.ownerDocument.createTextNode(text));
       }
     } else if (node.tagName === "A") {
       const href = node.getAttribute("href") ?? "";

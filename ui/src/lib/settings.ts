@@ -7,6 +7,7 @@ import type { ProviderView } from "../bindings/ProviderView";
 import type { ProbeProviderRequest } from "../bindings/ProbeProviderRequest";
 import type { ProviderProbe } from "../bindings/ProviderProbe";
 import type { SaveProviderRequest } from "../bindings/SaveProviderRequest";
+import { t } from "./i18n.svelte";
 
 /** The select's value for a provider that is not a preset. */
 export const CUSTOM = "custom";
@@ -75,15 +76,15 @@ export function saveRequest(form: ProviderForm): SaveProviderRequest | { error: 
   const name = form.name.trim();
   const baseUrl = form.baseUrl.trim();
   const model = form.model.trim();
-  if (name === "") return { error: "Give the provider a name." };
-  if (baseUrl === "") return { error: "Enter the API base URL." };
-  if (model === "") return { error: "Enter a model." };
+  if (name === "") return { error: t("settings.error.name") };
+  if (baseUrl === "") return { error: t("settings.error.baseUrl") };
+  if (model === "") return { error: t("settings.error.model") };
   const request: SaveProviderRequest = { name, baseUrl, model };
   const window = form.contextWindow.trim();
   if (window !== "") {
     const tokens = Number(window);
     if (!Number.isInteger(tokens) || tokens <= 0) {
-      return { error: "The context window is a whole number of tokens." };
+      return { error: t("settings.error.contextWindow") };
     }
     request.contextWindow = tokens;
   }
@@ -96,8 +97,8 @@ export function saveRequest(form: ProviderForm): SaveProviderRequest | { error: 
 export function probeRequest(form: ProviderForm): ProbeProviderRequest | { error: string } {
   const name = form.name.trim();
   const baseUrl = form.baseUrl.trim();
-  if (name === "") return { error: "Give the provider a name." };
-  if (baseUrl === "") return { error: "Enter the API base URL." };
+  if (name === "") return { error: t("settings.error.name") };
+  if (baseUrl === "") return { error: t("settings.error.baseUrl") };
   const request: ProbeProviderRequest = { name, baseUrl };
   const key = form.apiKey.trim();
   if (key !== "") request.apiKey = key;
@@ -106,7 +107,5 @@ export function probeRequest(form: ProviderForm): ProbeProviderRequest | { error
 
 /** One line about a successful connection test. */
 export function probeSummary(probe: ProviderProbe): string {
-  const count = probe.models.length;
-  const listed = count === 1 ? "1 model" : `${String(count)} models`;
-  return `Connected in ${String(probe.elapsedMs)} ms: ${listed} listed.`;
+  return t("settings.connected", { ms: probe.elapsedMs, count: probe.models.length });
 }

@@ -4,6 +4,7 @@
 import type { PermissionLevel } from "../bindings/PermissionLevel";
 import type { Policy } from "../bindings/Policy";
 import type { ToolInfo } from "../bindings/ToolInfo";
+import { t } from "./i18n.svelte";
 
 /** The three choices, in the order the segmented control shows them. */
 export const POLICIES: readonly Policy[] = ["disabled", "ask", "auto"];
@@ -12,7 +13,7 @@ export const POLICIES: readonly Policy[] = ["disabled", "ask", "auto"];
 export interface ToolGroup {
   /** Stable key: `builtin` or `mcp:<server>`. */
   key: string;
-  /** The heading: "Built-in" or "MCP: <server>". */
+  /** The heading: "Built-in" or "MCP: <server>" (in the UI's language). */
   label: string;
   tools: ToolInfo[];
 }
@@ -44,7 +45,7 @@ export function groupTools(tools: readonly ToolInfo[]): ToolGroup[] {
   const groups = new Map<string, ToolGroup>();
   for (const tool of tools) {
     const key = tool.source.kind === "builtin" ? "builtin" : `mcp:${tool.source.server}`;
-    const label = tool.source.kind === "builtin" ? "Built-in" : `MCP: ${tool.source.server}`;
+    const label = tool.source.kind === "builtin" ? t("tools.group.builtin") : t("tools.group.mcp", { server: tool.source.server });
     let group = groups.get(key);
     if (group === undefined) {
       group = { key, label, tools: [] };
@@ -61,15 +62,15 @@ export function groupTools(tools: readonly ToolInfo[]): ToolGroup[] {
   return sorted;
 }
 
-/** "Disabled", "Ask", "Auto". */
+/** "Disabled", "Ask", "Auto" (in the UI's language). */
 export function policyLabel(policy: Policy): string {
   switch (policy) {
     case "disabled":
-      return "Disabled";
+      return t("policy.disabled");
     case "ask":
-      return "Ask";
+      return t("policy.ask");
     case "auto":
-      return "Auto";
+      return t("policy.auto");
   }
 }
 
@@ -77,11 +78,11 @@ export function policyLabel(policy: Policy): string {
 export function policyHint(policy: Policy): string {
   switch (policy) {
     case "disabled":
-      return "The model cannot call it";
+      return t("policy.hint.disabled");
     case "ask":
-      return "Ask me before each call";
+      return t("policy.hint.ask");
     case "auto":
-      return "Run without asking";
+      return t("policy.hint.auto");
   }
 }
 
