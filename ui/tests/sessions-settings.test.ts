@@ -8,6 +8,7 @@ import type { ProviderSettings } from "../src/bindings/ProviderSettings";
 import type { SessionSummary } from "../src/bindings/SessionSummary";
 import SessionList from "../src/components/SessionList.svelte";
 import SettingsDialog from "../src/components/SettingsDialog.svelte";
+import { setLanguage, STORAGE_KEY } from "../src/lib/i18n.svelte";
 
 const { call } = vi.hoisted(() => ({ call: vi.fn() }));
 
@@ -53,6 +54,7 @@ afterEach(() => {
   if (component) void unmount(component);
   component = null;
   document.body.innerHTML = "";
+  setLanguage("system");
 });
 
 const now = Date.now();
@@ -191,5 +193,46 @@ describe("the settings dialog", () => {
     const handlers = render();
     key(window, "Escape");
     expect(handlers.onclose).toHaveBeenCalled();
+  });
+
+  it("switches the UI's language at once from its Language control, keeping what was typed", () => {
+    const handlers = render();
+    const language = document.querySelector<HTMLSelectElement>("[data-testid=settings-language]");
+    if (!language) throw new Error("no language control");
+    expect(language.value).toBe("system");
+    expect([...language.options].map((option) => option.textContent)).toEqual(["System (English)", "English", "简体中文"]);
+    expect(q("#settings-title")?.textContent).toBe("Settings");
+    expect(q("[data-testid=settings-save]")?.textContent).toBe("Save");
+    type("[data-testid=settings-model]", "gpt-5");
+
+    language.value = "zh-CN";
+    language.dispatchEvent(new Event("change", { bubbles: true }));
+    flushSync();
+    expect(q("#settings-title")?.textContent).toBe("设置");
+    expect(q("[data-testid=settings-save]")?.textContent).toBe("保存");
+    expect(q("[data-testid=settings-test]")?.textContent?.trim()).toBe("测试连接");
+    expect(q("[data-testid=settings-key-state]")?.textContent).toContain("已保存在系统密钥环中");
+    expect(document.querySelector<HTMLInputElement>("[data-testid=settings-api-key]")?.placeholder).toBe("已保存——输入新密钥即可替换");
+    expect([...language.options].map((option) => option.textContent)).toEqual(["跟随系统（English）", "English", "简体中文"]);
+    expect(language.value).toBe("zh-CN");
+    expect(localStorage.getItem(STORAGE_KEY)).toBe("zh-CN");
+    expect(document.documentElement.lang).toBe("zh-CN");
+    // Nothing was saved or closed, and the form kept its text.
+    expect(call).not.toHaveBeenCalled();
+    expect(handlers.onclose).not.toHaveBeenCalled();
+    expect(document.querySelector<HTMLInputElement>("[data-testid=settings-model]")?.value).toBe("gpt-5");
+
+    language.value = "system";
+    language.dispatchEvent(new Event("change", { bubbles: true }));
+    flushSync();
+    expect(q("#settings-title")?.textContent).toBe("Settings");
+    expect(localStorage.getItem(STORAGE_KEY)).toBeNull();
+  });
+
+  it("opens in the language chosen before, with that choice selected", () => {
+    setLanguage("zh-CN");
+    render();
+    expect(document.querySelector<HTMLSelectElement>("[data-testid=settings-language]")?.value).toBe("zh-CN");
+    expect(q("[data-testid=settings-save]")?.textContent).toBe("保存");
   });
 });
