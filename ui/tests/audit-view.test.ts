@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AuditEntryView } from "../src/bindings/AuditEntryView";
 import type { AuditRequest } from "../src/bindings/AuditRequest";
 import AuditView from "../src/components/AuditView.svelte";
+import { setLanguage } from "../src/lib/i18n.svelte";
 
 const { call } = vi.hoisted(() => ({ call: vi.fn() }));
 
@@ -83,6 +84,7 @@ afterEach(() => {
   if (component) void unmount(component);
   component = null;
   document.body.innerHTML = "";
+  setLanguage("system");
 });
 
 describe("the audit view", () => {
@@ -125,5 +127,30 @@ describe("the audit view", () => {
     expect(document.querySelector("[data-testid=audit-exported]")?.textContent).toContain("Exported 3 calls to /tmp/audit.jsonl");
     window.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", cancelable: true }));
     expect(onclose).toHaveBeenCalledTimes(1);
+  });
+
+  it("reads in Chinese: the count, the filters' labels, each row's decision and outcome, the export", async () => {
+    setLanguage("zh-CN");
+    component = mount(AuditView, { target: document.body, props: { onclose: () => undefined } });
+    await settle();
+    expect(document.querySelector("#audit-title")?.textContent).toBe("审计日志");
+    expect(document.querySelector("[data-testid=audit-count]")?.textContent).toBe("3 次调用");
+    const decisions = [...document.querySelectorAll<HTMLOptionElement>("[data-testid=audit-filter-decision] option")];
+    expect(decisions.map((option) => option.textContent)).toEqual(["全部", "自动", "允许一次", "本次会话允许", "已拒绝", "已禁用", "未评估"]);
+    const first = document.querySelector<HTMLElement>("[data-testid=audit-row][data-id='2']");
+    expect(first?.querySelector(".decision")?.textContent).toBe("已拒绝（你）");
+    expect(first?.querySelector(".chip")?.textContent).toBe("已拒绝");
+    expect(first?.querySelector(".duration")?.textContent).toBe("12 毫秒");
+
+    select("audit-filter-outcome", "denied");
+    await settle();
+    expect(document.querySelector("[data-testid=audit-count]")?.textContent).toBe("1 次调用（已筛选）");
+    document.querySelector<HTMLButtonElement>("[data-testid=audit-export]")?.click();
+    await settle();
+    expect(document.querySelector("[data-testid=audit-exported]")?.textContent).toBe("已将 3 次调用导出到 /tmp/audit.jsonl");
+    // The English singular, for comparison.
+    setLanguage("en");
+    flushSync();
+    expect(document.querySelector("[data-testid=audit-count]")?.textContent).toBe("1 call (filtered)");
   });
 });

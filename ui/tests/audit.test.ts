@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 
 import {
   auditRequest,
@@ -15,6 +15,7 @@ import {
   parseOutcome,
   toolNames,
 } from "../src/lib/audit";
+import { setLanguage } from "../src/lib/i18n.svelte";
 
 describe("the audit filter", () => {
   it("asks for everything when nothing is chosen", () => {
@@ -73,5 +74,20 @@ describe("audit labels", () => {
     ]);
     const local = new Date(2026, 11, 3, 9, 5, 7).getTime();
     expect(formatTime(local)).toBe("2026-12-03 09:05:07");
+  });
+});
+
+describe("audit labels in Chinese", () => {
+  afterEach(() => {
+    setLanguage("system");
+  });
+
+  it("name decisions, outcomes and deciders, the engine's detail kept as it came", () => {
+    setLanguage("zh-CN");
+    expect(DECISIONS.map(decisionLabel)).toEqual(["自动", "允许一次", "本次会话允许", "已拒绝", "已禁用", "未评估"]);
+    expect(OUTCOMES.map(outcomeLabel)).toEqual(["成功", "出错", "已拒绝", "已禁用", "参数无效", "已取消"]);
+    expect(describeDecision({ kind: "denied", by: "user", detail: "not today" })).toBe("已拒绝（你）：not today");
+    expect(describeDecision({ kind: "auto", by: "policy", detail: null })).toBe("自动（项目策略）");
+    expect(describeDecision({ kind: "not_evaluated", by: "engine", detail: null })).toBe("未评估（Gantry）");
   });
 });

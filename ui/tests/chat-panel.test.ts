@@ -11,6 +11,7 @@ import type { ChatView } from "../src/bindings/ChatView";
 import type { Message } from "../src/bindings/Message";
 import type { TurnEvent } from "../src/bindings/TurnEvent";
 import ChatPanel from "../src/components/ChatPanel.svelte";
+import { setLanguage } from "../src/lib/i18n.svelte";
 import { ProjectChat } from "../src/lib/project-chat.svelte";
 
 const { call, handlers } = vi.hoisted(() => ({
@@ -97,6 +98,7 @@ afterEach(() => {
   panel = null;
   stop = null;
   document.body.innerHTML = "";
+  setLanguage("system");
 });
 
 describe("the chat panel", () => {
@@ -244,5 +246,50 @@ describe("the chat panel", () => {
     emit({ type: "text_delta", text: "not for you" }, "other");
     expect(all("[data-testid=chat-message]")).toHaveLength(0);
     expect(q("[data-testid=turn-status]")?.dataset.running).toBe("false");
+  });
+
+  describe("in Chinese", () => {
+    it("shows the empty state, the input and its button in Chinese", async () => {
+      setLanguage("zh-CN");
+      await open();
+      expect(q("[data-testid=chat-empty] h2")?.textContent).toBe("新对话");
+      expect(q("[data-testid=chat-empty] p")?.textContent).toBe("就这个项目向 Gantry 提问…");
+      const input = document.querySelector<HTMLTextAreaElement>("[data-testid=chat-input]");
+      expect(input?.placeholder).toBe("给 Gantry 发消息——Enter 发送，Shift+Enter 换行");
+      expect(input?.getAttribute("aria-label")).toBe("消息");
+      expect(q("[data-testid=chat-send]")?.textContent).toBe("发送");
+    });
+
+    it("words a stored transcript's cards, the running turn and its notices in Chinese", async () => {
+      view = {
+        session: { id: SESSION, title: "t", model: null, messageCount: 2, createdAt: 0, updatedAt: 0 },
+        running: false,
+        messages: [
+          message("user", "Change a.txt"),
+          message("assistant", "", { toolCalls: [{ id: "c1", name: "write_file", arguments: "{}" }] }),
+          message("tool", "[denied] the user denied tool 'write_file': not now", { toolCallId: "c1" }),
+        ],
+      };
+      await open();
+      const card = q("[data-testid=tool-card]");
+      expect(card?.querySelector("[data-level]")?.textContent).toBe("SENSITIVE");
+      expect(card?.querySelector("[data-testid=tool-status]")?.textContent.trim()).toBe("denied");
+      // Switched while the panel is open: what is on screen follows at once.
+      setLanguage("zh-CN");
+      flushSync();
+      expect(card?.querySelector("[data-level]")?.textContent).toBe("敏感");
+      expect(card?.querySelector("[data-testid=tool-status]")?.textContent.trim()).toBe("已拒绝");
+      expect(card?.querySelector(".tool-reason")?.textContent).toBe("理由：not now");
+      expect(card?.querySelector(".tool-result summary")?.textContent).toBe("结果");
+
+      emit({ type: "turn_started", sessionId: SESSION });
+      expect(q("[data-testid=turn-status]")?.textContent.trim()).toBe("正在处理…");
+      expect(q("[data-testid=chat-stop]")?.textContent).toContain("停止");
+      emit({ type: "turn_finished", reason: "cancelled", steps: 1, message: null });
+      expect(q("[data-testid=chat-notice]")?.textContent.trim()).toBe("已取消。");
+      setLanguage("en");
+      flushSync();
+      expect(q("[data-testid=chat-notice]")?.textContent.trim()).toBe("Cancelled.");
+    });
   });
 });

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { DialogRequest } from "../src/bindings/DialogRequest";
 import DialogHost from "../src/components/DialogHost.svelte";
+import { setLanguage } from "../src/lib/i18n.svelte";
 
 const { call, handlers } = vi.hoisted(() => ({
   call: vi.fn(),
@@ -73,6 +74,7 @@ afterEach(() => {
   if (host) void unmount(host);
   host = null;
   document.body.innerHTML = "";
+  setLanguage("system");
 });
 
 describe("the dialog host", () => {
@@ -155,5 +157,45 @@ describe("the dialog host", () => {
     emit("dialog:closed", { id: 10, reason: "timed_out" });
     expect(dialog()).toBeNull();
     expect(call).not.toHaveBeenCalledWith("resolve_approval", expect.anything());
+  });
+
+  describe("in Chinese", () => {
+    function button(testId: string): string {
+      return dialog()?.querySelector(`[data-testid=${testId}]`)?.textContent.trim() ?? "";
+    }
+
+    it("offers the approval's choices in Chinese, the tool name kept in its <code>", () => {
+      setLanguage("zh-CN");
+      emit("dialog:opened", approval(1));
+      emit("dialog:opened", question(2));
+      expect(button("allow-once")).toBe("允许一次 Enter");
+      expect(button("allow-session")).toBe("本次会话允许");
+      expect(button("deny")).toBe("拒绝 Esc");
+      const title = dialog()?.querySelector("h2");
+      expect(title?.textContent).toBe("允许 write_file 吗？");
+      expect(title?.querySelector("code")?.textContent).toBe("write_file");
+      expect(dialog()?.querySelector("[data-level]")?.textContent).toBe("敏感");
+      expect(dialog()?.querySelector(".queued")?.textContent).toBe("还有 1 个在等待");
+      expect(dialog()?.querySelector("h3")?.textContent).toBe("对 a.txt 的修改");
+      expect(dialog()?.querySelector("[data-testid=allow-session]")?.getAttribute("title")).toBe("在本次会话结束前，还将允许：write_file");
+      expect(dialog()?.querySelector(".reason")?.textContent.trim()).toBe("拒绝理由（可选，模型会读到）");
+
+      key("Enter");
+      expect(dialog()?.dataset.testid).toBe("question-dialog");
+      expect(dialog()?.querySelector("h2")?.textContent).toBe("模型提问");
+      expect([...(dialog()?.querySelectorAll("footer button") ?? [])].map((b) => b.textContent.trim())).toEqual([
+        "发送 Enter",
+        "忽略 Esc",
+      ]);
+    });
+
+    it("shows a command's working directory in Chinese", () => {
+      setLanguage("zh-CN");
+      emit("dialog:opened", approval(5, "run_command"));
+      expect(dialog()?.querySelector("[data-level]")?.textContent).toBe("危险");
+      expect(dialog()?.querySelector(".preview-block h3")?.textContent).toBe("命令");
+      expect(dialog()?.querySelector(".preview-block p")?.textContent).toBe("工作目录：.");
+      expect(dialog()?.querySelector("[data-testid=allow-session]")?.getAttribute("title")).toBe("此调用不能设为在整个会话中允许");
+    });
   });
 });

@@ -2,13 +2,19 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import {
   currentLocale,
+  joinList,
   languageChoice,
+  languageName,
   localeFor,
+  parseLanguageChoice,
   placeholders,
   setLanguage,
   STORAGE_KEY,
+  systemLocale,
   t,
+  tAround,
   translate,
+  tText,
 } from "../src/lib/i18n.svelte";
 import { en, type MessageKey } from "../src/lib/locales/en";
 import { zhCN } from "../src/lib/locales/zh-CN";
@@ -81,5 +87,56 @@ describe("filling a message", () => {
     expect(translate("en", "mcpGlance.ready", { count: 3 })).toBe("MCP · 3 tools");
     expect(translate("en", "mcpGlance.ready", { count: 0 })).toBe("MCP · 0 tools");
     expect(translate("zh-CN", "mcpGlance.ready", { count: 1 })).toBe("MCP · 1 个工具");
+  });
+});
+
+describe("the helpers for components", () => {
+  afterEach(() => {
+    setLanguage("system");
+  });
+
+  it("names the system's language and reads a stored choice", () => {
+    expect(systemLocale()).toBe("en");
+    expect(languageName("zh-CN")).toBe("简体中文");
+    expect(parseLanguageChoice("zh-CN")).toBe("zh-CN");
+    expect(parseLanguageChoice("fr")).toBe("system");
+  });
+
+  it("cuts a sentence around the markup's place, in each language's order", () => {
+    expect(tAround("approval.title", "tool")).toEqual(["Allow ", "?"]);
+    expect(tAround("approval.workdir", "dir")).toEqual(["in ", ""]);
+    setLanguage("zh-CN");
+    expect(tAround("approval.title", "tool")).toEqual(["允许 ", " 吗？"]);
+    expect(tAround("approval.changesTo", "path")).toEqual(["对 ", " 的修改"]);
+  });
+
+  it("lists items and renders a message kept for later, with its listed details", () => {
+    const kept = {
+      key: "chat.notice.contextFittedDetails",
+      params: { estimated: 10, budget: 20 },
+      details: [
+        { key: "chat.notice.olderDropped", params: { count: 1 } },
+        { key: "chat.notice.resultsShortened", params: { count: 2 } },
+      ],
+    } as const;
+    expect(joinList(["a", "b"])).toBe("a, b");
+    expect(tText(kept)).toBe(
+      "The conversation was fitted into the context window: 1 older message left out, 2 tool results shortened; about 10 of 20 tokens.",
+    );
+    setLanguage("zh-CN");
+    expect(joinList(["a", "b"])).toBe("a，b");
+    expect(tText(kept)).toBe("对话已压缩以放入上下文窗口：省略了 1 条较早的消息，截短了 2 个工具结果；约 10 个 token，上限 20。");
+  });
+});
+
+describe("the Chinese catalog", () => {
+  it("writes its sentences with Chinese punctuation", () => {
+    // A Chinese sentence ends in a Chinese full stop, and brackets/colons next to Chinese text are
+    // the full-width ones (names, code and placeholders aside).
+    const offenders = keys.filter((key) => {
+      const text = zhCN[key].replace(/\{\w+\}/g, "");
+      return /[\u4e00-\u9fff][.,:;!?()]|[.,:;!?(][\u4e00-\u9fff]/.test(text) || /[\u4e00-\u9fff]\.$/.test(text);
+    });
+    expect(offenders).toEqual([]);
   });
 });

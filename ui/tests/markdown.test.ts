@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 
+import { setLanguage } from "../src/lib/i18n.svelte";
 import { renderMarkdown, sanitizeHtml } from "../src/lib/markdown";
 
 /** Renders and parses the result, to inspect it as a DOM. */
@@ -110,5 +111,18 @@ describe("renderMarkdown", () => {
     const root = render("`<img src=x onerror=alert(1)>`");
     expect(root.querySelector("img")).toBeNull();
     expect(root.querySelector("code")?.textContent).toBe("<img src=x onerror=alert(1)>");
+  });
+});
+
+describe("dropped images in Chinese", () => {
+  afterEach(() => {
+    setLanguage("system");
+  });
+
+  it("are named in the UI's language, their alt text as the model wrote it", () => {
+    setLanguage("zh-CN");
+    const root = render("![tracker](https://evil.example/pixel.png) ![](https://evil.example/x.png)");
+    expect(root.textContent).toContain("[图片：tracker]");
+    expect(root.textContent).toContain("[图片]");
   });
 });

@@ -210,7 +210,7 @@ describe("the settings dialog", () => {
     flushSync();
     expect(q("#settings-title")?.textContent).toBe("设置");
     expect(q("[data-testid=settings-save]")?.textContent).toBe("保存");
-    expect(q("[data-testid=settings-test]")?.textContent?.trim()).toBe("测试连接");
+    expect(q("[data-testid=settings-test]")?.textContent.trim()).toBe("测试连接");
     expect(q("[data-testid=settings-key-state]")?.textContent).toContain("已保存在系统密钥环中");
     expect(document.querySelector<HTMLInputElement>("[data-testid=settings-api-key]")?.placeholder).toBe("已保存——输入新密钥即可替换");
     expect([...language.options].map((option) => option.textContent)).toEqual(["跟随系统（English）", "English", "简体中文"]);

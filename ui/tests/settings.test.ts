@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 
 import type { ProviderSettings } from "../src/bindings/ProviderSettings";
 import type { ProviderView } from "../src/bindings/ProviderView";
@@ -11,6 +11,7 @@ import {
   probeSummary,
   saveRequest,
 } from "../src/lib/settings";
+import { setLanguage } from "../src/lib/i18n.svelte";
 
 function preset(name: string, baseUrl: string, model: string, apiKeyEnv: string | null = null): ProviderView {
   return { name, baseUrl, model, apiKeyEnv, contextWindow: 8192, saved: false };
@@ -96,5 +97,18 @@ describe("the connection test", () => {
   it("sums up what the provider answered", () => {
     expect(probeSummary({ models: ["a", "b"], elapsedMs: 12 })).toBe("Connected in 12 ms: 2 models listed.");
     expect(probeSummary({ models: ["a"], elapsedMs: 3 })).toBe("Connected in 3 ms: 1 model listed.");
+  });
+});
+
+describe("the provider form in Chinese", () => {
+  afterEach(() => {
+    setLanguage("system");
+  });
+
+  it("says what is missing and what the test found in Chinese", () => {
+    setLanguage("zh-CN");
+    expect(saveRequest({ ...formFor(settings(presets[0] as ProviderView)), name: " " })).toEqual({ error: "请为提供方填写名称。" });
+    expect(probeRequest({ ...formFor(settings(presets[0] as ProviderView)), baseUrl: "" })).toEqual({ error: "请填写 API 基础 URL。" });
+    expect(probeSummary({ models: ["a"], elapsedMs: 3 })).toBe("连接成功，用时 3 毫秒：列出了 1 个模型。");
   });
 });

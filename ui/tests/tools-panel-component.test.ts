@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { ToolInfo } from "../src/bindings/ToolInfo";
 import ToolsPanel from "../src/components/ToolsPanel.svelte";
+import { setLanguage } from "../src/lib/i18n.svelte";
 
 const { call, on } = vi.hoisted(() => ({ call: vi.fn(), on: vi.fn() }));
 
@@ -71,6 +72,7 @@ afterEach(() => {
   if (component) void unmount(component);
   component = null;
   document.body.innerHTML = "";
+  setLanguage("system");
 });
 
 describe("the Tools panel", () => {
@@ -130,5 +132,53 @@ describe("the Tools panel", () => {
     expect(call).toHaveBeenCalledWith("revoke_grant", { grant: { tool: "write_file", key: null } });
     expect(document.querySelector("[data-testid=session-grant]")).toBeNull();
     expect(document.querySelector("[data-testid=grants-empty]")).not.toBeNull();
+  });
+
+  describe("in Chinese", () => {
+    function policies(tool: string): string[] {
+      return [...document.querySelectorAll<HTMLButtonElement>(`[data-testid=tool-policy][data-tool=${tool}] button`)].map(
+        (button) => button.textContent.replace("•", "").trim(),
+      );
+    }
+
+    it("labels the policies, groups and grants in Chinese", async () => {
+      setLanguage("zh-CN");
+      component = mount(ToolsPanel, { target: document.body, props: { onclose: () => undefined } });
+      await settle();
+      expect(q("#tools-title").textContent).toBe("工具");
+      expect(policies("write_file")).toEqual(["已禁用", "询问", "自动"]);
+      const ask = q("[data-testid=tool-policy][data-tool=write_file] [data-policy=ask]");
+      expect(ask.title).toBe("每次调用前都询问我（默认）");
+      expect(q("[data-testid=tool-policy][data-tool=write_file]").getAttribute("aria-label")).toBe("write_file 的策略");
+      expect([...document.querySelectorAll("[data-testid=tool-group] > h3")].map((h) => h.textContent)).toEqual(["内置", "MCP：files"]);
+      expect(q("[data-testid=tool-row][data-tool=run_command] [data-level]").textContent).toBe("危险");
+      expect(q(".tools-panel .count").textContent).toBe("3 个工具 · 全部为默认策略");
+      expect(q("[data-testid=tools-reset]").textContent).toBe("恢复默认");
+      expect(q("[data-testid=grant-revoke]").textContent).toBe("撤销");
+      expect(q("[data-testid=grant-revoke]").getAttribute("aria-label")).toBe("撤销 write_file");
+    });
+
+    it("asks to confirm a DANGEROUS tool in Chinese, the backend's reason as it came", async () => {
+      setLanguage("zh-CN");
+      component = mount(ToolsPanel, { target: document.body, props: { onclose: () => undefined } });
+      await settle();
+      q("[data-testid=tool-policy][data-tool=run_command] [data-policy=auto]").click();
+      await settle();
+      expect(q("#dangerous-title").textContent).toBe("启用 run_command？");
+      expect(q("[data-testid=dangerous-confirm]").textContent).toContain("it can do anything");
+      expect(q("[data-testid=dangerous-confirm-yes]").textContent.trim()).toBe("设为“自动”");
+      expect(q("[data-testid=dangerous-confirm-no]").textContent.trim()).toBe("保持禁用 Esc");
+    });
+
+    it("follows a change of language while open", async () => {
+      component = mount(ToolsPanel, { target: document.body, props: { onclose: () => undefined } });
+      await settle();
+      expect(policies("write_file")).toEqual(["Disabled", "Ask", "Auto"]);
+      expect(q(".tools-panel .count").textContent).toBe("3 tools · all at their defaults");
+      setLanguage("zh-CN");
+      flushSync();
+      expect(policies("write_file")).toEqual(["已禁用", "询问", "自动"]);
+      expect([...document.querySelectorAll("[data-testid=tool-group] > h3")].map((h) => h.textContent)).toEqual(["内置", "MCP：files"]);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 
 import type { ToolInfo } from "../src/bindings/ToolInfo";
 import {
@@ -12,6 +12,7 @@ import {
   policyHint,
   policyLabel,
 } from "../src/lib/tools-panel";
+import { setLanguage } from "../src/lib/i18n.svelte";
 
 function tool(name: string, level: ToolInfo["level"], policy: ToolInfo["policy"], server?: string): ToolInfo {
   return {
@@ -80,5 +81,21 @@ describe("labels", () => {
     expect(needsConfirmation("dangerous", "auto")).toBe(true);
     expect(needsConfirmation("dangerous", "disabled")).toBe(false);
     expect(needsConfirmation("sensitive", "auto")).toBe(false);
+  });
+});
+
+describe("labels in Chinese", () => {
+  afterEach(() => {
+    setLanguage("system");
+  });
+
+  it("name the policies and the groups in Chinese", () => {
+    setLanguage("zh-CN");
+    expect(POLICIES.map(policyLabel)).toEqual(["已禁用", "询问", "自动"]);
+    expect(POLICIES.map(policyHint)).toEqual(["模型无法调用它", "每次调用前都询问我", "无需询问，直接运行"]);
+    expect(groupTools([tool("read_file", "safe", "auto"), tool("x", "safe", "auto", "files")]).map((g) => g.label)).toEqual([
+      "内置",
+      "MCP：files",
+    ]);
   });
 });
