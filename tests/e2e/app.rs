@@ -56,6 +56,20 @@ impl App {
         data: &Path,
         fresh_shots: bool,
     ) -> Result<Self> {
+        Self::launch_with_env(scenario, args, data, fresh_shots, &[]).await
+    }
+
+    /// Like [`Self::launch_with_data`], with extra environment variables for the app (e.g. the
+    /// system language). By default the app runs in English (`LANG=en_US.UTF-8`) whatever the
+    /// machine's locale, and its webview keeps its own storage under `data/share`, so a
+    /// language chosen in one scenario does not leak into the next.
+    pub async fn launch_with_env(
+        scenario: &str,
+        args: &[&str],
+        data: &Path,
+        fresh_shots: bool,
+        env: &[(&str, &str)],
+    ) -> Result<Self> {
         let shots = screenshot_root().join(scenario);
         if fresh_shots {
             let _ = std::fs::remove_dir_all(&shots);
@@ -77,6 +91,10 @@ impl App {
                 .env("GANTRY_WATCH_DEBOUNCE_MS", "50")
                 .env("GANTRY_DATA_DIR", data)
                 .env("XDG_CONFIG_HOME", &config)
+                .env("XDG_DATA_HOME", data.join("share"))
+                .env("LANG", "en_US.UTF-8")
+                .env("LANGUAGE", "en_US:en")
+                .envs(env.iter().copied())
                 .stdout(Stdio::null())
                 .stderr(Stdio::inherit());
             // Its own process group, so the app and WebKit's helpers go with it at the end.

@@ -143,12 +143,17 @@ describe("the chat panel", () => {
     expect(input.value).toBe("");
     expect(q("[data-testid=turn-status]")?.dataset.running).toBe("true");
     expect(q("[data-testid=chat-stop]")).not.toBeNull();
+    const activity = () => q("[data-testid=turn-activity]");
+    expect(activity()?.textContent).toBe("Waiting for the model…");
 
     emit({ type: "turn_started", sessionId: SESSION });
+    expect(activity()?.dataset.activity).toBe("waiting_for_model");
     emit({ type: "text_delta", text: "Looking" });
+    expect(activity()?.textContent).toBe("The model is answering…");
     emit({ type: "tool_call_started", id: "c9", name: "read_file", arguments: '{"path":"src"}' });
     expect(q("[data-role=assistant]")?.textContent).toContain("Looking");
     expect(q("[data-testid=tool-card]")?.dataset.status).toBe("running");
+    expect(activity()?.textContent).toBe("Running read_file…");
 
     // An open dialog takes Esc for itself.
     const dialog = document.createElement("div");
@@ -283,7 +288,7 @@ describe("the chat panel", () => {
       expect(card?.querySelector(".tool-result summary")?.textContent).toBe("结果");
 
       emit({ type: "turn_started", sessionId: SESSION });
-      expect(q("[data-testid=turn-status]")?.textContent.trim()).toBe("正在处理…");
+      expect(q("[data-testid=turn-activity]")?.textContent.trim()).toBe("正在等待模型…");
       expect(q("[data-testid=chat-stop]")?.textContent).toContain("停止");
       emit({ type: "turn_finished", reason: "cancelled", steps: 1, message: null });
       expect(q("[data-testid=chat-notice]")?.textContent.trim()).toBe("已取消。");

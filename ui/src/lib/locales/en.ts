@@ -66,7 +66,6 @@ export const en = {
   // The chat.
   "chat.newChat": "New chat",
   "chat.askAbout": "Ask Gantry about this project…",
-  "chat.working": "Working…",
   "chat.lastTurn": "Last turn: {total} tokens ({prompt} in, {completion} out)",
   "chat.inputPlaceholder": "Message Gantry — Enter sends, Shift+Enter adds a line",
   "chat.inputLabel": "Message",
@@ -234,6 +233,25 @@ export const en = {
   "shortcuts.help": "Show or hide this help",
   "shortcuts.closePanel": "Close a panel or a dialog",
   "shortcuts.moveFocus": "Move between controls",
+
+  // Progress: the MCP summary in the title bar, the running turn, the tree's live updates.
+  "mcpGlance.open": "Show the MCP servers",
+  "mcpGlance.starting": "MCP: starting…",
+  "mcpGlance.connecting": "MCP: connecting {count} servers…",
+  "mcpGlance.connecting_one": "MCP: connecting {count} server…",
+  "mcpGlance.configFailed": "MCP: configuration error",
+  "mcpGlance.failed": "MCP: {count} servers failed",
+  "mcpGlance.failed_one": "MCP: {count} server failed",
+  "mcpGlance.untrusted": "MCP: waiting for your trust",
+  "mcpGlance.ready": "MCP · {count} tools",
+  "mcpGlance.ready_one": "MCP · {count} tool",
+  "mcpGlance.none": "MCP",
+  "activity.waitingForModel": "Waiting for the model…",
+  "activity.receiving": "The model is answering…",
+  "activity.runningTool": "Running {tool}…",
+  "activity.awaitingApproval": "Waiting for your approval of {tool}",
+  "activity.elapsed": "{seconds} s",
+  "tree.watchStarting": "Starting live updates…",
 } as const;
 
 /** A message's key. */

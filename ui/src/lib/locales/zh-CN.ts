@@ -67,7 +67,6 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   // 对话。
   "chat.newChat": "新对话",
   "chat.askAbout": "就这个项目向 Gantry 提问…",
-  "chat.working": "正在处理…",
   "chat.lastTurn": "上一回合：{total} 个 token（输入 {prompt}，输出 {completion}）",
   "chat.inputPlaceholder": "给 Gantry 发消息——Enter 发送，Shift+Enter 换行",
   "chat.inputLabel": "消息",
@@ -233,4 +232,23 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "shortcuts.help": "显示或隐藏本帮助",
   "shortcuts.closePanel": "关闭面板或对话框",
   "shortcuts.moveFocus": "在控件之间移动",
+
+  // Progress: the MCP summary in the title bar, the running turn, the tree's live updates.
+  "mcpGlance.open": "显示 MCP 服务器",
+  "mcpGlance.starting": "MCP：正在启动…",
+  "mcpGlance.connecting": "MCP：正在连接 {count} 个服务器…",
+  "mcpGlance.connecting_one": "MCP：正在连接 {count} 个服务器…",
+  "mcpGlance.configFailed": "MCP：配置有误",
+  "mcpGlance.failed": "MCP：{count} 个服务器失败",
+  "mcpGlance.failed_one": "MCP：{count} 个服务器失败",
+  "mcpGlance.untrusted": "MCP：等待你的信任",
+  "mcpGlance.ready": "MCP · {count} 个工具",
+  "mcpGlance.ready_one": "MCP · {count} 个工具",
+  "mcpGlance.none": "MCP",
+  "activity.waitingForModel": "正在等待模型…",
+  "activity.receiving": "模型正在回答…",
+  "activity.runningTool": "正在运行 {tool}…",
+  "activity.awaitingApproval": "等待你批准 {tool}",
+  "activity.elapsed": "{seconds} 秒",
+  "tree.watchStarting": "正在启动实时更新…",
 };
