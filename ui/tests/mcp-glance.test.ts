@@ -38,7 +38,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  if (component) unmount(component);
+  if (component) void unmount(component);
   component = null;
   document.body.innerHTML = "";
   vi.useRealTimers();
