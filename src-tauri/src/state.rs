@@ -86,6 +86,11 @@ pub struct LaunchState {
     pub project: Option<ProjectInfo>,
     /// Why the folder named on the command line could not be opened (until a project opens).
     pub error: Option<LaunchError>,
+    /// The user's languages as the system gives them (BCP 47 tags, preferred first: on Linux
+    /// from `LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`), which the UI follows unless the user
+    /// chose a language. Read here rather than from the webview, whose idea of the language
+    /// depends on which locales the C library has installed.
+    pub system_languages: Vec<String>,
 }
 
 /// A folder that could not be opened at launch.
@@ -222,6 +227,7 @@ impl AppState {
                 .lock()
                 .ok()
                 .and_then(|error| error.clone()),
+            system_languages: sys_locale::get_locales().collect(),
         }
     }
 
@@ -554,13 +560,8 @@ mod tests {
             state.read_preview("a".into()).await.unwrap_err().kind,
             ErrorKind::NoProject
         );
-        assert_eq!(
-            state.launch_state(),
-            LaunchState {
-                project: None,
-                error: None
-            }
-        );
+        let launch = state.launch_state();
+        assert_eq!((launch.project, launch.error), (None, None));
         assert!(state.recent_projects().await.unwrap().is_empty());
     }
 

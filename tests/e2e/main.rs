@@ -20,6 +20,7 @@
 mod app;
 mod chat;
 mod fixture;
+mod language;
 mod mcp;
 mod panels;
 mod scenarios;

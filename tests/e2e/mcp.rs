@@ -100,6 +100,10 @@ async fn mcp_servers_connect_wait_for_trust_restart_and_stop_with_the_app() {
         stderr.as_str().unwrap().contains("BROKEN_TOKEN is not set"),
         "{stderr}"
     );
+    // The title bar's MCP button says so too, without opening the panel.
+    app.wait_for_css("[data-testid=mcp-open][data-glance=failed]")
+        .await
+        .unwrap();
     app.screenshot("broken-server-failed").await.unwrap();
     let request = app
         .eval(

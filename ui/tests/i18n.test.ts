@@ -9,6 +9,7 @@ import {
   parseLanguageChoice,
   placeholders,
   setLanguage,
+  setSystemLanguages,
   STORAGE_KEY,
   systemLocale,
   t,
@@ -58,6 +59,18 @@ describe("choosing the language", () => {
     expect(localeFor(["fr-FR", "en-GB", "zh-CN"])).toBe("en");
     expect(localeFor(["fr-FR"])).toBe("en");
     expect(localeFor([])).toBe("en");
+  });
+
+  it("follows the system's languages as the backend read them, unless the user chose", () => {
+    setSystemLanguages(["zh-CN", "en-US"]);
+    expect(currentLocale()).toBe("zh-CN");
+    setLanguage("en");
+    setSystemLanguages(["zh-CN"]);
+    expect(currentLocale()).toBe("en");
+    setLanguage("system");
+    expect(currentLocale()).toBe("zh-CN");
+    setSystemLanguages([]);
+    expect(currentLocale()).toBe("en");
   });
 
   it("switches at once, marks the document and remembers the choice", () => {

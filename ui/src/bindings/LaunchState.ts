@@ -13,4 +13,11 @@ project: ProjectInfo | null,
 /**
  * Why the folder named on the command line could not be opened (until a project opens).
  */
-error: LaunchError | null, };
+error: LaunchError | null, 
+/**
+ * The user's languages as the system gives them (BCP 47 tags, preferred first: on Linux
+ * from `LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`), which the UI follows unless the user
+ * chose a language. Read here rather than from the webview, whose idea of the language
+ * depends on which locales the C library has installed.
+ */
+systemLanguages: Array<string>, };

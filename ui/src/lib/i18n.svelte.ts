@@ -27,8 +27,8 @@ const CATALOGS: Readonly<Record<Locale, Readonly<Record<MessageKey, string>>>> =
 /** Where the choice is kept in the webview (it is a preference of this machine's UI only). */
 export const STORAGE_KEY = "gantry.language";
 
-/** The language for the system's preferred languages (`navigator.languages`): any Chinese
- *  reads the Simplified catalog (closer than English for a Traditional reader too). */
+/** The language for the system's preferred languages (BCP 47 or POSIX tags, preferred first):
+ *  any Chinese reads the Simplified catalog (closer than English for a Traditional reader too). */
 export function localeFor(preferred: readonly string[]): Locale {
   for (const tag of preferred) {
     const lower = tag.toLowerCase();
@@ -38,9 +38,19 @@ export function localeFor(preferred: readonly string[]): Locale {
   return "en";
 }
 
+/** The system's languages: as the backend read them from the environment once it said, the
+ *  webview's `navigator.languages` until then. */
 function systemLanguages(): readonly string[] {
+  if (state.system.length > 0) return state.system;
   if (typeof navigator === "undefined") return [];
   return navigator.languages.length > 0 ? navigator.languages : [navigator.language];
+}
+
+/** Takes the system's languages as the backend read them (the webview's own idea depends on the
+ *  locales the C library has installed), and follows them if the user chose none. */
+export function setSystemLanguages(tags: readonly string[]): void {
+  state.system = [...tags];
+  apply(state.choice);
 }
 
 /** The language the system asks for (what the `system` choice shows). */
@@ -62,7 +72,11 @@ function readChoice(): LanguageChoice {
   return "system";
 }
 
-const state = $state<{ choice: LanguageChoice; locale: Locale }>({ choice: "system", locale: "en" });
+const state = $state<{ choice: LanguageChoice; locale: Locale; system: readonly string[] }>({
+  choice: "system",
+  locale: "en",
+  system: [],
+});
 
 function apply(choice: LanguageChoice): void {
   state.choice = choice;
