@@ -82,11 +82,13 @@ build_ui() {
     (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run build --silent)
 }
 
-# Makes the Tauri CLI (`cargo tauri`) available: installs it from crates.io when it is missing.
-# It bundles the .deb (its deb bundler is built in: nothing else is downloaded) and generates the
-# icons from icons/icon.svg.
-ensure_tauri_cli() {
-    cargo tauri --version >/dev/null 2>&1 && return 0
-    echo "==> installing the Tauri CLI (cargo install tauri-cli)"
-    cargo install tauri-cli --version '^2' --locked
+# Runs the Tauri CLI from the UI's npm packages (`@tauri-apps/cli`, pinned in ui/package-lock.json:
+# a prebuilt binary from the npm registry, so no 20-minute `cargo install` on a fresh machine),
+# from the repository's root, where it finds tauri.conf.json. It bundles the .deb (its deb bundler
+# is built in: nothing else is downloaded) and generates the icons from icons/icon.svg.
+# Needs `npm ci` in ui/ first (build_ui does it).
+tauri_cli() {
+    local cli="ui/node_modules/.bin/tauri"
+    [ -x "$cli" ] || (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+    "$cli" "$@"
 }
