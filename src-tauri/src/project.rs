@@ -12,8 +12,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use gantry_agent::{ApprovalEvents, People};
-use gantry_mcp::{McpHub, ProjectTrust};
+use gantry_agent::{ApprovalEvents, People, ProjectMcp};
+use gantry_mcp::McpHub;
 use gantry_store::Store;
 use gantry_tools::{ProjectRoot, ToolManager};
 use gantry_watch::{ProjectTree, TreeWatcher};
@@ -46,8 +46,9 @@ pub struct OpenProject {
     tree: ProjectTree,
     tools: Arc<ToolManager>,
     chat: ProjectChat,
-    /// Where the approvals of the project's `.mcp.json` are remembered.
-    mcp_trust: Arc<dyn ProjectTrust>,
+    /// The project's MCP choices in the store: approvals of its `.mcp.json`, servers switched
+    /// off.
+    mcp_choices: ProjectMcp,
     mcp: Mutex<McpSlot>,
     watcher: Mutex<Option<TreeWatcher>>,
     watch_state: Mutex<WatchState>,
@@ -102,7 +103,7 @@ impl OpenProject {
         let opened = gantry_agent::open_project(store, root.path(), people)
             .await
             .map_err(|error| CommandError::internal(error.to_string()))?;
-        let mcp_trust = opened.trust();
+        let mcp_choices = opened.mcp();
         let tools = Arc::new(opened.manager);
         let chat = ProjectChat::open(
             id,
@@ -127,7 +128,7 @@ impl OpenProject {
             tree,
             tools,
             chat,
-            mcp_trust,
+            mcp_choices,
             mcp: Mutex::new(McpSlot::Starting),
             watcher: Mutex::new(None),
             watch_state: Mutex::new(WatchState::Starting),
@@ -292,9 +293,9 @@ impl OpenProject {
 pub fn start_mcp_in_background(project: &Arc<OpenProject>) {
     let weak = Arc::downgrade(project);
     let tools = Arc::clone(&project.tools);
-    let trust = Arc::clone(&project.mcp_trust);
+    let choices = project.mcp_choices.clone();
     tokio::spawn(async move {
-        let hub = match gantry_agent::start_mcp(&tools, trust, false).await {
+        let hub = match gantry_agent::start_mcp(&tools, &choices, false).await {
             Ok(hub) => Arc::new(hub),
             Err(error) => {
                 tracing::warn!(%error, "the MCP configuration cannot be read; no MCP servers");

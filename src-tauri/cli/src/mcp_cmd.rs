@@ -161,10 +161,10 @@ fn describe_file(path: &Path, file: &gantry_mcp::ConfigFile) -> String {
 
 async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCode, CliError> {
     let open = open_project(root, People::default()).await?;
-    let trust = open.trust();
+    let mcp = open.mcp();
     let manager = Arc::new(open.manager);
     // Unlike the other commands, a broken config is this command's failure.
-    let hub = gantry_agent::start_mcp(&manager, trust, trust_project_mcp)
+    let hub = gantry_agent::start_mcp(&manager, &mcp, trust_project_mcp)
         .await
         .map_err(|error| CliError::Failed(error.into()))?;
     for warning in hub.warnings() {
