@@ -62,6 +62,7 @@ impl OpenProject {
             store: self.store.clone(),
             project: self.project.id,
             root: self.manager.root().to_owned(),
+            user_file: gantry_mcp::user_config_path(),
         }
     }
 }
@@ -74,9 +75,22 @@ pub struct ProjectMcp {
     store: Store,
     project: ProjectId,
     root: PathBuf,
+    user_file: Option<PathBuf>,
 }
 
 impl ProjectMcp {
+    /// The same choices with another user-wide file (tests; the default is
+    /// [`gantry_mcp::user_config_path`]).
+    pub fn with_user_file(mut self, user_file: Option<PathBuf>) -> Self {
+        self.user_file = user_file;
+        self
+    }
+
+    /// The user-wide MCP file the hub reads (and the app edits).
+    pub fn user_file(&self) -> Option<&Path> {
+        self.user_file.as_deref()
+    }
+
     /// Where the approvals of the project's `.mcp.json` are remembered.
     pub fn trust(&self) -> Arc<dyn ProjectTrust> {
         Arc::new(StoreTrust {
@@ -116,6 +130,7 @@ impl ProjectMcp {
     /// approval from the store, or for this run only), and the servers switched off here.
     pub async fn settings(&self, trust_project_for_this_run: bool) -> HubSettings {
         let mut settings = HubSettings::new(self.trust());
+        settings.user_file = self.user_file.clone();
         settings.project_root = Some(self.root.clone());
         settings.trust_project_for_this_run = trust_project_for_this_run;
         settings.disabled_servers = self.disabled_servers().await;
@@ -248,6 +263,10 @@ mod tests {
         );
         assert_eq!(settings.project_root.as_deref(), Some(a.manager.root()));
         assert!(settings.trust_project_for_this_run);
+        assert_eq!(settings.user_file, gantry_mcp::user_config_path());
+        let elsewhere = data.path().join("mcp.json");
+        let moved = mcp.clone().with_user_file(Some(elsewhere.clone()));
+        assert_eq!(moved.settings(false).await.user_file, Some(elsewhere));
         assert!(b.mcp().settings(false).await.disabled_servers.is_empty());
         // A renamed user-wide server keeps its switch.
         mcp.rename_server("github", "gh").await.unwrap();
