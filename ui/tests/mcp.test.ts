@@ -17,6 +17,9 @@ function server(name: string, origin: string, state: string, extra: Partial<McpS
     stderrTail: [],
     pid: null,
     restarts: 0,
+    editable: origin === "user",
+    disabledInFile: false,
+    disabledInProject: false,
     ...extra,
   };
 }
@@ -30,6 +33,7 @@ describe("the MCP panel", () => {
       server("broken", "project", "failed", { reason: "exited with status 1" }),
     ],
     warnings: [],
+    userConfigPath: "/home/u/.config/gantry/mcp.json",
   };
 
   it("lists the project servers waiting for trust", () => {
