@@ -21,6 +21,7 @@ mod app;
 mod chat;
 mod fixture;
 mod mcp;
+mod mcp_edit;
 mod panels;
 mod scenarios;
 mod webdriver;
