@@ -26,7 +26,10 @@ use crate::chat::{
 use crate::commands::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
 use crate::error::CommandError;
 use crate::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
-use crate::mcp_panel::{McpPanel, McpServerRequest};
+use crate::mcp_panel::{
+    ClaudeImportPreview, ImportClaudeDesktopRequest, McpPanel, McpServerEntry, McpServerRequest,
+    SaveMcpServersRequest, SetMcpServerEnabledRequest,
+};
 use crate::preview::{FilePreview, PreviewRequest};
 use crate::project::ProjectInfo;
 use crate::provider_settings::{
@@ -64,6 +67,12 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.command::<(), McpPanel>("mcp_servers");
     contract.command::<McpServerRequest, McpPanel>("restart_mcp_server");
     contract.command::<(), McpPanel>("trust_project_mcp");
+    contract.command::<McpServerRequest, McpServerEntry>("mcp_server_entry");
+    contract.command::<SaveMcpServersRequest, McpPanel>("save_mcp_servers");
+    contract.command::<McpServerRequest, McpPanel>("remove_mcp_server");
+    contract.command::<SetMcpServerEnabledRequest, McpPanel>("set_mcp_server_enabled");
+    contract.command::<(), ClaudeImportPreview>("claude_desktop_import_preview");
+    contract.command::<ImportClaudeDesktopRequest, McpPanel>("import_claude_desktop");
     contract.command::<(), ProviderSettings>("provider_settings");
     contract.command::<SaveProviderRequest, ProviderSettings>("save_provider");
     contract.command::<ProbeProviderRequest, ProviderProbe>("probe_provider");

@@ -21,6 +21,7 @@ pub mod contract;
 pub mod error;
 pub mod events;
 pub mod mcp_panel;
+pub mod mcp_servers;
 pub mod preview;
 pub mod project;
 pub mod provider_settings;
@@ -93,6 +94,12 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
             commands::mcp::mcp_servers,
             commands::mcp::restart_mcp_server,
             commands::mcp::trust_project_mcp,
+            commands::mcp::mcp_server_entry,
+            commands::mcp::save_mcp_servers,
+            commands::mcp::remove_mcp_server,
+            commands::mcp::set_mcp_server_enabled,
+            commands::mcp::claude_desktop_import_preview,
+            commands::mcp::import_claude_desktop,
             commands::settings::provider_settings,
             commands::settings::save_provider,
             commands::settings::probe_provider,

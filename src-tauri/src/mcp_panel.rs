@@ -1,11 +1,14 @@
 //! What the MCP servers panel shows: each configured server's transport, state, tools and last
-//! stderr lines, and whether the project's `.mcp.json` waits for the user's trust.
+//! stderr lines, whether it is switched off (in its file or for this project), and whether the
+//! project's `.mcp.json` waits for the user's trust; and the requests of its editor and of the
+//! Claude Desktop import.
 //!
 //! The engine's [`ServerStatus`] is mapped into view types here (the engine crate has no
 //! TypeScript bindings): only names, commands and URLs cross to the webview — never an env or a
-//! header value, which the engine's status does not hold either.
+//! header value, which the engine's status does not hold either. The one exception is
+//! [`McpServerEntry`], a user-file entry as written, which the user opens to edit it.
 
-use gantry_mcp::{ConfigOrigin, ServerState, ServerStatus, TransportSummary};
+use gantry_mcp::{ClaudePreview, ConfigOrigin, ServerState, ServerStatus, TransportSummary};
 use serde::{Deserialize, Serialize};
 
 /// Where the project's MCP servers are.
@@ -49,6 +52,12 @@ pub struct McpServerView {
     pub pid: Option<u32>,
     /// How many times it was started again.
     pub restarts: u32,
+    /// Whether Gantry may edit and remove it (it is in the user-wide file, not a project's).
+    pub editable: bool,
+    /// `"disabled": true` in its file: off in every project.
+    pub disabled_in_file: bool,
+    /// Switched off in this project (the panel's Disable).
+    pub disabled_in_project: bool,
 }
 
 /// What the MCP panel shows.
@@ -61,9 +70,11 @@ pub struct McpPanel {
     pub servers: Vec<McpServerView>,
     /// Warnings about the configuration (unknown keys, ...).
     pub warnings: Vec<String>,
+    /// The user-wide file (where added and imported servers go); `None` without a home folder.
+    pub user_config_path: Option<String>,
 }
 
-/// The argument of `restart_mcp_server`.
+/// The argument of `restart_mcp_server`, `remove_mcp_server` and `mcp_server_entry`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerRequest {
@@ -71,21 +82,114 @@ pub struct McpServerRequest {
     pub name: String,
 }
 
-impl From<&ServerStatus> for McpServerView {
-    fn from(status: &ServerStatus) -> Self {
+/// One user-file server as written, for the editor: `{"mcpServers": {"name": {...}}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerEntry {
+    /// The server's name.
+    pub name: String,
+    /// Its entry as pretty-printed JSON.
+    pub text: String,
+}
+
+/// The argument of `save_mcp_servers`: what the editor's form or JSON tab holds.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveMcpServersRequest {
+    /// `{"mcpServers": {...}}` or `{"name": {...}}`: one server or several.
+    pub text: String,
+    /// The server being edited (its one replacement may have a new name); `None` adds.
+    pub replacing: Option<String>,
+}
+
+/// The argument of `set_mcp_server_enabled`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SetMcpServerEnabledRequest {
+    /// The server's name.
+    pub name: String,
+    /// `false` switches it off in this project, `true` on again.
+    pub enabled: bool,
+}
+
+/// The argument of `import_claude_desktop`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportClaudeDesktopRequest {
+    /// The servers to copy (a name the user's file has is replaced).
+    pub names: Vec<String>,
+}
+
+/// One server of Claude Desktop's file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaudeServerView {
+    /// Its name.
+    pub name: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// The program and its arguments, or the URL.
+    pub target: String,
+    /// Whether Gantry's user file has a server of this name (importing it replaces that one).
+    pub in_gantry: bool,
+}
+
+/// What importing from Claude Desktop would bring.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaudeImportPreview {
+    /// The file looked at.
+    pub path: String,
+    /// Whether it exists.
+    pub found: bool,
+    /// Its servers, in file order.
+    pub servers: Vec<ClaudeServerView>,
+}
+
+impl From<ClaudePreview> for ClaudeImportPreview {
+    fn from(preview: ClaudePreview) -> Self {
+        Self {
+            path: preview.path.display().to_string(),
+            found: preview.found,
+            servers: preview
+                .servers
+                .into_iter()
+                .map(|server| {
+                    let (transport, target) = describe_transport(&server.transport);
+                    ClaudeServerView {
+                        name: server.name,
+                        transport: transport.to_owned(),
+                        target,
+                        in_gantry: server.in_gantry,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `stdio` and the command line, or the transport and the URL.
+fn describe_transport(transport: &TransportSummary) -> (&'static str, String) {
+    match transport {
+        TransportSummary::Stdio { command, args } => {
+            let mut line = vec![command.clone()];
+            line.extend(args.iter().cloned());
+            ("stdio", line.join(" "))
+        }
+        TransportSummary::Http { url } => ("http", url.clone()),
+        TransportSummary::Sse { url } => ("sse", url.clone()),
+    }
+}
+
+impl McpServerView {
+    /// The view of a server with this status; `disabled_in_file` and `disabled_in_project` say
+    /// which switch keeps it off, if any.
+    pub fn new(status: &ServerStatus, disabled_in_file: bool, disabled_in_project: bool) -> Self {
         let (origin, config_path) = match &status.source {
             ConfigOrigin::User { path } => ("user", path),
             ConfigOrigin::Project { path, .. } => ("project", path),
         };
-        let (transport, target) = match &status.transport {
-            TransportSummary::Stdio { command, args } => {
-                let mut line = vec![command.clone()];
-                line.extend(args.iter().cloned());
-                ("stdio", line.join(" "))
-            }
-            TransportSummary::Http { url } => ("http", url.clone()),
-            TransportSummary::Sse { url } => ("sse", url.clone()),
-        };
+        let (transport, target) = describe_transport(&status.transport);
         let reason = match &status.state {
             ServerState::Failed { reason } => Some(reason.clone()),
             _ => None,
@@ -102,6 +206,9 @@ impl From<&ServerStatus> for McpServerView {
             stderr_tail: status.stderr_tail.clone(),
             pid: status.pid,
             restarts: status.restarts,
+            editable: matches!(status.source, ConfigOrigin::User { .. }),
+            disabled_in_file,
+            disabled_in_project,
         }
     }
 }
@@ -135,7 +242,7 @@ mod tests {
             listings: 0,
             call_timeout: Duration::from_secs(60),
         };
-        let view = McpServerView::from(&status);
+        let view = McpServerView::new(&status, false, true);
         assert_eq!(view.origin, "project");
         assert_eq!(view.config_path, "/p/.mcp.json");
         assert_eq!(
@@ -146,5 +253,10 @@ mod tests {
         assert_eq!(view.reason.as_deref(), Some("exited with status 1"));
         assert_eq!(view.stderr_tail, ["boom"]);
         assert_eq!(view.restarts, 2);
+        assert!(
+            !view.editable,
+            "a project's server is edited in its .mcp.json"
+        );
+        assert!(!view.disabled_in_file && view.disabled_in_project);
     }
 }

@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use gantry_agent::{ApprovalEvents, People};
-use gantry_mcp::{McpHub, ProjectTrust};
 use gantry_store::Store;
 use gantry_tools::{ProjectRoot, ToolManager};
 use gantry_watch::{ProjectTree, TreeWatcher};
@@ -22,9 +21,9 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::approver::{DialogRegistry, WebviewApprover, WebviewPrompter};
 use crate::chat::ProjectChat;
-use crate::error::{CommandError, ErrorKind};
+use crate::error::CommandError;
 use crate::events::{EventSink, TreeChanged, TreeStatus, WatchState, emit};
-use crate::mcp_panel::{McpHubState, McpPanel, McpServerView};
+use crate::mcp_servers::ProjectServers;
 
 /// The open project, as the webview knows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -46,25 +45,12 @@ pub struct OpenProject {
     tree: ProjectTree,
     tools: Arc<ToolManager>,
     chat: ProjectChat,
-    /// Where the approvals of the project's `.mcp.json` are remembered.
-    mcp_trust: Arc<dyn ProjectTrust>,
-    mcp: Mutex<McpSlot>,
+    /// Its MCP servers.
+    mcp: Arc<ProjectServers>,
     watcher: Mutex<Option<TreeWatcher>>,
     watch_state: Mutex<WatchState>,
     /// Serialises policy changes with their saves, so the store ends with the last change.
     policy_writes: tokio::sync::Mutex<()>,
-}
-
-/// The project's MCP servers: starting, running, or closed (a hub that finishes starting after
-/// the project closed is shut down at once).
-#[derive(Default)]
-enum McpSlot {
-    #[default]
-    Starting,
-    Running(Arc<McpHub>),
-    /// The configuration could not be read.
-    Failed(String),
-    Closed,
 }
 
 impl std::fmt::Debug for OpenProject {
@@ -78,7 +64,7 @@ impl std::fmt::Debug for OpenProject {
 impl OpenProject {
     /// Opens the folder at `path` (absolute) as project `id`: remembers it in `store`, loads its
     /// tool policies, and sets up its tools (approvals and questions go to `dialogs`) and its
-    /// chat (events go to `sink`). MCP servers start separately ([`start_mcp_in_background`]).
+    /// chat (events go to `sink`). MCP servers start separately ([`ProjectServers::start_in_background`]).
     pub async fn open(
         id: u32,
         path: &Path,
@@ -102,8 +88,9 @@ impl OpenProject {
         let opened = gantry_agent::open_project(store, root.path(), people)
             .await
             .map_err(|error| CommandError::internal(error.to_string()))?;
-        let mcp_trust = opened.trust();
+        let mcp_choices = opened.mcp();
         let tools = Arc::new(opened.manager);
+        let mcp = Arc::new(ProjectServers::new(Arc::clone(&tools), mcp_choices));
         let chat = ProjectChat::open(
             id,
             opened.project.id,
@@ -127,74 +114,16 @@ impl OpenProject {
             tree,
             tools,
             chat,
-            mcp_trust,
-            mcp: Mutex::new(McpSlot::Starting),
+            mcp,
             watcher: Mutex::new(None),
             watch_state: Mutex::new(WatchState::Starting),
             policy_writes: tokio::sync::Mutex::new(()),
         })
     }
 
-    /// What the MCP servers panel shows.
-    pub fn mcp_panel(&self) -> McpPanel {
-        let slot = self
-            .mcp
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (hub, servers, warnings) = match &*slot {
-            McpSlot::Starting | McpSlot::Closed => (McpHubState::Starting, Vec::new(), Vec::new()),
-            McpSlot::Failed(message) => (
-                McpHubState::Failed {
-                    message: message.clone(),
-                },
-                Vec::new(),
-                Vec::new(),
-            ),
-            McpSlot::Running(hub) => (
-                McpHubState::Running,
-                hub.statuses().iter().map(McpServerView::from).collect(),
-                hub.warnings().to_vec(),
-            ),
-        };
-        McpPanel {
-            hub,
-            servers,
-            warnings,
-        }
-    }
-
-    /// The running MCP hub, or why there is none.
-    fn mcp_hub(&self) -> Result<Arc<McpHub>, CommandError> {
-        match &*self
-            .mcp
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-        {
-            McpSlot::Running(hub) => Ok(Arc::clone(hub)),
-            McpSlot::Failed(message) => Err(CommandError::invalid(message.clone())),
-            McpSlot::Starting | McpSlot::Closed => Err(CommandError::new(
-                ErrorKind::Busy,
-                "the MCP servers are still starting",
-            )),
-        }
-    }
-
-    /// Restarts MCP server `name`.
-    pub fn restart_mcp_server(&self, name: &str) -> Result<McpPanel, CommandError> {
-        self.mcp_hub()?
-            .restart(name)
-            .map_err(|error| CommandError::new(ErrorKind::NotFound, error.to_string()))?;
-        Ok(self.mcp_panel())
-    }
-
-    /// Trusts the project's `.mcp.json` as it is now (remembered until it changes) and starts
-    /// its servers.
-    pub async fn trust_project_mcp(&self) -> Result<McpPanel, CommandError> {
-        self.mcp_hub()?
-            .approve_project()
-            .await
-            .map_err(|error| CommandError::invalid(error.to_string()))?;
-        Ok(self.mcp_panel())
+    /// The project's MCP servers.
+    pub fn mcp(&self) -> &Arc<ProjectServers> {
+        &self.mcp
     }
 
     /// The project's chat: sessions and turns.
@@ -207,16 +136,7 @@ impl OpenProject {
     pub fn close(&self) {
         self.chat.cancel();
         self.stop_watching();
-        let previous = self
-            .mcp
-            .lock()
-            .map(|mut slot| std::mem::replace(&mut *slot, McpSlot::Closed))
-            .unwrap_or(McpSlot::Closed);
-        if let McpSlot::Running(hub) = previous
-            && let Ok(runtime) = tokio::runtime::Handle::try_current()
-        {
-            runtime.spawn(async move { hub.shutdown().await });
-        }
+        self.mcp.close();
     }
 
     /// What the webview is told about the project.
@@ -284,37 +204,6 @@ impl OpenProject {
         let watcher = self.watcher.lock().ok().and_then(|mut slot| slot.take());
         drop(watcher);
     }
-}
-
-/// Starts the MCP servers of the user's file and of the project's approved `.mcp.json` in the
-/// background; their tools join the project's tools as each connects. A server that fails is
-/// logged; the others work.
-pub fn start_mcp_in_background(project: &Arc<OpenProject>) {
-    let weak = Arc::downgrade(project);
-    let tools = Arc::clone(&project.tools);
-    let trust = Arc::clone(&project.mcp_trust);
-    tokio::spawn(async move {
-        let hub = match gantry_agent::start_mcp(&tools, trust, false).await {
-            Ok(hub) => Arc::new(hub),
-            Err(error) => {
-                tracing::warn!(%error, "the MCP configuration cannot be read; no MCP servers");
-                if let Some(project) = weak.upgrade()
-                    && let Ok(mut slot) = project.mcp.lock()
-                    && matches!(*slot, McpSlot::Starting)
-                {
-                    *slot = McpSlot::Failed(error.to_string());
-                }
-                return;
-            }
-        };
-        let adopted = weak.upgrade().and_then(|project| {
-            let mut slot = project.mcp.lock().ok()?;
-            matches!(*slot, McpSlot::Starting).then(|| *slot = McpSlot::Running(Arc::clone(&hub)))
-        });
-        if adopted.is_none() {
-            hub.shutdown().await;
-        }
-    });
 }
 
 /// Starts `project`'s watcher in the background and forwards its changes to `sink` for as long as

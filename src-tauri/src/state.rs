@@ -20,7 +20,7 @@ use crate::chat::{ChatView, SessionSummary};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
 use crate::preview::{FilePreview, read_preview};
-use crate::project::{OpenProject, ProjectInfo, start_mcp_in_background, watch_in_background};
+use crate::project::{OpenProject, ProjectInfo, watch_in_background};
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
@@ -293,7 +293,7 @@ impl AppState {
         }
         close_in_background(previous);
         watch_in_background(&project, self.sink.clone(), self.settings.watch_debounce);
-        start_mcp_in_background(&project);
+        project.mcp().start_in_background();
         Ok(info)
     }
 

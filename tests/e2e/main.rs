@@ -22,6 +22,7 @@ mod chat;
 mod fixture;
 mod language;
 mod mcp;
+mod mcp_edit;
 mod panels;
 mod scenarios;
 mod webdriver;

@@ -14,7 +14,7 @@ use crate::scenarios::invoke;
 use crate::{SERIAL, enabled};
 
 /// The entry point of an official MCP server installed in tests/fixtures/mcp-servers.
-fn npm_server(package: &str) -> PathBuf {
+pub(crate) fn npm_server(package: &str) -> PathBuf {
     let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mcp-servers/node_modules/@modelcontextprotocol")
         .join(package)
@@ -27,18 +27,18 @@ fn npm_server(package: &str) -> PathBuf {
     entry
 }
 
-fn write_json(path: &Path, value: &Value) {
+pub(crate) fn write_json(path: &Path, value: &Value) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
 }
 
 /// The panel as the backend reports it.
-async fn panel(app: &App) -> Value {
+pub(crate) async fn panel(app: &App) -> Value {
     let answer = invoke(app, "mcp_servers", json!({})).await;
     answer["ok"].clone()
 }
 
-async fn server_state(app: &App, name: &str, state: &str) {
+pub(crate) async fn server_state(app: &App, name: &str, state: &str) {
     app.wait_for_css(&format!(
         "[data-testid=mcp-server][data-name={name}][data-state={state}]"
     ))

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { McpPanel } from "../src/bindings/McpPanel";
 import type { McpServerView } from "../src/bindings/McpServerView";
-import { settling, stateLabel, untrusted } from "../src/lib/mcp";
+import { initialImportChoice, projectSwitch, settling, stateLabel, untrusted } from "../src/lib/mcp";
 
 function server(name: string, origin: string, state: string, extra: Partial<McpServerView> = {}): McpServerView {
   return {
@@ -17,6 +17,9 @@ function server(name: string, origin: string, state: string, extra: Partial<McpS
     stderrTail: [],
     pid: null,
     restarts: 0,
+    editable: origin === "user",
+    disabledInFile: false,
+    disabledInProject: false,
     ...extra,
   };
 }
@@ -30,6 +33,7 @@ describe("the MCP panel", () => {
       server("broken", "project", "failed", { reason: "exited with status 1" }),
     ],
     warnings: [],
+    userConfigPath: "/home/u/.config/gantry/mcp.json",
   };
 
   it("lists the project servers waiting for trust", () => {
@@ -48,5 +52,30 @@ describe("the MCP panel", () => {
     expect(settling(panel)).toBe(false);
     expect(settling({ ...panel, hub: { state: "starting" } })).toBe(true);
     expect(settling({ ...panel, servers: [server("s", "user", "starting")] })).toBe(true);
+  });
+
+  it("says which switch keeps a server off and offers the one that fits", () => {
+    const here = server("a", "user", "disabled", { disabledInProject: true });
+    const everywhere = server("b", "user", "disabled", { disabledInFile: true });
+    const both = server("c", "user", "disabled", { disabledInFile: true, disabledInProject: true });
+    const running = server("d", "project", "connected");
+    expect([here, everywhere, both].map(stateLabel)).toEqual([
+      "disabled in this project",
+      "disabled in every project",
+      "disabled in this project",
+    ]);
+    expect([here, everywhere, both, running].map(projectSwitch)).toEqual(["enable", null, "enable", "disable"]);
+  });
+
+  it("selects Claude's servers Gantry does not have yet", () => {
+    const preview = {
+      path: "/home/u/.config/Claude/claude_desktop_config.json",
+      found: true,
+      servers: [
+        { name: "github", transport: "stdio", target: "docker run", inGantry: true },
+        { name: "files", transport: "stdio", target: "npx fs", inGantry: false },
+      ],
+    };
+    expect(initialImportChoice(preview)).toEqual(["files"]);
   });
 });

@@ -45,7 +45,9 @@ pub mod turn;
 pub use error::{AgentError, PersistError, ProviderError};
 pub use events::{ApprovalEvents, EventSink, TurnEndReason, TurnEvent};
 pub use persist::{MemoryTranscripts, StoreTranscripts, TranscriptStore};
-pub use project::{OpenError, OpenProject, People, StoreTrust, open_project, start_mcp};
+pub use project::{
+    OpenError, OpenProject, People, ProjectMcp, StoreTrust, open_project, start_mcp,
+};
 pub use prompt::{PromptContext, system_prompt};
 pub use provider::{
     ApiKey, DEFAULT_CONTEXT_WINDOW, DEFAULT_PROVIDER, Provider, ProviderConfig, ProviderOptions,

@@ -6,7 +6,8 @@
 //! (whose approvals the store remembers). Keeping that assembly here means a tool, a policy or
 //! an approval behaves the same whether the user types in a terminal or clicks in the window.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -52,10 +53,88 @@ pub struct OpenProject {
 impl OpenProject {
     /// Where this project's `.mcp.json` approvals are remembered.
     pub fn trust(&self) -> Arc<dyn ProjectTrust> {
-        Arc::new(StoreTrust {
+        self.mcp().trust()
+    }
+
+    /// The project's MCP choices: approvals and servers switched off.
+    pub fn mcp(&self) -> ProjectMcp {
+        ProjectMcp {
             store: self.store.clone(),
             project: self.project.id,
+            root: self.manager.root().to_owned(),
+            user_file: gantry_mcp::user_config_path(),
+        }
+    }
+}
+
+/// What a project decided about MCP servers, kept in the store: the approvals of its
+/// `.mcp.json` and the servers it does not start. Everything that starts or reloads the
+/// project's hub reads its [`HubSettings`] from here, so the CLI and the app agree.
+#[derive(Debug, Clone)]
+pub struct ProjectMcp {
+    store: Store,
+    project: ProjectId,
+    root: PathBuf,
+    user_file: Option<PathBuf>,
+}
+
+impl ProjectMcp {
+    /// The same choices with another user-wide file (tests; the default is
+    /// [`gantry_mcp::user_config_path`]).
+    pub fn with_user_file(mut self, user_file: Option<PathBuf>) -> Self {
+        self.user_file = user_file;
+        self
+    }
+
+    /// The user-wide MCP file the hub reads (and the app edits).
+    pub fn user_file(&self) -> Option<&Path> {
+        self.user_file.as_deref()
+    }
+
+    /// Where the approvals of the project's `.mcp.json` are remembered.
+    pub fn trust(&self) -> Arc<dyn ProjectTrust> {
+        Arc::new(StoreTrust {
+            store: self.store.clone(),
+            project: self.project,
         })
+    }
+
+    /// The servers switched off in this project. A store that can't be read is logged and
+    /// switches nothing off.
+    pub async fn disabled_servers(&self) -> BTreeSet<String> {
+        match self.store.mcp_switches().disabled(self.project).await {
+            Ok(names) => names,
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the MCP servers switched off in this project");
+                BTreeSet::new()
+            }
+        }
+    }
+
+    /// Switches server `name` off for this project, or on again; true when that changed
+    /// something. Takes effect at the next start or [`McpHub::reload`].
+    pub async fn set_server_enabled(&self, name: &str, enabled: bool) -> Result<bool, StoreError> {
+        self.store
+            .mcp_switches()
+            .set_enabled(self.project, name, enabled)
+            .await
+    }
+
+    /// Carries the switches of a renamed user-wide server over to its new name, in every
+    /// project (the user's file is every project's).
+    pub async fn rename_server(&self, old: &str, new: &str) -> Result<(), StoreError> {
+        self.store.mcp_switches().rename(old, new).await.map(drop)
+    }
+
+    /// The hub's settings for this project: the user's file, the project's `.mcp.json` (its
+    /// approval from the store, or for this run only), and the servers switched off here.
+    pub async fn settings(&self, trust_project_for_this_run: bool) -> HubSettings {
+        let mut settings = HubSettings::new(self.trust());
+        settings.user_file = self.user_file.clone();
+        settings.project_root = Some(self.root.clone());
+        settings.trust_project_for_this_run = trust_project_for_this_run;
+        settings.disabled_servers = self.disabled_servers().await;
+        settings
     }
 }
 
@@ -108,17 +187,15 @@ pub async fn open_project(
 }
 
 /// Starts the MCP servers of the user's file and of the project's `.mcp.json` (the latter only
-/// when approved, or when `trust_project_for_this_run`), registering their tools in `manager`,
-/// and waits until each has connected or failed once. The caller must
-/// [`McpHub::shutdown`] the hub when the project closes.
+/// when approved, or when `trust_project_for_this_run`), except those the project switched off,
+/// registering their tools in `manager`, and waits until each has connected or failed once. The
+/// caller must [`McpHub::shutdown`] the hub when the project closes.
 pub async fn start_mcp(
     manager: &Arc<ToolManager>,
-    trust: Arc<dyn ProjectTrust>,
+    mcp: &ProjectMcp,
     trust_project_for_this_run: bool,
 ) -> Result<McpHub, ConfigError> {
-    let mut settings = HubSettings::new(trust);
-    settings.project_root = Some(manager.root().to_owned());
-    settings.trust_project_for_this_run = trust_project_for_this_run;
+    let settings = mcp.settings(trust_project_for_this_run).await;
     let wait = settings.options.startup_timeout + Duration::from_secs(5);
     let hub = McpHub::start(Arc::clone(manager), settings).await?;
     hub.wait_started(wait).await;
@@ -164,6 +241,42 @@ impl ProjectTrust for StoreTrust {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_hub_settings_carry_the_servers_switched_off_in_the_project() {
+        let data = tempfile::tempdir().unwrap();
+        let (a_root, b_root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+        let a = open_project(store.clone(), a_root.path(), People::default())
+            .await
+            .unwrap();
+        let b = open_project(store, b_root.path(), People::default())
+            .await
+            .unwrap();
+        let mcp = a.mcp();
+        assert!(mcp.settings(false).await.disabled_servers.is_empty());
+        assert!(mcp.set_server_enabled("github", false).await.unwrap());
+        let settings = mcp.settings(true).await;
+        assert_eq!(
+            settings.disabled_servers,
+            BTreeSet::from(["github".to_owned()])
+        );
+        assert_eq!(settings.project_root.as_deref(), Some(a.manager.root()));
+        assert!(settings.trust_project_for_this_run);
+        assert_eq!(settings.user_file, gantry_mcp::user_config_path());
+        let elsewhere = data.path().join("mcp.json");
+        let moved = mcp.clone().with_user_file(Some(elsewhere.clone()));
+        assert_eq!(moved.settings(false).await.user_file, Some(elsewhere));
+        assert!(b.mcp().settings(false).await.disabled_servers.is_empty());
+        // A renamed user-wide server keeps its switch.
+        mcp.rename_server("github", "gh").await.unwrap();
+        assert_eq!(
+            mcp.disabled_servers().await,
+            BTreeSet::from(["gh".to_owned()])
+        );
+        assert!(mcp.set_server_enabled("gh", true).await.unwrap());
+        assert!(mcp.disabled_servers().await.is_empty());
+    }
 
     #[tokio::test]
     async fn opening_a_project_scrubs_every_saved_providers_key_variable() {

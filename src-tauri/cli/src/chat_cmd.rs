@@ -95,13 +95,13 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let (config, key) = provider(&args, &project.store).await?;
     let provider = Provider::new(config, key, ProviderOptions::default())
         .map_err(|error| CliError::Usage(error.to_string()))?;
-    let trust = project.trust();
+    let mcp = project.mcp();
     let store = project.store.clone();
     let tools = Arc::new(project.manager);
     // MCP servers register their tools in the shared manager; the session offers them from the
     // first request on. `--enable` applies once every tool is registered, MCP servers' tools
     // included, and before a session is created, so a wrong name leaves no empty session.
-    let hub = start_mcp(&tools, trust, args.project.trust_project_mcp).await;
+    let hub = start_mcp(&tools, &mcp, args.project.trust_project_mcp).await;
     let enabled = args
         .enable
         .iter()

@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use gantry_agent::{OpenError, OpenProject};
-use gantry_mcp::{McpHub, ProjectTrust};
+use gantry_agent::{OpenError, OpenProject, ProjectMcp};
+use gantry_mcp::McpHub;
 use gantry_tools::ToolManager;
 
 pub(crate) use gantry_agent::People;
@@ -54,9 +54,9 @@ pub(crate) async fn open_session(
     trust_project_mcp: bool,
 ) -> Result<Session, CliError> {
     let open = open_project(root, people).await?;
-    let trust = open.trust();
+    let mcp = open.mcp();
     let manager = Arc::new(open.manager);
-    let hub = start_mcp(&manager, trust, trust_project_mcp).await;
+    let hub = start_mcp(&manager, &mcp, trust_project_mcp).await;
     Ok(Session { manager, hub })
 }
 
@@ -64,10 +64,10 @@ pub(crate) async fn open_session(
 /// stderr and the command goes on without MCP.
 pub(crate) async fn start_mcp(
     manager: &Arc<ToolManager>,
-    trust: Arc<dyn ProjectTrust>,
+    mcp: &ProjectMcp,
     trust_project_mcp: bool,
 ) -> Option<McpHub> {
-    match gantry_agent::start_mcp(manager, trust, trust_project_mcp).await {
+    match gantry_agent::start_mcp(manager, mcp, trust_project_mcp).await {
         Ok(hub) => {
             for warning in hub.warnings() {
                 eprintln!(

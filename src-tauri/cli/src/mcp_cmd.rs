@@ -1,4 +1,4 @@
-//! `gantry-cli mcp list | serve`.
+//! `gantry-cli mcp list | trust | disable | enable | serve`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ use gantry_mcp::{
 use crate::CliError;
 use crate::engine::{People, open_project};
 use crate::escape::for_terminal;
-use gantry_mcp::{ConfigOrigin, PROJECT_FILE, read_config};
+use gantry_mcp::{ConfigOrigin, PROJECT_FILE, read_config, user_config_path};
 
 /// MCP servers: the ones Gantry uses, and Gantry as one.
 #[derive(Debug, Subcommand)]
@@ -42,6 +42,24 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         yes: bool,
     },
+    /// Switch a server off for this project: listed, never started (the user's file and the
+    /// project's .mcp.json are left as they are; `"disabled": true` in a file switches a server
+    /// off for every project).
+    Disable {
+        /// The server's name.
+        name: String,
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+    },
+    /// Switch a server switched off with `disable` on again for this project.
+    Enable {
+        /// The server's name.
+        name: String,
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+    },
     /// Serve Gantry's built-in tools for the project over MCP on stdin/stdout.
     Serve {
         /// The project folder (default: the current directory).
@@ -62,6 +80,8 @@ pub(crate) async fn run(command: McpCommand) -> Result<ExitCode, CliError> {
             json,
         } => list(&root, trust_project_mcp, json).await,
         McpCommand::Trust { root, yes } => trust(&root, yes).await,
+        McpCommand::Disable { name, root } => switch(&root, &name, false).await,
+        McpCommand::Enable { name, root } => switch(&root, &name, true).await,
         McpCommand::Serve { root, auto } => serve(&root, &auto).await,
     }
 }
@@ -96,6 +116,57 @@ async fn trust(root: &Path, yes: bool) -> Result<ExitCode, CliError> {
     }
     open.trust().trust(&root, &path, &file.sha256).await;
     println!("approved");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Switches server `name` off (or on again) for the project at `root`. Switching off a name that
+/// no file configures is refused (a typo would otherwise switch nothing off); switching one on
+/// is always allowed, so a switch left from a removed server can be cleared.
+async fn switch(root: &Path, name: &str, enabled: bool) -> Result<ExitCode, CliError> {
+    let open = open_project(root, People::default()).await?;
+    let mcp = open.mcp();
+    if !enabled {
+        let root = open.manager.root().to_owned();
+        let mut origins = vec![ConfigOrigin::Project {
+            path: root.join(PROJECT_FILE),
+            root,
+        }];
+        origins.extend(user_config_path().map(|path| ConfigOrigin::User { path }));
+        let mut known = Vec::new();
+        let mut unreadable = false;
+        for origin in origins {
+            match read_config(origin) {
+                Ok(file) => known.extend(file.into_iter().flat_map(|file| file.servers)),
+                // The switch is the project's, not the file's: a broken file doesn't stop it.
+                Err(error) => {
+                    unreadable = true;
+                    eprintln!("gantry-cli: warning: {}", for_terminal(&error.to_string()));
+                }
+            }
+        }
+        if !unreadable && !known.iter().any(|server| server.name == name) {
+            let names: Vec<&str> = known.iter().map(|server| server.name.as_str()).collect();
+            let configured = if names.is_empty() {
+                "no MCP servers are".to_owned()
+            } else {
+                format!("configured: {}", names.join(", "))
+            };
+            return Err(CliError::Usage(format!(
+                "no MCP server named '{name}' is configured ({configured})"
+            )));
+        }
+    }
+    let changed = mcp
+        .set_server_enabled(name, enabled)
+        .await
+        .map_err(|error| CliError::Failed(error.into()))?;
+    let name = for_terminal(name);
+    match (enabled, changed) {
+        (false, true) => println!("'{name}' is switched off in this project"),
+        (false, false) => println!("'{name}' was already switched off in this project"),
+        (true, true) => println!("'{name}' is switched on again in this project"),
+        (true, false) => println!("'{name}' was not switched off in this project"),
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -161,10 +232,10 @@ fn describe_file(path: &Path, file: &gantry_mcp::ConfigFile) -> String {
 
 async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCode, CliError> {
     let open = open_project(root, People::default()).await?;
-    let trust = open.trust();
+    let mcp = open.mcp();
     let manager = Arc::new(open.manager);
     // Unlike the other commands, a broken config is this command's failure.
-    let hub = gantry_agent::start_mcp(&manager, trust, trust_project_mcp)
+    let hub = gantry_agent::start_mcp(&manager, &mcp, trust_project_mcp)
         .await
         .map_err(|error| CliError::Failed(error.into()))?;
     for warning in hub.warnings() {
@@ -174,6 +245,7 @@ async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCo
         );
     }
     let statuses = hub.statuses();
+    let disabled_here = hub.disabled_here().clone();
     hub.shutdown().await;
     if json {
         let text = serde_json::to_string_pretty(&statuses).context("serialising statuses")?;
@@ -184,7 +256,10 @@ async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCo
         println!("no MCP servers are configured");
     }
     for status in &statuses {
-        print!("{}", for_terminal(&describe(status)));
+        print!(
+            "{}",
+            for_terminal(&describe(status, disabled_here.contains(&status.name)))
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -206,7 +281,8 @@ fn transport_text(transport: &TransportSummary) -> String {
 }
 
 /// One server as text: a header line, then its tools (and its last stderr lines if it failed).
-fn describe(status: &ServerStatus) -> String {
+/// `disabled_here`: the project switched it off.
+fn describe(status: &ServerStatus, disabled_here: bool) -> String {
     let transport = transport_text(&status.transport);
     let mut text = format!(
         "{}  [{}]  {}\n  source: {}\n",
@@ -215,6 +291,17 @@ fn describe(status: &ServerStatus) -> String {
         transport,
         status.source.path().display()
     );
+    if status.state == ServerState::Disabled {
+        if disabled_here {
+            let _ = writeln!(
+                text,
+                "  switched off in this project (gantry-cli mcp enable {})",
+                status.name
+            );
+        } else {
+            text.push_str("  \"disabled\": true in its file (off in every project)\n");
+        }
+    }
     if status.state == ServerState::Untrusted {
         text.push_str("  not started: approve this project's .mcp.json (--trust-project-mcp)\n");
     }

@@ -30,12 +30,12 @@ pub(crate) struct PolicyArgs {
 /// Runs `tools policy`.
 pub(crate) async fn run(args: PolicyArgs) -> Result<ExitCode, CliError> {
     let opened = open_project(&args.project.root, People::default()).await?;
-    let trust = opened.trust();
+    let mcp = opened.mcp();
     let store = opened.store.clone();
     let project_id = opened.project.id;
     let manager = Arc::new(opened.manager);
     // MCP servers' tools have policies too: start the servers so their tools are known.
-    let hub = start_mcp(&manager, trust, args.project.trust_project_mcp).await;
+    let hub = start_mcp(&manager, &mcp, args.project.trust_project_mcp).await;
     let result = apply(&args, &manager, &store, project_id).await;
     if let Some(hub) = hub {
         hub.shutdown().await;

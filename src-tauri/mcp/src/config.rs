@@ -274,12 +274,21 @@ pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 /// while it stays inside the project, so a cloned repository cannot point Gantry at a file
 /// elsewhere on the machine.
 pub fn read_config(origin: ConfigOrigin) -> Result<Option<ConfigFile>, ConfigError> {
+    match read_text(&origin)? {
+        Some(text) => parse_config(&text, origin).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The text of the file `origin` names, read with the checks of [`read_config`]; `Ok(None)` when
+/// it does not exist.
+pub(crate) fn read_text(origin: &ConfigOrigin) -> Result<Option<String>, ConfigError> {
     let path = origin.path().to_path_buf();
     let unreadable = |reason: String| ConfigError::Unreadable {
         file: path.clone(),
         reason,
     };
-    let target = match &origin {
+    let target = match origin {
         ConfigOrigin::User { .. } => path.clone(),
         ConfigOrigin::Project { root, .. } => {
             match std::fs::symlink_metadata(&path) {
@@ -322,8 +331,9 @@ pub fn read_config(origin: ConfigOrigin) -> Result<Option<ConfigFile>, ConfigErr
     if bytes.len() as u64 > MAX_CONFIG_BYTES {
         return Err(unreadable(too_large()));
     }
-    let text = String::from_utf8(bytes).map_err(|_| unreadable("not UTF-8 text".into()))?;
-    parse_config(&text, origin).map(Some)
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| unreadable("not UTF-8 text".into()))
 }
 
 /// A config file must be a regular file within the size limit.
@@ -364,12 +374,7 @@ const SERVER_KEYS: &[&str] = &[
 /// Parses the text of a file that came from `origin`.
 pub fn parse_config(text: &str, origin: ConfigOrigin) -> Result<ConfigFile, ConfigError> {
     let file = origin.path().to_path_buf();
-    let value: Value = serde_json::from_str(text).map_err(|error| ConfigError::Syntax {
-        file: file.clone(),
-        line: error.line(),
-        column: error.column(),
-        message: strip_position(&error.to_string()),
-    })?;
+    let value: Value = serde_json::from_str(text).map_err(|error| syntax_error(&file, &error))?;
     let reader = Reader { text, file: &file };
     let Value::Object(top) = value else {
         return Err(reader.invalid(&[], "the file must hold a JSON object with \"mcpServers\""));
@@ -395,6 +400,16 @@ pub fn parse_config(text: &str, origin: ConfigOrigin) -> Result<ConfigFile, Conf
         warnings,
         sha256: sha256_hex(text.as_bytes()),
     })
+}
+
+/// The error for text of `file` that serde_json could not read as JSON.
+pub(crate) fn syntax_error(file: &Path, error: &serde_json::Error) -> ConfigError {
+    ConfigError::Syntax {
+        file: file.to_owned(),
+        line: error.line(),
+        column: error.column(),
+        message: strip_position(&error.to_string()),
+    }
 }
 
 /// serde_json appends " at line L column C"; the error already carries them.
@@ -644,7 +659,7 @@ impl Reader<'_> {
 
 /// The 1-based line where the key at `path` is written (each element a key inside the previous
 /// one's object), found by scanning the text; `None` when it is not there.
-fn locate_key(text: &str, path: &[&str]) -> Option<usize> {
+pub(crate) fn locate_key(text: &str, path: &[&str]) -> Option<usize> {
     if path.is_empty() {
         return Some(1);
     }

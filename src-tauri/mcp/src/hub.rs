@@ -5,9 +5,16 @@
 //! exact content), starts them all at once — a slow or broken server delays or breaks only
 //! itself — and registers their tools into the session's [`ToolManager`]. It is the one object a
 //! front end keeps: statuses for the UI, restart, approval of the project file, and shutdown.
+//!
+//! A change to the configuration (an edited file, a server switched off for the project) is
+//! applied by [`McpHub::reload`] without disturbing what did not change: a server whose
+//! configuration, trust and switch are the same keeps running with its tools registered; only
+//! new and changed servers start, and only removed and changed ones stop.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures::future::join_all;
@@ -21,6 +28,7 @@ use crate::status::{ServerState, ServerStatus};
 use crate::trust::ProjectTrust;
 
 /// Where the hub reads its servers from and how it treats them.
+#[derive(Clone)]
 pub struct HubSettings {
     /// The user-wide file (default: [`user_config_path`]); `None` reads none.
     pub user_file: Option<PathBuf>,
@@ -30,6 +38,9 @@ pub struct HubSettings {
     pub trust: Arc<dyn ProjectTrust>,
     /// Treat the project file as approved for this run only (`--trust-project-mcp`).
     pub trust_project_for_this_run: bool,
+    /// The servers this project does not start (switched off in this project only; a server's
+    /// `"disabled": true` is the switch for every project). Listed as `disabled`.
+    pub disabled_servers: BTreeSet<String>,
     /// Timeouts and restart policy.
     pub options: McpOptions,
 }
@@ -42,56 +53,67 @@ impl HubSettings {
             project_root: None,
             trust,
             trust_project_for_this_run: false,
+            disabled_servers: BTreeSet::new(),
             options: McpOptions::default(),
         }
     }
 }
 
-/// The project file as read at start.
-#[derive(Debug, Clone)]
-struct ProjectFile {
-    root: PathBuf,
-    path: PathBuf,
-    sha256: String,
+/// What the hub does with a configured server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    /// Start it.
+    Start,
+    /// Switched off (in its file, or for this project).
+    Disabled,
+    /// In a project file the user has not approved.
+    Untrusted,
 }
 
-/// Errors of the hub's own API.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HubError {
-    /// No server has this name.
-    #[error("no MCP server named '{0}' is configured")]
-    UnknownServer(String),
-    /// There is no project file to approve.
-    #[error("this project has no {PROJECT_FILE} to approve")]
-    NoProjectFile,
-}
+impl Gate {
+    fn of(config: &ServerConfig, trusted: bool, disabled_here: bool) -> Self {
+        if config.disabled || disabled_here {
+            Self::Disabled
+        } else if trusted {
+            Self::Start
+        } else {
+            Self::Untrusted
+        }
+    }
 
-/// The MCP servers of one session.
-pub struct McpHub {
-    manager: Arc<ToolManager>,
-    servers: Vec<McpServerHandle>,
-    warnings: Vec<String>,
-    project: Option<ProjectFile>,
-    trust: Option<Arc<dyn ProjectTrust>>,
-}
+    /// Where a handle stands, as far as its state tells; `None` once it was stopped (it can't
+    /// start again, so it is never reused).
+    fn current(server: &McpServerHandle) -> Option<Self> {
+        match server.status().state {
+            ServerState::Disabled => Some(Self::Disabled),
+            ServerState::Untrusted => Some(Self::Untrusted),
+            ServerState::Stopped => None,
+            ServerState::Starting | ServerState::Connected | ServerState::Failed { .. } => {
+                Some(Self::Start)
+            }
+        }
+    }
 
-impl std::fmt::Debug for McpHub {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpHub")
-            .field("servers", &self.servers)
-            .field("warnings", &self.warnings)
-            .finish_non_exhaustive()
+    fn initial_state(self) -> ServerState {
+        match self {
+            Self::Start => ServerState::Starting,
+            Self::Disabled => ServerState::Disabled,
+            Self::Untrusted => ServerState::Untrusted,
+        }
     }
 }
 
-impl McpHub {
-    /// Reads the configured files and starts every server that may start; returns at once (the
-    /// servers connect in the background: see [`Self::wait_started`]). A malformed file is an
-    /// error; unknown keys are [`Self::warnings`].
-    pub async fn start(
-        manager: Arc<ToolManager>,
-        settings: HubSettings,
-    ) -> Result<Self, ConfigError> {
+/// Everything read from the files: each server with whether it may start (trusted) and what
+/// to do with it.
+struct Plan {
+    entries: Vec<(ServerConfig, bool, Gate)>,
+    warnings: Vec<String>,
+    project: Option<ProjectFile>,
+}
+
+impl Plan {
+    /// Reads the user's file and the project's (checking its approval).
+    async fn read(settings: &HubSettings) -> Result<Self, ConfigError> {
         let mut warnings = Vec::new();
         let mut entries: Vec<(ServerConfig, bool)> = Vec::new();
         if let Some(path) = settings.user_file.clone()
@@ -132,11 +154,153 @@ impl McpHub {
         for warning in &warnings {
             tracing::warn!("{warning}");
         }
-        let mut hub = Self::from_configs(manager, entries, settings.options);
-        hub.warnings = warnings;
-        hub.project = project;
-        hub.trust = Some(settings.trust);
-        Ok(hub)
+        let entries = entries
+            .into_iter()
+            .map(|(config, trusted)| {
+                let gate = Gate::of(
+                    &config,
+                    trusted,
+                    settings.disabled_servers.contains(&config.name),
+                );
+                (config, trusted, gate)
+            })
+            .collect();
+        Ok(Self {
+            entries,
+            warnings,
+            project,
+        })
+    }
+}
+
+/// The project file as read at start.
+#[derive(Debug, Clone)]
+struct ProjectFile {
+    root: PathBuf,
+    path: PathBuf,
+    sha256: String,
+}
+
+/// Errors of the hub's own API.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HubError {
+    /// No server has this name.
+    #[error("no MCP server named '{0}' is configured")]
+    UnknownServer(String),
+    /// There is no project file to approve.
+    #[error("this project has no {PROJECT_FILE} to approve")]
+    NoProjectFile,
+}
+
+/// The MCP servers of one session.
+pub struct McpHub {
+    manager: Arc<ToolManager>,
+    servers: Vec<McpServerHandle>,
+    warnings: Vec<String>,
+    project: Option<ProjectFile>,
+    trust: Option<Arc<dyn ProjectTrust>>,
+    /// The servers this project does not start.
+    disabled_here: BTreeSet<String>,
+    /// Set once a [`McpHub::reload`] handed the servers to a new hub.
+    superseded: AtomicBool,
+}
+
+impl std::fmt::Debug for McpHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHub")
+            .field("servers", &self.servers)
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHub {
+    /// Reads the configured files and starts every server that may start; returns at once (the
+    /// servers connect in the background: see [`Self::wait_started`]). A malformed file is an
+    /// error; unknown keys are [`Self::warnings`].
+    pub async fn start(
+        manager: Arc<ToolManager>,
+        settings: HubSettings,
+    ) -> Result<Self, ConfigError> {
+        let plan = Plan::read(&settings).await?;
+        let servers: Vec<McpServerHandle> = plan
+            .entries
+            .into_iter()
+            .map(|(config, trusted, gate)| {
+                McpServerHandle::new(
+                    config,
+                    settings.options.clone(),
+                    trusted,
+                    &manager,
+                    gate.initial_state(),
+                )
+            })
+            .collect();
+        start_all(&servers);
+        Ok(Self {
+            manager,
+            servers,
+            warnings: plan.warnings,
+            project: plan.project,
+            trust: Some(settings.trust),
+            disabled_here: settings.disabled_servers,
+            superseded: AtomicBool::new(false),
+        })
+    }
+
+    /// Reads the configuration again and returns the hub for it, reusing every server whose
+    /// configuration, trust and switches did not change: its process keeps running and its
+    /// tools stay registered. Servers that are new or changed start; those removed or changed
+    /// stop first (a changed server's tools go and come back under the same names).
+    ///
+    /// On success the servers belong to the returned hub, and this one is spent: its
+    /// [`Self::shutdown`] does nothing (drop it). When the files can't be read, nothing changes
+    /// and this hub stays in charge.
+    pub async fn reload(&self, settings: HubSettings) -> Result<Self, ConfigError> {
+        let plan = Plan::read(&settings).await?;
+        let mut old: Vec<Option<McpServerHandle>> =
+            self.servers.iter().cloned().map(Some).collect();
+        let mut servers = Vec::with_capacity(plan.entries.len());
+        let mut fresh = Vec::new();
+        for (config, trusted, gate) in plan.entries {
+            let reused = old
+                .iter_mut()
+                .find(|slot| {
+                    slot.as_ref().is_some_and(|server| {
+                        server.config() == &config && Gate::current(server) == Some(gate)
+                    })
+                })
+                .and_then(Option::take);
+            match reused {
+                Some(server) => servers.push(server),
+                None => {
+                    let server = McpServerHandle::new(
+                        config,
+                        settings.options.clone(),
+                        trusted,
+                        &self.manager,
+                        gate.initial_state(),
+                    );
+                    fresh.push(server.clone());
+                    servers.push(server);
+                }
+            }
+        }
+        // Stopped before the new ones start: a changed server's old and new handles register
+        // tools under the same source.
+        let stopping: Vec<McpServerHandle> = old.into_iter().flatten().collect();
+        join_all(stopping.iter().map(McpServerHandle::shutdown)).await;
+        start_all(&fresh);
+        self.superseded.store(true, Ordering::SeqCst);
+        Ok(Self {
+            manager: Arc::clone(&self.manager),
+            servers,
+            warnings: plan.warnings,
+            project: plan.project,
+            trust: Some(settings.trust),
+            disabled_here: settings.disabled_servers,
+            superseded: AtomicBool::new(false),
+        })
     }
 
     /// A hub for servers already parsed, each with whether it may start (`trusted`). Starts the
@@ -149,27 +313,19 @@ impl McpHub {
         let servers: Vec<McpServerHandle> = entries
             .into_iter()
             .map(|(config, trusted)| {
-                let initial = if config.disabled {
-                    ServerState::Disabled
-                } else if trusted {
-                    ServerState::Starting
-                } else {
-                    ServerState::Untrusted
-                };
+                let initial = Gate::of(&config, trusted, false).initial_state();
                 McpServerHandle::new(config, options.clone(), trusted, &manager, initial)
             })
             .collect();
-        for server in &servers {
-            if server.status().state == ServerState::Starting {
-                server.start();
-            }
-        }
+        start_all(&servers);
         Self {
             manager,
             servers,
             warnings: Vec::new(),
             project: None,
             trust: None,
+            disabled_here: BTreeSet::new(),
+            superseded: AtomicBool::new(false),
         }
     }
 
@@ -195,6 +351,11 @@ impl McpHub {
     /// Every server.
     pub fn servers(&self) -> &[McpServerHandle] {
         &self.servers
+    }
+
+    /// The servers this project does not start (whether configured or not).
+    pub fn disabled_here(&self) -> &BTreeSet<String> {
+        &self.disabled_here
     }
 
     /// What was ignored in the files, one sentence each.
@@ -237,7 +398,20 @@ impl McpHub {
     }
 
     /// Stops every server (concurrently), leaving no process behind, and removes their tools.
+    /// Does nothing on a hub a [`Self::reload`] replaced (its servers are the new hub's).
     pub async fn shutdown(&self) {
+        if self.superseded.load(Ordering::SeqCst) {
+            return;
+        }
         join_all(self.servers.iter().map(McpServerHandle::shutdown)).await;
+    }
+}
+
+/// Starts the servers that are to start (the others show why they don't).
+fn start_all(servers: &[McpServerHandle]) {
+    for server in servers {
+        if server.status().state == ServerState::Starting {
+            server.start();
+        }
     }
 }

@@ -13,7 +13,8 @@
 //!
 //! Modules, one job each: [`config`] reads the files, [`expand`] does `${VAR}`, [`naming`] makes
 //! registry names, [`level`] maps annotations to levels, [`convert`] turns results into text,
-//! [`trust`] remembers approved project files, [`stderr`] keeps a server's last words,
+//! [`trust`] remembers approved project files, [`edit`] changes the user's file, [`claude`]
+//! imports Claude Desktop's servers, [`stderr`] keeps a server's last words,
 //! [`child_env`] decides what of Gantry's environment a stdio server sees,
 //! [`connection`] runs one server, [`adapter`] is the tool, [`hub`] runs them all, [`serve`] is
 //! server mode.
@@ -22,9 +23,11 @@
 
 pub mod adapter;
 pub mod child_env;
+pub mod claude;
 pub mod config;
 pub mod connection;
 pub mod convert;
+pub mod edit;
 pub mod expand;
 pub mod hub;
 pub mod level;
@@ -35,11 +38,15 @@ pub mod stderr;
 pub mod trust;
 
 pub use adapter::McpTool;
+pub use claude::{
+    CLAUDE_DESKTOP_FILE, ClaudeImport, ClaudePreview, ClaudeServer, claude_desktop_config_path,
+};
 pub use config::{
     ConfigError, ConfigFile, ConfigOrigin, PROJECT_FILE, ServerConfig, TransportConfig,
     TransportSummary, parse_config, read_config, user_config_path,
 };
 pub use connection::{McpOptions, McpServerHandle};
+pub use edit::{EditError, PASTED, Snippet, UserFile};
 pub use hub::{HubError, HubSettings, McpHub};
 pub use serve::{ClientSlot, ElicitingApprover, GantryServer, ServeError, auto_approve};
 pub use status::{McpToolInfo, ServerState, ServerStatus};

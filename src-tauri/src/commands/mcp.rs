@@ -3,13 +3,16 @@
 use tauri::State;
 
 use crate::error::CommandError;
-use crate::mcp_panel::{McpPanel, McpServerRequest};
+use crate::mcp_panel::{
+    ClaudeImportPreview, ImportClaudeDesktopRequest, McpPanel, McpServerEntry, McpServerRequest,
+    SaveMcpServersRequest, SetMcpServerEnabledRequest,
+};
 use crate::state::AppState;
 
 /// The open project's MCP servers: transport, state, tools, last stderr lines.
 #[tauri::command]
 pub fn mcp_servers(state: State<'_, AppState>) -> Result<McpPanel, CommandError> {
-    Ok(state.current()?.mcp_panel())
+    Ok(state.current()?.mcp().panel())
 }
 
 /// Restarts one MCP server.
@@ -18,11 +21,73 @@ pub fn restart_mcp_server(
     state: State<'_, AppState>,
     request: McpServerRequest,
 ) -> Result<McpPanel, CommandError> {
-    state.current()?.restart_mcp_server(&request.name)
+    state.current()?.mcp().restart(&request.name)
 }
 
 /// Trusts the project's `.mcp.json` as it is now and starts its servers.
 #[tauri::command]
 pub async fn trust_project_mcp(state: State<'_, AppState>) -> Result<McpPanel, CommandError> {
-    state.current()?.trust_project_mcp().await
+    state.current()?.mcp().trust_project().await
+}
+
+/// One server of the user-wide file as written, for the editor.
+#[tauri::command]
+pub async fn mcp_server_entry(
+    state: State<'_, AppState>,
+    request: McpServerRequest,
+) -> Result<McpServerEntry, CommandError> {
+    state.current()?.mcp().entry(&request.name).await
+}
+
+/// Adds servers to the user-wide file, or replaces one (a rename when its name changes), and
+/// applies the change.
+#[tauri::command]
+pub async fn save_mcp_servers(
+    state: State<'_, AppState>,
+    request: SaveMcpServersRequest,
+) -> Result<McpPanel, CommandError> {
+    state
+        .current()?
+        .mcp()
+        .save(&request.text, request.replacing)
+        .await
+}
+
+/// Removes a server from the user-wide file and applies the change.
+#[tauri::command]
+pub async fn remove_mcp_server(
+    state: State<'_, AppState>,
+    request: McpServerRequest,
+) -> Result<McpPanel, CommandError> {
+    state.current()?.mcp().remove(&request.name).await
+}
+
+/// Switches a server off for the open project, or on again.
+#[tauri::command]
+pub async fn set_mcp_server_enabled(
+    state: State<'_, AppState>,
+    request: SetMcpServerEnabledRequest,
+) -> Result<McpPanel, CommandError> {
+    state
+        .current()?
+        .mcp()
+        .set_enabled(&request.name, request.enabled)
+        .await
+}
+
+/// What importing from Claude Desktop would bring.
+#[tauri::command]
+pub async fn claude_desktop_import_preview(
+    state: State<'_, AppState>,
+) -> Result<ClaudeImportPreview, CommandError> {
+    state.current()?.mcp().claude_preview().await
+}
+
+/// Copies Claude Desktop's chosen servers into the user-wide file and applies the change.
+#[tauri::command]
+pub async fn import_claude_desktop(
+    state: State<'_, AppState>,
+    request: ImportClaudeDesktopRequest,
+) -> Result<McpPanel, CommandError> {
+    state.current()?.mcp().import_claude(request.names).await
 }

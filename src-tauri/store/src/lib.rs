@@ -1,6 +1,6 @@
-//! Everything Gantry remembers: projects, tool policies, approved MCP files, providers,
-//! sessions and their messages, and the audit log, in one SQLite file; API keys in the OS
-//! keychain.
+//! Everything Gantry remembers: projects, tool policies, approved MCP files, MCP servers switched
+//! off per project, providers, sessions and their messages, and the audit log, in one SQLite file;
+//! API keys in the OS keychain.
 //!
 //! The engine needs memory that outlives a window: which folders the user works in, what they
 //! allowed each tool to do there, what was said, and what every tool call did. This crate keeps
@@ -21,6 +21,7 @@ mod codec;
 pub mod audit;
 pub mod error;
 pub mod ids;
+pub mod mcp_switches;
 pub mod mcp_trust;
 pub mod messages;
 pub mod paths;
@@ -37,6 +38,7 @@ pub mod time;
 pub use audit::{AuditEntry, AuditFilter, AuditLog, StoreAudit};
 pub use error::{Result, StoreError};
 pub use ids::{AuditId, MessageId, ProjectId, SessionId};
+pub use mcp_switches::McpSwitches;
 pub use mcp_trust::{McpApproval, McpTrust};
 pub use messages::{Message, MessageStatus, NewMessage, Role};
 pub use paths::{DATA_DIR_ENV, DATABASE_FILE, data_dir, default_database_path};

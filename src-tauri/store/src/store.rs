@@ -17,6 +17,7 @@ use sqlx::{Row, Sqlite, Transaction};
 use crate::audit::{AuditLog, StoreAudit};
 use crate::error::{Result, StoreError};
 use crate::ids::ProjectId;
+use crate::mcp_switches::McpSwitches;
 use crate::mcp_trust::McpTrust;
 use crate::paths::default_database_path;
 use crate::policies::Policies;
@@ -98,6 +99,11 @@ impl Store {
     /// Project MCP config files the user approved.
     pub fn mcp_trust(&self) -> McpTrust<'_> {
         McpTrust::new(&self.pool)
+    }
+
+    /// MCP servers switched off per project.
+    pub fn mcp_switches(&self) -> McpSwitches<'_> {
+        McpSwitches::new(&self.pool)
     }
 
     /// Model provider settings (never their keys).

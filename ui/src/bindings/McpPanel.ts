@@ -17,4 +17,8 @@ servers: Array<McpServerView>,
 /**
  * Warnings about the configuration (unknown keys, ...).
  */
-warnings: Array<string>, };
+warnings: Array<string>, 
+/**
+ * The user-wide file (where added and imported servers go); `None` without a home folder.
+ */
+userConfigPath: string | null, };

@@ -47,4 +47,16 @@ pid: number | null,
 /**
  * How many times it was started again.
  */
-restarts: number, };
+restarts: number, 
+/**
+ * Whether Gantry may edit and remove it (it is in the user-wide file, not a project's).
+ */
+editable: boolean, 
+/**
+ * `"disabled": true` in its file: off in every project.
+ */
+disabledInFile: boolean, 
+/**
+ * Switched off in this project (the panel's Disable).
+ */
+disabledInProject: boolean, };

@@ -7,14 +7,17 @@ import type { AuditExport } from "./AuditExport";
 import type { AuditRequest } from "./AuditRequest";
 import type { ChatEvent } from "./ChatEvent";
 import type { ChatView } from "./ChatView";
+import type { ClaudeImportPreview } from "./ClaudeImportPreview";
 import type { CommandError } from "./CommandError";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
 import type { FilePreview } from "./FilePreview";
 import type { GrantView } from "./GrantView";
+import type { ImportClaudeDesktopRequest } from "./ImportClaudeDesktopRequest";
 import type { LaunchState } from "./LaunchState";
 import type { ListDirRequest } from "./ListDirRequest";
 import type { McpPanel } from "./McpPanel";
+import type { McpServerEntry } from "./McpServerEntry";
 import type { McpServerRequest } from "./McpServerRequest";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
 import type { PreviewRequest } from "./PreviewRequest";
@@ -27,10 +30,12 @@ import type { RecentProject } from "./RecentProject";
 import type { RenameSessionRequest } from "./RenameSessionRequest";
 import type { ResolveApprovalRequest } from "./ResolveApprovalRequest";
 import type { RevokeGrantRequest } from "./RevokeGrantRequest";
+import type { SaveMcpServersRequest } from "./SaveMcpServersRequest";
 import type { SaveProviderRequest } from "./SaveProviderRequest";
 import type { SendMessageRequest } from "./SendMessageRequest";
 import type { SessionRequest } from "./SessionRequest";
 import type { SessionSummary } from "./SessionSummary";
+import type { SetMcpServerEnabledRequest } from "./SetMcpServerEnabledRequest";
 import type { SetToolPolicyRequest } from "./SetToolPolicyRequest";
 import type { ToolInfo } from "./ToolInfo";
 import type { TreeChanged } from "./TreeChanged";
@@ -62,6 +67,12 @@ export type Commands = {
   mcp_servers: { request: null; response: McpPanel };
   restart_mcp_server: { request: McpServerRequest; response: McpPanel };
   trust_project_mcp: { request: null; response: McpPanel };
+  mcp_server_entry: { request: McpServerRequest; response: McpServerEntry };
+  save_mcp_servers: { request: SaveMcpServersRequest; response: McpPanel };
+  remove_mcp_server: { request: McpServerRequest; response: McpPanel };
+  set_mcp_server_enabled: { request: SetMcpServerEnabledRequest; response: McpPanel };
+  claude_desktop_import_preview: { request: null; response: ClaudeImportPreview };
+  import_claude_desktop: { request: ImportClaudeDesktopRequest; response: McpPanel };
   provider_settings: { request: null; response: ProviderSettings };
   save_provider: { request: SaveProviderRequest; response: ProviderSettings };
   probe_provider: { request: ProbeProviderRequest; response: ProviderProbe };
@@ -111,6 +122,12 @@ export const COMMAND_NAMES = [
   "mcp_servers",
   "restart_mcp_server",
   "trust_project_mcp",
+  "mcp_server_entry",
+  "save_mcp_servers",
+  "remove_mcp_server",
+  "set_mcp_server_enabled",
+  "claude_desktop_import_preview",
+  "import_claude_desktop",
   "provider_settings",
   "save_provider",
   "probe_provider",

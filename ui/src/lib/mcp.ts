@@ -1,6 +1,7 @@
-// The MCP servers panel's logic: which servers wait for the user's trust, and how a server's
-// state reads.
+// The MCP servers panel's logic: which servers wait for the user's trust, how a server's state
+// reads, which switch a server offers, and what the Claude Desktop import selects at first.
 
+import type { ClaudeImportPreview } from "../bindings/ClaudeImportPreview";
 import type { McpPanel } from "../bindings/McpPanel";
 import type { McpServerView } from "../bindings/McpServerView";
 
@@ -27,7 +28,23 @@ export function stateLabel(server: McpServerView): string {
       return server.reason === null ? "failed" : `failed: ${server.reason}`;
     case "untrusted":
       return "waiting for your trust";
+    case "disabled":
+      if (server.disabledInProject) return "disabled in this project";
+      if (server.disabledInFile) return "disabled in every project";
+      return "disabled";
     default:
       return server.state;
   }
+}
+
+/** The per-project switch a server offers: Disable, Enable, or none (off in its file). */
+export function projectSwitch(server: McpServerView): "disable" | "enable" | null {
+  if (server.disabledInProject) return "enable";
+  if (server.disabledInFile) return null;
+  return "disable";
+}
+
+/** The servers the import selects at first: Claude's servers that Gantry does not have. */
+export function initialImportChoice(preview: ClaudeImportPreview): string[] {
+  return preview.servers.filter((server) => !server.inGantry).map((server) => server.name);
 }

@@ -339,3 +339,69 @@ fn enable_and_tools_policy_apply_to_mcp_tools() {
     let run = sandbox.run(&["tools", "policy", "mcp__ev__nope", "auto"], "");
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
+
+#[test]
+fn disable_switches_a_server_off_for_one_project_only() {
+    let sandbox = Sandbox::new();
+    let other = tempfile::tempdir().unwrap();
+    let served = tempfile::tempdir().unwrap();
+    // The user-wide file is read from the working folder's .config (see support::run).
+    gantry_as_a_server(sandbox.project.path(), served.path());
+    let user_file = sandbox.project.path().join(".config/gantry/mcp.json");
+    let before = std::fs::read(&user_file).unwrap();
+
+    let run = sandbox.run(&["mcp", "disable", "gantry"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "'gantry' is switched off in this project\n");
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("gantry  [disabled]  stdio: "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("switched off in this project (gantry-cli mcp enable gantry)"),
+        "{}",
+        run.stdout
+    );
+    let run = sandbox.run(&["tools", "list"], "");
+    assert!(!run.stdout.contains("mcp__gantry__"), "{}", run.stdout);
+    // The file is the user's, shared by every project: untouched.
+    assert_eq!(std::fs::read(&user_file).unwrap(), before);
+
+    // Another project (same data folder, same user file) still starts it.
+    let run = sandbox.run(
+        &["mcp", "list", "--root", other.path().to_str().unwrap()],
+        "",
+    );
+    assert!(
+        run.stdout.starts_with("gantry  [connected]"),
+        "{}",
+        run.stdout
+    );
+
+    // A name no file configures is refused.
+    let run = sandbox.run(&["mcp", "disable", "gantyr"], "");
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("no MCP server named 'gantyr' is configured (configured: gantry)"),
+        "{}",
+        run.stderr
+    );
+
+    let run = sandbox.run(&["mcp", "enable", "gantry"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "'gantry' is switched on again in this project\n"
+    );
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.starts_with("gantry  [connected]"),
+        "{}",
+        run.stdout
+    );
+}

@@ -1,0 +1,165 @@
+import { describe, expect, it } from "vitest";
+
+import {
+  emptyForm,
+  formToEntry,
+  formToSnippet,
+  isBlank,
+  type ServerForm,
+  snippetServers,
+  snippetToForm,
+} from "../src/lib/mcp-form";
+
+function form(fields: Partial<ServerForm>): ServerForm {
+  return { ...emptyForm(), ...fields };
+}
+
+function ok<T>(outcome: { ok: T } | { error: string }): T {
+  if ("error" in outcome) throw new Error(outcome.error);
+  return outcome.ok;
+}
+
+function error(outcome: { ok: unknown } | { error: string }): string {
+  if (!("error" in outcome)) throw new Error(`expected an error, got ${JSON.stringify(outcome.ok)}`);
+  return outcome.error;
+}
+
+describe("the MCP server form", () => {
+  it("turns a local program into an mcpServers entry", () => {
+    const entry = ok(
+      formToEntry(
+        form({
+          name: " files ",
+          command: "npx",
+          args: "-y\n@modelcontextprotocol/server-filesystem\n\n/home/u/src\n",
+          env: "DEBUG=1\nTOKEN=${GITHUB_TOKEN}\nPADDED= kept as typed",
+          cwd: "tools",
+          level: "sensitive",
+          timeout: "90",
+        }),
+        true,
+      ),
+    );
+    expect(entry).toEqual({
+      name: "files",
+      entry: {
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-filesystem", "/home/u/src"],
+        env: { DEBUG: "1", TOKEN: "${GITHUB_TOKEN}", PADDED: " kept as typed" },
+        cwd: "tools",
+        level: "sensitive",
+        timeout: 90,
+      },
+    });
+  });
+
+  it("turns a remote server into an entry with its headers", () => {
+    const entry = ok(
+      formToEntry(
+        form({ name: "remote", transport: "http", url: "https://example.com/mcp", headers: "Authorization: Bearer ${API_TOKEN}", disabled: true }),
+        true,
+      ),
+    );
+    expect(entry.entry).toEqual({
+      type: "http",
+      url: "https://example.com/mcp",
+      headers: { Authorization: "Bearer ${API_TOKEN}" },
+      disabled: true,
+    });
+  });
+
+  it("says what is missing or malformed when saving", () => {
+    expect(error(formToEntry(form({ command: "npx" }), true))).toBe("Give the server a name.");
+    expect(error(formToEntry(form({ name: "x" }), true))).toBe("Enter the program to run (for example npx).");
+    expect(error(formToEntry(form({ name: "x", transport: "http" }), true))).toBe("Enter the server's URL.");
+    expect(error(formToEntry(form({ name: "x", transport: "http", url: "ftp://h" }), true))).toBe(
+      "The URL must start with http:// or https://.",
+    );
+    expect(error(formToEntry(form({ name: "x", command: "c", env: "A=1\nno equals sign" }), true))).toBe(
+      "Environment, line 2: expected KEY=VALUE",
+    );
+    expect(error(formToEntry(form({ name: "x", transport: "http", url: "http://h", headers: "X-Key value" }), true))).toBe(
+      "Headers, line 1: expected Name: value",
+    );
+    expect(error(formToEntry(form({ name: "x", command: "c", timeout: "soon" }), true))).toMatch(/between 0 and 86400/);
+    expect(error(formToEntry(form({ name: "x", command: "c", timeout: "0" }), true))).toMatch(/between 0 and 86400/);
+  });
+
+  it("converts an unfinished form to JSON when switching tabs", () => {
+    const text = ok(formToSnippet(form({ command: "npx" }), false));
+    expect(JSON.parse(text)).toEqual({ mcpServers: { "": { command: "npx" } } });
+    // A malformed line still stops the switch: it would be lost otherwise.
+    expect(error(formToSnippet(form({ env: "oops" }), false))).toMatch(/Environment, line 1/);
+  });
+
+  it("reads a snippet back into the form, keeping the keys it does not edit", () => {
+    const source = JSON.stringify({
+      mcpServers: {
+        github: {
+          command: "docker",
+          args: ["run", "-i", "ghcr.io/github/github-mcp-server"],
+          env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GH}", DEBUG: 1 },
+          level: "dangerous",
+          timeout: 1.5,
+          tools: { get_me: { level: "safe" } },
+          startupTimeout: 10,
+          autoApprove: ["x"],
+        },
+      },
+    });
+    const read = ok(snippetToForm(source));
+    expect(read).toMatchObject({
+      name: "github",
+      transport: "stdio",
+      command: "docker",
+      args: "run\n-i\nghcr.io/github/github-mcp-server",
+      env: "GITHUB_PERSONAL_ACCESS_TOKEN=${GH}\nDEBUG=1",
+      level: "dangerous",
+      timeout: "1.5",
+      disabled: false,
+      extra: { tools: { get_me: { level: "safe" } }, startupTimeout: 10, autoApprove: ["x"] },
+    });
+    // And back: nothing the form does not show is lost.
+    const again = JSON.parse(ok(formToSnippet(read, true))) as { mcpServers: { github: Record<string, unknown> } };
+    expect(again.mcpServers.github).toEqual({
+      command: "docker",
+      args: ["run", "-i", "ghcr.io/github/github-mcp-server"],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GH}", DEBUG: "1" },
+      level: "dangerous",
+      timeout: 1.5,
+      tools: { get_me: { level: "safe" } },
+      startupTimeout: 10,
+      autoApprove: ["x"],
+    });
+  });
+
+  it("reads bare maps and remote servers", () => {
+    const read = ok(snippetToForm('{"remote": {"url": "http://127.0.0.1:3001/mcp", "headers": {"X-Key": "k"}, "disabled": true}}'));
+    expect(read).toMatchObject({ name: "remote", transport: "http", url: "http://127.0.0.1:3001/mcp", headers: "X-Key: k", disabled: true });
+    expect(ok(snippetToForm("  "))).toEqual(emptyForm());
+  });
+
+  it("explains what the form can't show, so the JSON tab keeps it", () => {
+    expect(error(snippetToForm('{"a": {'))).toMatch(/^The JSON can't be read: /);
+    expect(error(snippetToForm("[1, 2]"))).toMatch(/must be an object/);
+    expect(error(snippetToForm('{"a": {"command": "x"}, "b": {"command": "y"}}'))).toBe(
+      "The form edits one server at a time, and this JSON holds 2. Keep editing it as JSON.",
+    );
+    expect(error(snippetToForm('{"a": {"command": "x", "args": "-y"}}'))).toMatch(/"args" must be a list of strings/);
+    expect(error(snippetToForm('{"a": {"command": "x", "env": {"K": ["v"]}}}'))).toMatch(/"env.K" must be a string/);
+    expect(error(snippetToForm('{"a": {"type": "sse", "url": "http://h/sse"}}'))).toMatch(/SSE/);
+    expect(error(snippetToForm('{"a": {"command": "x", "level": "harmless"}}'))).toMatch(/"level" must be/);
+    expect(error(snippetToForm('{"mcpServers": []}'))).toMatch(/"mcpServers" must be an object/);
+  });
+
+  it("lists a snippet's servers in order", () => {
+    expect(ok(snippetServers('{"mcpServers": {"b": {}, "a": {}}}')).map(([name]) => name)).toEqual(["b", "a"]);
+    expect(ok(snippetServers('{"b": {}}')).map(([name]) => name)).toEqual(["b"]);
+  });
+
+  it("knows a blank form", () => {
+    expect(isBlank(emptyForm())).toBe(true);
+    expect(isBlank(form({ name: "x" }))).toBe(false);
+    expect(isBlank(form({ extra: { tools: {} } }))).toBe(false);
+  });
+});
