@@ -10,13 +10,13 @@ function server(name: string, state: string, tools: string[] = []): McpServerVie
 }
 
 function running(...servers: McpServerView[]): McpPanel {
-  return { hub: { state: "running" }, servers, warnings: [] };
+  return { hub: { state: "running" }, servers, warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
 }
 
 describe("the MCP glance", () => {
   it("reads as starting before the first answer and while the configuration is read", () => {
     expect(glance(null)).toEqual({ kind: "starting", pending: 0 });
-    expect(glance({ hub: { state: "starting" }, servers: [], warnings: [] }).kind).toBe("starting");
+    expect(glance({ hub: { state: "starting" }, servers: [], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" }).kind).toBe("starting");
   });
 
   it("counts the servers still connecting, before anything else", () => {
@@ -39,6 +39,6 @@ describe("the MCP glance", () => {
   it("says when there is nothing, or the configuration is broken", () => {
     expect(glance(running())).toEqual({ kind: "none" });
     expect(glance(running(server("c", "disabled")))).toEqual({ kind: "none" });
-    expect(glance({ hub: { state: "failed", message: "bad" }, servers: [], warnings: [] })).toEqual({ kind: "config_failed" });
+    expect(glance({ hub: { state: "failed", message: "bad" }, servers: [], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" })).toEqual({ kind: "config_failed" });
   });
 });
