@@ -15,6 +15,7 @@ import {
   t,
   tAround,
   translate,
+  tSlots,
   tText,
 } from "../src/lib/i18n.svelte";
 import { en, type MessageKey } from "../src/lib/locales/en";
@@ -121,6 +122,34 @@ describe("the helpers for components", () => {
     setLanguage("zh-CN");
     expect(tAround("approval.title", "tool")).toEqual(["允许 ", " 吗？"]);
     expect(tAround("approval.changesTo", "path")).toEqual(["对 ", " 的修改"]);
+  });
+
+  it("cuts a sentence at several slots, putting their values where each language puts them", () => {
+    const codes = { file: ".mcp.json", format: "mcpServers" };
+    expect(tSlots("mcp.empty.projectFile", codes)).toEqual([
+      "A project can also bring its own in a ",
+      ".mcp.json",
+      " at its root (the ",
+      "mcpServers",
+      " format of Claude Desktop).",
+    ]);
+    // Slots in the other order than the language's come out in the language's order.
+    expect(tSlots("mcp.empty.projectFile", { format: "mcpServers", file: ".mcp.json" })[1]).toBe(".mcp.json");
+    // Params fill the rest, a `count` picks the singular, a message without the slots stays whole.
+    expect(tSlots("mcp.trust.request", { file: "F" }, { count: 1 })).toEqual([
+      "This project's ",
+      "F",
+      " wants to start this program. Trust it only if you trust the project.",
+    ]);
+    expect(tSlots("common.close", codes)).toEqual(["Close"]);
+    setLanguage("zh-CN");
+    expect(tSlots("mcp.empty.projectFile", codes)).toEqual([
+      "项目也可以在其根目录的 ",
+      ".mcp.json",
+      " 中自带服务器（采用 Claude Desktop 的 ",
+      "mcpServers",
+      " 格式）。",
+    ]);
   });
 
   it("lists items and renders a message kept for later, with its listed details", () => {

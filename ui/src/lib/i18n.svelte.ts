@@ -158,6 +158,17 @@ export function tAround(key: MessageKey, slot: string, params?: MessageParams): 
   return at < 0 ? [text, ""] : [text.slice(0, at), text.slice(at + marker.length)];
 }
 
+/** The text of `key` cut at each of its `slots` (markup such as `<code>`, more than one): the
+ *  words at even indices, the slots' values at odd ones, in the order the language puts them
+ *  (`["Paste ", "{…}", " or ", "[…]", "."]`). With one slot, {@link tAround} reads simpler. */
+export function tSlots(key: MessageKey, slots: Readonly<Record<string, string>>, params?: MessageParams): string[] {
+  const names = Object.keys(slots);
+  // Private-use characters mark each slot with its index; no message or value holds them.
+  const markers = Object.fromEntries(names.map((name, index) => [name, `\uE000${String(index)}\uE001`]));
+  const pieces = t(key, { ...params, ...markers }).split(/\uE000(\d+)\uE001/);
+  return pieces.map((piece, index) => (index % 2 === 0 ? piece : (slots[names[Number(piece)] ?? ""] ?? "")));
+}
+
 /** Joins the items of a list the way the current language does (", " or "，"). */
 export function joinList(items: readonly string[]): string {
   return items.join(t("common.listSeparator"));
