@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 
+import { tText, type UiText } from "../src/lib/i18n.svelte";
 import {
   emptyForm,
   formToEntry,
@@ -14,14 +15,15 @@ function form(fields: Partial<ServerForm>): ServerForm {
   return { ...emptyForm(), ...fields };
 }
 
-function ok<T>(outcome: { ok: T } | { error: string }): T {
-  if ("error" in outcome) throw new Error(outcome.error);
+function ok<T>(outcome: { ok: T } | { error: UiText }): T {
+  if ("error" in outcome) throw new Error(tText(outcome.error));
   return outcome.ok;
 }
 
-function error(outcome: { ok: unknown } | { error: string }): string {
+/** The error, as the UI words it (in English: the tests run without a language chosen). */
+function error(outcome: { ok: unknown } | { error: UiText }): string {
   if (!("error" in outcome)) throw new Error(`expected an error, got ${JSON.stringify(outcome.ok)}`);
-  return outcome.error;
+  return tText(outcome.error);
 }
 
 describe("the MCP server form", () => {

@@ -2,7 +2,10 @@
 // stands for. The form edits the keys people change (command, arguments, environment, working
 // folder, URL, headers, level, call timeout, disabled); every other key of the entry (per-tool
 // levels, startupTimeout, other clients' keys) is carried along untouched. What is saved is
-// always JSON text, checked again by the backend's parser.
+// always JSON text, checked again by the backend's parser. Errors are kept as messages (UiText),
+// put into words when shown, so an error on screen follows a change of language.
+
+import type { UiText } from "./i18n.svelte";
 
 /** How a server is reached, as the form offers it. */
 export type FormTransport = "stdio" | "http";
@@ -32,8 +35,8 @@ export interface ServerForm {
   extra: Record<string, unknown>;
 }
 
-/** An error for the user, or a value. */
-export type Outcome<T> = { ok: T } | { error: string };
+/** An error for the user (worded when shown), or a value. */
+export type Outcome<T> = { ok: T } | { error: UiText };
 
 /** The keys the form edits; the rest of an entry is {@link ServerForm.extra}. */
 const FORM_KEYS = new Set(["type", "command", "args", "env", "cwd", "url", "headers", "level", "timeout", "disabled"]);
@@ -42,6 +45,9 @@ const LEVELS: readonly FormLevel[] = ["", "safe", "sensitive", "dangerous"];
 
 /** The longest call timeout the config accepts, in seconds (a day). */
 const MAX_TIMEOUT = 86_400;
+
+/** The two shapes of a snippet, as the messages show them (JSON: the same in every language). */
+const SNIPPET_SHAPES = { wrapped: '{"mcpServers": {"name": {...}}}', bare: '{"name": {...}}' } as const;
 
 /** A blank form (a local program). */
 export function emptyForm(): ServerForm {
@@ -86,8 +92,8 @@ function lines(text: string): string[] {
     .filter((line) => line !== "");
 }
 
-/** `KEY=VALUE` or `Name: value` lines as an object; `what` names the field in errors. */
-function pairs(text: string, separator: "=" | ":", what: string): Outcome<Record<string, string>> {
+/** `KEY=VALUE` (environment) or `Name: value` (headers) lines as an object. */
+function pairs(text: string, separator: "=" | ":"): Outcome<Record<string, string>> {
   const result: Record<string, string> = {};
   const rows = text.split(/\r?\n/);
   for (const [index, row] of rows.entries()) {
@@ -95,8 +101,8 @@ function pairs(text: string, separator: "=" | ":", what: string): Outcome<Record
     const at = row.indexOf(separator);
     const key = at < 0 ? "" : row.slice(0, at).trim();
     if (at < 0 || key === "" || /\s/.test(key)) {
-      const shape = separator === "=" ? "KEY=VALUE" : "Name: value";
-      return { error: `${what}, line ${String(index + 1)}: expected ${shape}` };
+      const message = separator === "=" ? "mcpForm.error.envLine" : "mcpForm.error.headerLine";
+      return { error: { key: message, params: { line: index + 1 } } };
     }
     // An environment value is kept as typed; a header value loses the space after the colon.
     const value = row.slice(at + 1);
@@ -111,25 +117,25 @@ function pairs(text: string, separator: "=" | ":", what: string): Outcome<Record
  */
 export function formToEntry(form: ServerForm, strict: boolean): Outcome<{ name: string; entry: Record<string, unknown> }> {
   const name = form.name.trim();
-  if (strict && name === "") return { error: "Give the server a name." };
+  if (strict && name === "") return { error: { key: "mcpForm.error.name" } };
   const entry: Record<string, unknown> = {};
   if (form.transport === "stdio") {
     const command = form.command.trim();
-    if (strict && command === "") return { error: "Enter the program to run (for example npx)." };
+    if (strict && command === "") return { error: { key: "mcpForm.error.command" } };
     entry.command = command;
     const args = lines(form.args);
     if (args.length > 0) entry.args = args;
-    const env = pairs(form.env, "=", "Environment");
+    const env = pairs(form.env, "=");
     if ("error" in env) return env;
     if (Object.keys(env.ok).length > 0) entry.env = env.ok;
     if (form.cwd.trim() !== "") entry.cwd = form.cwd.trim();
   } else {
     const url = form.url.trim();
-    if (strict && url === "") return { error: "Enter the server's URL." };
-    if (strict && !/^https?:\/\//i.test(url)) return { error: "The URL must start with http:// or https://." };
+    if (strict && url === "") return { error: { key: "mcpForm.error.url" } };
+    if (strict && !/^https?:\/\//i.test(url)) return { error: { key: "mcpForm.error.urlScheme" } };
     entry.type = "http";
     entry.url = url;
-    const headers = pairs(form.headers, ":", "Headers");
+    const headers = pairs(form.headers, ":");
     if ("error" in headers) return headers;
     if (Object.keys(headers.ok).length > 0) entry.headers = headers.ok;
   }
@@ -138,7 +144,7 @@ export function formToEntry(form: ServerForm, strict: boolean): Outcome<{ name: 
   if (timeout !== "") {
     const seconds = Number(timeout);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TIMEOUT) {
-      return { error: "The call timeout must be a number of seconds between 0 and 86400." };
+      return { error: { key: "mcpForm.error.timeout", params: { max: MAX_TIMEOUT } } };
     }
     entry.timeout = seconds;
   }
@@ -168,11 +174,12 @@ export function snippetServers(text: string): Outcome<[string, unknown][]> {
     value = JSON.parse(text);
   } catch (failure) {
     const message = failure instanceof Error ? failure.message : String(failure);
-    return { error: `The JSON can't be read: ${message}` };
+    // The parser's words, as the webview's engine writes them.
+    return { error: { key: "mcpForm.error.unreadable", params: { message } } };
   }
-  if (!isObject(value)) return { error: 'The JSON must be an object: {"mcpServers": {"name": {...}}} or {"name": {...}}.' };
+  if (!isObject(value)) return { error: { key: "mcpForm.error.notObject", params: SNIPPET_SHAPES } };
   const servers = "mcpServers" in value ? value.mcpServers : value;
-  if (!isObject(servers)) return { error: '"mcpServers" must be an object of servers by name.' };
+  if (!isObject(servers)) return { error: { key: "mcpForm.error.serversNotObject" } };
   return { ok: Object.entries(servers) };
 }
 
@@ -181,18 +188,18 @@ function text(entry: Record<string, unknown>, key: string): Outcome<string> {
   const value = entry[key];
   if (value === undefined || value === null) return { ok: "" };
   if (typeof value === "string") return { ok: value };
-  return { error: `"${key}" must be a string to edit this server in the form.` };
+  return { error: { key: "mcpForm.error.keyNotString", params: { key } } };
 }
 
 /** An object of strings (numbers and booleans allowed, as the config allows them) as lines. */
 function pairLines(entry: Record<string, unknown>, key: string, separator: string): Outcome<string> {
   const value = entry[key];
   if (value === undefined || value === null) return { ok: "" };
-  if (!isObject(value)) return { error: `"${key}" must be an object to edit this server in the form.` };
+  if (!isObject(value)) return { error: { key: "mcpForm.error.keyNotObject", params: { key } } };
   const rows: string[] = [];
   for (const [name, item] of Object.entries(value)) {
     if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") {
-      return { error: `"${key}.${name}" must be a string to edit this server in the form.` };
+      return { error: { key: "mcpForm.error.keyNotString", params: { key: `${key}.${name}` } } };
     }
     rows.push(`${name}${separator}${String(item)}`);
   }
@@ -208,14 +215,12 @@ export function snippetToForm(source: string): Outcome<ServerForm> {
   const servers = snippetServers(source);
   if ("error" in servers) return servers;
   if (servers.ok.length !== 1) {
-    return {
-      error: `The form edits one server at a time, and this JSON holds ${String(servers.ok.length)}. Keep editing it as JSON.`,
-    };
+    return { error: { key: "mcpForm.error.several", params: { count: servers.ok.length } } };
   }
   const [name, entry] = servers.ok[0] ?? ["", null];
-  if (!isObject(entry)) return { error: `Server "${name}" must be an object.` };
+  if (!isObject(entry)) return { error: { key: "mcpForm.error.serverNotObject", params: { name } } };
   const kind = entry.type;
-  if (kind === "sse") return { error: "The form can't edit an SSE server. Keep editing it as JSON." };
+  if (kind === "sse") return { error: { key: "mcpForm.error.sse" } };
   const remote = typeof entry.url === "string" || (typeof kind === "string" && kind !== "stdio");
   const form = emptyForm();
   form.name = name;
@@ -233,7 +238,7 @@ export function snippetToForm(source: string): Outcome<ServerForm> {
   const args = entry.args;
   if (args !== undefined && args !== null) {
     if (!Array.isArray(args) || !args.every((arg) => typeof arg === "string")) {
-      return { error: '"args" must be a list of strings to edit this server in the form.' };
+      return { error: { key: "mcpForm.error.argsNotList" } };
     }
     form.args = args.join("\n");
   }
@@ -246,18 +251,18 @@ export function snippetToForm(source: string): Outcome<ServerForm> {
   const level = entry.level;
   if (level !== undefined && level !== null) {
     if (typeof level !== "string" || !LEVELS.includes(level as FormLevel) || level === "") {
-      return { error: '"level" must be "safe", "sensitive" or "dangerous".' };
+      return { error: { key: "mcpForm.error.level" } };
     }
     form.level = level as FormLevel;
   }
   const timeout = entry.timeout;
   if (timeout !== undefined && timeout !== null) {
-    if (typeof timeout !== "number") return { error: '"timeout" must be a number of seconds.' };
+    if (typeof timeout !== "number") return { error: { key: "mcpForm.error.timeoutNotNumber" } };
     form.timeout = String(timeout);
   }
   const disabled = entry.disabled;
   if (disabled !== undefined && disabled !== null && typeof disabled !== "boolean") {
-    return { error: '"disabled" must be true or false.' };
+    return { error: { key: "mcpForm.error.disabled" } };
   }
   form.disabled = disabled === true;
   for (const [key, value] of Object.entries(entry)) {
