@@ -8,6 +8,7 @@ import type { ClaudeImportPreview } from "../src/bindings/ClaudeImportPreview";
 import type { McpPanel } from "../src/bindings/McpPanel";
 import type { McpServerView } from "../src/bindings/McpServerView";
 import McpServersDialog from "../src/components/McpServersDialog.svelte";
+import { setLanguage } from "../src/lib/i18n.svelte";
 
 const { call } = vi.hoisted(() => ({ call: vi.fn() }));
 
@@ -97,7 +98,18 @@ afterEach(() => {
   if (component) void unmount(component);
   component = null;
   document.body.innerHTML = "";
+  setLanguage("system");
 });
+
+/** The text of the element matching `selector`, spaces at its ends trimmed. */
+function text(selector: string, root: ParentNode = document): string | undefined {
+  return q(selector, root)?.textContent.trim();
+}
+
+/** The texts of the buttons under `selector`. */
+function buttonTexts(selector: string): string[] {
+  return [...document.querySelectorAll<HTMLElement>(`${selector} button`)].map((button) => button.textContent.trim());
+}
 
 describe("the MCP servers panel", () => {
   it("offers Edit and Remove for the user's servers only, and the switch that fits", async () => {
@@ -295,5 +307,278 @@ describe("the Claude Desktop import", () => {
     const missing = await shows("[data-testid=mcp-import-missing]");
     expect(missing.textContent).toContain("/home/u/.config/Claude/claude_desktop_config.json");
     expect(q("[data-testid=mcp-import-submit]")).toBeNull();
+  });
+});
+
+describe("in Chinese", () => {
+  const USER_FILE = "/home/u/.config/gantry/mcp.json";
+
+  it("shows the panel's list, states, buttons and trust step in Chinese, the backend's words as they come", async () => {
+    setLanguage("zh-CN");
+    backend({
+      mcp_servers: {
+        ...panel([
+          server("mine"),
+          server("off-here", { state: "disabled", disabledInProject: true, tools: [], pid: null }),
+          server("off-everywhere", { state: "disabled", disabledInFile: true, tools: [], pid: null }),
+          server("broken", {
+            origin: "project",
+            editable: false,
+            configPath: "/p/.mcp.json",
+            state: "failed",
+            reason: "exited with status 1",
+            tools: [],
+            stderrTail: ["Error: BROKEN_TOKEN is not set"],
+          }),
+          server("files", { origin: "project", editable: false, configPath: "/p/.mcp.json", state: "untrusted", tools: [] }),
+        ]),
+        warnings: ["unknown key `colour` in /home/u/.config/gantry/mcp.json"],
+      },
+    });
+    render();
+    await shows("[data-testid=mcp-server][data-name=files]");
+    const row = (name: string) => `[data-testid=mcp-server][data-name=${name}]`;
+
+    expect(text("#mcp-title")).toBe("MCP 服务器");
+    expect(buttonTexts("header .mcp-actions")).toEqual(["添加服务器", "从 Claude Desktop 导入"]);
+    expect(q("header .close")?.getAttribute("aria-label")).toBe("关闭");
+
+    // The trust step: the file and what it would run.
+    const trust = q("[data-testid=mcp-trust-request]");
+    expect(text("p", trust ?? document)).toBe("此项目的 .mcp.json 要启动以下程序。请仅在你信任此项目时才信任它。");
+    expect(text("[data-testid=mcp-trust]")).toBe("信任并启动");
+
+    // Each server: its origin, state and buttons in Chinese; names, commands and reasons as they are.
+    expect(text(`${row("mine")} .badge`)).toBe("用户");
+    expect(text(`${row("mine")} .state`)).toBe("已连接 · 1 个工具");
+    expect(buttonTexts(row("mine"))).toEqual(["重启", "禁用", "编辑", "移除"]);
+    expect(q(`${row("mine")} [data-action=disable]`)?.title).toBe("停止它，并且不在此项目中启动（其他项目仍会启动它）");
+    expect(text(`${row("mine")} summary`)).toBe("1 个工具");
+    expect(text(`${row("mine")} .target`)).toBe("stdio node server.js");
+
+    expect(text(`${row("off-here")} .state`)).toBe("已在此项目中禁用");
+    expect(buttonTexts(row("off-here"))).toEqual(["重启", "启用", "编辑", "移除"]);
+    expect(text(`${row("off-here")} p.small`)).toBe("不在此项目中启动；其他项目仍会启动它。");
+
+    expect(text(`${row("off-everywhere")} .state`)).toBe("已在所有项目中禁用");
+    expect(text(`${row("off-everywhere")} p.small`)).toBe(
+      '其配置文件中写有 "disabled": true：在所有项目中都不启动。编辑它即可重新启用。',
+    );
+
+    expect(text(`${row("broken")} .badge`)).toBe("项目");
+    expect(text(`${row("broken")} .state`)).toBe("失败：exited with status 1");
+    expect(text(`${row("broken")} p.small`)).toBe("来自此项目的 .mcp.json：如需更改，请编辑该文件。");
+    expect(text(`${row("broken")} summary`)).toBe("stderr 的最后几行");
+    expect(text(`${row("broken")} [data-testid=mcp-stderr]`)).toBe("Error: BROKEN_TOKEN is not set");
+    expect(text(`${row("files")} .state`)).toBe("等待你的信任");
+
+    expect(text(".note")).toBe("unknown key `colour` in /home/u/.config/gantry/mcp.json");
+    const footer = [...document.querySelectorAll<HTMLElement>("[data-testid=mcp-panel] > p.small")].at(-1);
+    expect(footer?.textContent.trim()).toBe(`你添加或导入的服务器保存在 ${USER_FILE} 中，对所有项目生效。`);
+
+    // No English is left but the backend's words (names, commands, paths, reasons, stderr,
+    // warnings) and names that read the same in every language.
+    const words = q("[data-testid=mcp-panel]")?.cloneNode(true) as HTMLElement;
+    words.querySelectorAll(`code, pre, strong, .note, .target, ${row("broken")} .state`).forEach((element) => {
+      element.remove();
+    });
+    expect(words.textContent.replace(/\b(MCP|Claude Desktop|stderr)\b/g, "").match(/[A-Za-z]{2,}/g)).toBeNull();
+
+    // Remove asks first, in Chinese.
+    click(`${row("mine")} [data-testid=mcp-remove]`);
+    const confirm = q("[data-testid=mcp-remove-confirm]");
+    expect(confirm?.getAttribute("aria-label")).toBe("确认移除");
+    expect(text("span", confirm ?? document)).toBe(`从 ${USER_FILE} 中移除“mine”吗？所有项目都将不再使用它。`);
+    expect(buttonTexts("[data-testid=mcp-remove-confirm]")).toEqual(["移除", "保留"]);
+
+    // Switched while open: what is on screen follows at once.
+    setLanguage("en");
+    flushSync();
+    expect(text("#mcp-title")).toBe("MCP servers");
+    expect(text(`${row("off-here")} .state`)).toBe("disabled in this project");
+    expect(text("span", q("[data-testid=mcp-remove-confirm]") ?? document)).toBe(
+      `Remove “mine” from ${USER_FILE}? Every project loses it.`,
+    );
+  });
+
+  it("says what to do with no servers in Chinese", async () => {
+    setLanguage("zh-CN");
+    backend({ mcp_servers: panel([]) });
+    render();
+    const empty = await shows("[data-testid=mcp-empty]");
+    const paragraphs = [...empty.querySelectorAll("p")].map((paragraph) => paragraph.textContent.trim());
+    expect(paragraphs).toEqual([
+      "还没有 MCP 服务器。",
+      "MCP 服务器为模型提供更多工具：文件、GitHub、数据库、浏览器等。你可以添加一个，也可以导入你为 Claude Desktop 配置的服务器。",
+      "项目也可以在其根目录的 .mcp.json 中自带服务器（采用 Claude Desktop 的 mcpServers 格式）。",
+    ]);
+    expect([...empty.querySelectorAll("code")].map((code) => code.textContent)).toEqual([".mcp.json", "mcpServers"]);
+    expect(buttonTexts("[data-testid=mcp-empty]")).toEqual(["添加服务器", "从 Claude Desktop 导入"]);
+  });
+
+  it("shows a change being applied in Chinese", async () => {
+    setLanguage("zh-CN");
+    backend({ mcp_servers: panel([server("mine")]) });
+    render();
+    await shows("[data-testid=mcp-restart]");
+    call.mockImplementationOnce(() => new Promise<McpPanel>(() => undefined));
+    click("[data-testid=mcp-restart]");
+    expect(call).toHaveBeenLastCalledWith("restart_mcp_server", { name: "mine" });
+    expect(text("[data-testid=mcp-applying]")).toBe("正在应用…");
+  });
+
+  it("shows the server editor in Chinese, and its errors follow a change of language", async () => {
+    setLanguage("zh-CN");
+    backend({ mcp_servers: panel([]) });
+    render();
+    await shows("[data-testid=mcp-add]");
+    click("[data-testid=mcp-add]");
+    const editor = q("[data-testid=mcp-editor]");
+    expect(text("h3", editor ?? document)).toBe("添加服务器");
+    expect(q("[role=tablist]")?.getAttribute("aria-label")).toBe("编辑方式");
+    expect(buttonTexts("[role=tablist]")).toEqual(["表单", "JSON"]);
+    // Each label's own words (a select's options aside).
+    const labels = [...document.querySelectorAll<HTMLLabelElement>("[data-testid=mcp-editor] label")].map((label) => {
+      const words = label.cloneNode(true) as HTMLLabelElement;
+      words.querySelectorAll("select").forEach((select) => { select.remove(); });
+      return words.textContent.trim();
+    });
+    expect(labels).toEqual([
+      "名称",
+      "传输方式",
+      "命令",
+      "参数，每行一个",
+      "环境变量，每行一个 KEY=VALUE（${VAR} 读取你的环境变量）",
+      "工作目录（可选）",
+      "其工具的权限级别",
+      "调用超时（秒）",
+      "在所有项目中禁用（仍列出，但从不启动）",
+    ]);
+    const options = (selector: string) => [...document.querySelectorAll(`${selector} option`)].map((option) => option.textContent);
+    expect(options("[data-testid=mcp-form-transport]")).toEqual(["本地程序（stdio）", "远程服务器（HTTP）"]);
+    expect(options("[data-testid=mcp-form-level]")).toEqual([
+      "默认（依据服务器的提示）",
+      "安全（无需询问即运行）",
+      "敏感（先询问）",
+      "危险（启用前保持禁用）",
+    ]);
+    // The examples in the fields are what is typed there, the same in every language.
+    expect(field("[data-testid=mcp-form-command]")?.placeholder).toBe("npx");
+    expect(field("[data-testid=mcp-form-env]")?.placeholder).toBe("GITHUB_TOKEN=${GITHUB_TOKEN}");
+    expect(buttonTexts("[data-testid=mcp-editor] footer")).toEqual(["保存", "取消"]);
+    expect(text("[data-testid=mcp-editor] footer .small")).toBe(`保存在 ${USER_FILE} 中，对所有项目生效。`);
+
+    // The remote server's fields.
+    const transport = document.querySelector<HTMLSelectElement>("[data-testid=mcp-form-transport]");
+    if (transport) transport.value = "http";
+    transport?.dispatchEvent(new Event("change", { bubbles: true }));
+    flushSync();
+    expect(text("[data-testid=mcp-editor] label:has([data-testid=mcp-form-headers])")).toBe("请求头，每行一个“Name: value”");
+    type("[data-testid=mcp-form-name]", "remote");
+    type("[data-testid=mcp-form-headers]", "X-Key value");
+    click("[data-testid=mcp-save]");
+    expect(text("[data-testid=mcp-editor-error]")).toBe("请填写服务器的 URL。");
+    type("[data-testid=mcp-form-url]", "http://h/mcp");
+    click("[data-testid=mcp-save]");
+    expect(text("[data-testid=mcp-editor-error]")).toBe("请求头第 1 行：应为 Name: value 格式");
+    // An error on screen follows a change of language.
+    setLanguage("en");
+    flushSync();
+    expect(text("[data-testid=mcp-editor-error]")).toBe("Headers, line 1: expected Name: value");
+    setLanguage("zh-CN");
+    flushSync();
+    expect(call).not.toHaveBeenCalledWith("save_mcp_servers", expect.anything());
+
+    // The JSON tab: its intro, an empty text, and JSON the form can't read.
+    type("[data-testid=mcp-form-headers]", "");
+    click("[data-testid=mcp-tab-json]");
+    expect(text("[data-testid=mcp-editor] label span")).toBe('粘贴或输入 {"mcpServers": {…}} 或 {"name": {…}}：一个或多个服务器均可。');
+    type("[data-testid=mcp-json]", "");
+    click("[data-testid=mcp-save]");
+    expect(text("[data-testid=mcp-editor-error]")).toBe(
+      '请粘贴或输入服务器，例如 {"mcpServers": {"name": {"command": "npx", "args": ["-y", "package"]}}}。',
+    );
+    type("[data-testid=mcp-json]", '{"a": {"command": "x"}, "b": {"command": "y"}}');
+    click("[data-testid=mcp-tab-form]");
+    expect(text("[data-testid=mcp-editor-error]")).toBe("表单一次只能编辑一个服务器，而这段 JSON 包含 2 个。请继续以 JSON 编辑。");
+    type("[data-testid=mcp-json]", '{"a": {');
+    click("[data-testid=mcp-tab-form]");
+    expect(text("[data-testid=mcp-editor-error]")).toMatch(/^无法读取 JSON：\S/);
+  });
+
+  it("opens a server the form can't show in the JSON tab, with the reason in Chinese and the backend's error as it comes", async () => {
+    setLanguage("zh-CN");
+    const entry = '{\n  "mcpServers": {\n    "stream": {"type": "sse", "url": "http://h/sse"}\n  }\n}\n';
+    backend({
+      mcp_servers: panel([server("stream", { transport: "sse", target: "http://h/sse" })]),
+      mcp_server_entry: { name: "stream", text: entry },
+      save_mcp_servers: new Error("MCP config pasted JSON:3:5: unknown transport"),
+    });
+    render();
+    await shows("[data-testid=mcp-edit]");
+    click("[data-testid=mcp-edit]");
+    await shows("[data-testid=mcp-editor][data-tab=json]");
+    expect(text("[data-testid=mcp-editor] h3")).toBe("编辑“stream”");
+    expect(text("[data-testid=mcp-editor] label span")).toBe('以 JSON 表示的服务器：{"mcpServers": {…}} 或 {"name": {…}}。');
+    expect(text("[data-testid=mcp-editor-error]")).toBe("表单无法编辑 SSE 服务器。请继续以 JSON 编辑。");
+    click("[data-testid=mcp-save]");
+    await vi.waitFor(() => {
+      expect(text("[data-testid=mcp-editor-error]")).toBe("MCP config pasted JSON:3:5: unknown transport");
+    });
+  });
+
+  describe("the Claude Desktop import", () => {
+    const CLAUDE_FILE = "/home/u/.config/Claude/claude_desktop_config.json";
+
+    async function openImport(preview: ClaudeImportPreview): Promise<void> {
+      setLanguage("zh-CN");
+      backend({ mcp_servers: panel([server("mine")]), claude_desktop_import_preview: preview });
+      render();
+      await shows("[data-testid=mcp-import-open]");
+      click("[data-testid=mcp-import-open]");
+      await shows("[data-testid=mcp-import] footer [data-testid=mcp-import-cancel]:not([disabled])");
+      await vi.waitFor(() => {
+        if (q("[data-testid=mcp-import] .spinner")) throw new Error("still reading");
+      });
+    }
+
+    it("lists Claude's servers, warns about replacing and counts the choice in Chinese", async () => {
+      await openImport({
+        path: CLAUDE_FILE,
+        found: true,
+        servers: [
+          { name: "files", transport: "stdio", target: "npx -y fs", inGantry: false },
+          { name: "mine", transport: "stdio", target: "node other.js", inGantry: true },
+        ],
+      });
+      const section = q("[data-testid=mcp-import]");
+      expect(text("h3", section ?? document)).toBe("从 Claude Desktop 导入");
+      const intro = [...(section?.querySelectorAll(":scope > p.muted") ?? [])].map((paragraph) => paragraph.textContent.trim());
+      expect(intro).toEqual([`来自 ${CLAUDE_FILE}。`, `勾选的服务器将复制到 ${USER_FILE} 中，对所有项目生效。`]);
+      expect(text("[data-testid=mcp-import-server][data-name=mine] .note")).toBe(
+        "Gantry 已有名为“mine”的服务器：导入会替换 Gantry 中的这一项。",
+      );
+      expect(text("[data-testid=mcp-import-server][data-name=files] .import-server")).toContain("npx -y fs");
+      expect(text("[data-testid=mcp-import-submit]")).toBe("导入 1 个服务器");
+      field("[data-testid=mcp-import-server][data-name=mine] input")?.click();
+      flushSync();
+      expect(text("[data-testid=mcp-import-submit]")).toBe("导入 2 个服务器");
+      expect(text("[data-testid=mcp-import-cancel]")).toBe("取消");
+      setLanguage("en");
+      flushSync();
+      expect(text("[data-testid=mcp-import-submit]")).toBe("Import 2 servers");
+    });
+
+    it("says where it looked, or that Claude has no servers, in Chinese", async () => {
+      await openImport({ path: CLAUDE_FILE, found: false, servers: [] });
+      expect(text("[data-testid=mcp-import-missing]")).toBe(`在 ${CLAUDE_FILE} 未找到 Claude Desktop 的配置。`);
+      expect(text("[data-testid=mcp-import-cancel]")).toBe("返回");
+      click("[data-testid=mcp-import-cancel]");
+      backend({ mcp_servers: panel([server("mine")]), claude_desktop_import_preview: { path: CLAUDE_FILE, found: true, servers: [] } });
+      click("[data-testid=mcp-import-open]");
+      expect(text("[data-testid=mcp-import] p.muted")).toBe("正在读取 Claude Desktop 的配置…");
+      const empty = await shows("[data-testid=mcp-import-empty]");
+      expect(empty.textContent.trim()).toBe(`Claude Desktop 的配置（${CLAUDE_FILE}）中没有 MCP 服务器。`);
+    });
   });
 });

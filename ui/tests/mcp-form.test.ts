@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 
-import { tText, type UiText } from "../src/lib/i18n.svelte";
+import { setLanguage, tText, type UiText } from "../src/lib/i18n.svelte";
 import {
   emptyForm,
   formToEntry,
@@ -163,5 +163,39 @@ describe("the MCP server form", () => {
     expect(isBlank(emptyForm())).toBe(true);
     expect(isBlank(form({ name: "x" }))).toBe(false);
     expect(isBlank(form({ extra: { tools: {} } }))).toBe(false);
+  });
+});
+
+describe("the MCP server form's errors in Chinese", () => {
+  afterEach(() => {
+    setLanguage("system");
+  });
+
+  it("says what is missing or malformed in Chinese, the JSON parser's words as they come", () => {
+    setLanguage("zh-CN");
+    expect(error(formToEntry(form({ command: "npx" }), true))).toBe("请为服务器填写名称。");
+    expect(error(formToEntry(form({ name: "x" }), true))).toBe("请填写要运行的程序（例如 npx）。");
+    expect(error(formToEntry(form({ name: "x", transport: "http", url: "ftp://h" }), true))).toBe(
+      "URL 必须以 http:// 或 https:// 开头。",
+    );
+    expect(error(formToEntry(form({ name: "x", command: "c", env: "A=1\nno equals sign" }), true))).toBe(
+      "环境变量第 2 行：应为 KEY=VALUE 格式",
+    );
+    expect(error(formToEntry(form({ name: "x", command: "c", timeout: "0" }), true))).toBe(
+      "调用超时必须是 0 到 86400 之间的秒数。",
+    );
+    expect(error(snippetToForm("[1, 2]"))).toBe('JSON 必须是一个对象：{"mcpServers": {"name": {...}}} 或 {"name": {...}}。');
+    expect(error(snippetToForm('{"a": {"command": "x", "env": {"K": ["v"]}}}'))).toBe(
+      '"env.K" 必须是字符串，才能在表单中编辑此服务器。',
+    );
+    expect(error(snippetToForm('{"a": {"command": "x", "level": "harmless"}}'))).toBe(
+      '"level" 必须是 "safe"、"sensitive" 或 "dangerous"。',
+    );
+    expect(error(snippetToForm('{"a": 1}'))).toBe('服务器 "a" 必须是一个对象。');
+    const unreadable = snippetToForm('{"a": {');
+    expect(error(unreadable)).toMatch(/^无法读取 JSON：\S/);
+    // The same error, worded again in English once the language changes.
+    setLanguage("en");
+    expect(error(unreadable)).toMatch(/^The JSON can't be read: \S/);
   });
 });

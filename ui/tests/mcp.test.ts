@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 
 import type { McpPanel } from "../src/bindings/McpPanel";
 import type { McpServerView } from "../src/bindings/McpServerView";
-import { initialImportChoice, projectSwitch, settling, stateLabel, untrusted } from "../src/lib/mcp";
+import { setLanguage } from "../src/lib/i18n.svelte";
+import { initialImportChoice, originLabel, projectSwitch, settling, stateLabel, untrusted } from "../src/lib/mcp";
 
 function server(name: string, origin: string, state: string, extra: Partial<McpServerView> = {}): McpServerView {
   return {
@@ -77,5 +78,60 @@ describe("the MCP panel", () => {
       ],
     };
     expect(initialImportChoice(preview)).toEqual(["files"]);
+  });
+});
+
+describe("the MCP panel's labels", () => {
+  afterEach(() => {
+    setLanguage("system");
+  });
+
+  const states = [
+    server("a", "user", "starting"),
+    server("b", "user", "connected", { tools: ["mcp__b__one"] }),
+    server("c", "user", "connected", { tools: [] }),
+    server("d", "project", "failed"),
+    server("e", "project", "failed", { reason: "exited with status 1" }),
+    server("f", "user", "stopped"),
+    server("g", "project", "untrusted"),
+    server("h", "user", "disabled"),
+    server("i", "user", "disabled", { disabledInProject: true }),
+    server("j", "user", "disabled", { disabledInFile: true }),
+    server("k", "user", "sleeping"),
+  ];
+
+  it("names every state, and a state it does not know as the backend does", () => {
+    expect(states.map(stateLabel)).toEqual([
+      "starting",
+      "connected · 1 tool",
+      "connected · 0 tools",
+      "failed",
+      "failed: exited with status 1",
+      "stopped",
+      "waiting for your trust",
+      "disabled",
+      "disabled in this project",
+      "disabled in every project",
+      "sleeping",
+    ]);
+    expect(["user", "project", "elsewhere"].map(originLabel)).toEqual(["user", "project", "elsewhere"]);
+  });
+
+  it("names them in Chinese, a failure's reason as it comes", () => {
+    setLanguage("zh-CN");
+    expect(states.map(stateLabel)).toEqual([
+      "正在启动",
+      "已连接 · 1 个工具",
+      "已连接 · 0 个工具",
+      "失败",
+      "失败：exited with status 1",
+      "已停止",
+      "等待你的信任",
+      "已禁用",
+      "已在此项目中禁用",
+      "已在所有项目中禁用",
+      "sleeping",
+    ]);
+    expect(["user", "project", "elsewhere"].map(originLabel)).toEqual(["用户", "项目", "elsewhere"]);
   });
 });
