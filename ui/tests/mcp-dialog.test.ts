@@ -166,6 +166,22 @@ describe("the MCP servers panel", () => {
     await shows("[data-testid=mcp-empty]");
   });
 
+  it("shows repeated warnings and tool names without failing", async () => {
+    backend({
+      mcp_servers: {
+        ...panel([server("mine", { tools: ["mcp__mine__echo", "mcp__mine__echo"] })]),
+        warnings: ["unknown key `colour`", "unknown key `colour`"],
+      },
+    });
+    render();
+    await shows("[data-testid=mcp-server][data-name=mine]");
+    expect([...document.querySelectorAll(".note")].map((note) => note.textContent)).toEqual([
+      "unknown key `colour`",
+      "unknown key `colour`",
+    ]);
+    expect(document.querySelectorAll("[data-testid=mcp-server] .tools li")).toHaveLength(2);
+  });
+
   it("says what to do when there are no servers", async () => {
     backend({ mcp_servers: panel([]) });
     render();
