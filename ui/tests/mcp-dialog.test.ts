@@ -361,7 +361,7 @@ describe("in Chinese", () => {
 
     // The trust step: the file and what it would run.
     const trust = q("[data-testid=mcp-trust-request]");
-    expect(text("p", trust ?? document)).toBe("此项目的 .mcp.json 要启动以下程序。请仅在你信任此项目时才信任它。");
+    expect(text("p", trust ?? document)).toBe("此项目的 .mcp.json 要启动这个程序。仅当你信任此项目时才应允许它启动。");
     expect(text("[data-testid=mcp-trust]")).toBe("信任并启动");
 
     // Each server: its origin, state and buttons in Chinese; names, commands and reasons as they are.
@@ -386,7 +386,7 @@ describe("in Chinese", () => {
     expect(text(`${row("broken")} p.small`)).toBe("来自此项目的 .mcp.json：如需更改，请编辑该文件。");
     expect(text(`${row("broken")} summary`)).toBe("stderr 的最后几行");
     expect(text(`${row("broken")} [data-testid=mcp-stderr]`)).toBe("Error: BROKEN_TOKEN is not set");
-    expect(text(`${row("files")} .state`)).toBe("等待你的信任");
+    expect(text(`${row("files")} .state`)).toBe("等待你确认信任");
 
     expect(text(".note")).toBe("unknown key `colour` in /home/u/.config/gantry/mcp.json");
     const footer = [...document.querySelectorAll<HTMLElement>("[data-testid=mcp-panel] > p.small")].at(-1);

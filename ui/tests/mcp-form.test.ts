@@ -83,8 +83,8 @@ describe("the MCP server form", () => {
     expect(error(formToEntry(form({ name: "x", transport: "http", url: "http://h", headers: "X-Key value" }), true))).toBe(
       "Headers, line 1: expected Name: value",
     );
-    expect(error(formToEntry(form({ name: "x", command: "c", timeout: "soon" }), true))).toMatch(/between 0 and 86400/);
-    expect(error(formToEntry(form({ name: "x", command: "c", timeout: "0" }), true))).toMatch(/between 0 and 86400/);
+    expect(error(formToEntry(form({ name: "x", command: "c", timeout: "soon" }), true))).toBe("The call timeout must be a number of seconds greater than 0 and at most 86400.");
+    expect(error(formToEntry(form({ name: "x", command: "c", timeout: "0" }), true))).toBe("The call timeout must be a number of seconds greater than 0 and at most 86400.");
   });
 
   it("converts an unfinished form to JSON when switching tabs", () => {
@@ -182,9 +182,9 @@ describe("the MCP server form's errors in Chinese", () => {
       "环境变量第 2 行：应为 KEY=VALUE 格式",
     );
     expect(error(formToEntry(form({ name: "x", command: "c", timeout: "0" }), true))).toBe(
-      "调用超时必须是 0 到 86400 之间的秒数。",
+      "调用超时须大于 0 且不超过 86400 秒。",
     );
-    expect(error(snippetToForm("[1, 2]"))).toBe('JSON 必须是一个对象：{"mcpServers": {"name": {...}}} 或 {"name": {...}}。');
+    expect(error(snippetToForm("[1, 2]"))).toBe('JSON 必须是一个对象：{"mcpServers": {…}} 或 {"name": {…}}。');
     expect(error(snippetToForm('{"a": {"command": "x", "env": {"K": ["v"]}}}'))).toBe(
       '"env.K" 必须是字符串，才能在表单中编辑此服务器。',
     );

@@ -91,4 +91,13 @@ describe("the MCP glance", () => {
     expect(button().textContent.trim()).toBe("MCP：1 个服务器失败");
     expect(button().querySelector(".glance-dot")).not.toBeNull();
   });
+
+  it("words the trust request as the panel does, in Chinese", async () => {
+    panel = { hub: { state: "running" }, servers: [server("a", "untrusted")], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
+    setLanguage("zh-CN");
+    component = mount(McpGlance, { target: document.body, props: { onopen: opened } });
+    await settle();
+    expect(button().dataset.glance).toBe("untrusted");
+    expect(button().textContent.trim()).toBe("MCP：等待你确认信任");
+  });
 });

@@ -126,7 +126,7 @@ describe("the MCP panel's labels", () => {
       "失败",
       "失败：exited with status 1",
       "已停止",
-      "等待你的信任",
+      "等待你确认信任",
       "已禁用",
       "已在此项目中禁用",
       "已在所有项目中禁用",

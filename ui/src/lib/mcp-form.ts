@@ -46,8 +46,9 @@ const LEVELS: readonly FormLevel[] = ["", "safe", "sensitive", "dangerous"];
 /** The longest call timeout the config accepts, in seconds (a day). */
 const MAX_TIMEOUT = 86_400;
 
-/** The two shapes of a snippet, as the messages show them (JSON: the same in every language). */
-const SNIPPET_SHAPES = { wrapped: '{"mcpServers": {"name": {...}}}', bare: '{"name": {...}}' } as const;
+/** The two shapes of a snippet, as the messages and the editor show them (JSON: the same in
+ *  every language). */
+export const SNIPPET_SHAPES = { wrapped: '{"mcpServers": {…}}', bare: '{"name": {…}}' } as const;
 
 /** A blank form (a local program). */
 export function emptyForm(): ServerForm {

@@ -331,7 +331,7 @@ export const en = {
   "mcpForm.error.urlScheme": "The URL must start with http:// or https://.",
   "mcpForm.error.envLine": "Environment, line {line}: expected KEY=VALUE",
   "mcpForm.error.headerLine": "Headers, line {line}: expected Name: value",
-  "mcpForm.error.timeout": "The call timeout must be a number of seconds between 0 and {max}.",
+  "mcpForm.error.timeout": "The call timeout must be a number of seconds greater than 0 and at most {max}.",
   "mcpForm.error.unreadable": "The JSON can't be read: {message}",
   "mcpForm.error.notObject": "The JSON must be an object: {wrapped} or {bare}.",
   "mcpForm.error.serversNotObject": "\"mcpServers\" must be an object of servers by name.",
