@@ -100,4 +100,27 @@ describe("the MCP glance", () => {
     expect(button().dataset.glance).toBe("untrusted");
     expect(button().textContent.trim()).toBe("MCP：等待你确认信任");
   });
+
+  it("stops spinning when the backend can't be asked, says why in its title, and asks at the settled rate", async () => {
+    call.mockImplementation(() => Promise.reject(new Error("the engine is not running")));
+    component = mount(McpGlance, { target: document.body, props: { onopen: opened } });
+    await settle();
+    expect(button().dataset.glance).toBe("unavailable");
+    expect(button().textContent.trim()).toBe("MCP");
+    expect(button().querySelector(".spinner")).toBeNull();
+    expect(button().title).toBe("The MCP servers can't be read: the engine is not running. Click to show them.");
+
+    const asked = call.mock.calls.length;
+    await settle(1000);
+    expect(call.mock.calls.length).toBe(asked);
+    await settle(4000);
+    expect(call.mock.calls.length).toBe(asked + 1);
+
+    // Once the backend answers again, the button follows it.
+    panel = { hub: { state: "running" }, servers: [server("a", "connected", ["x"])], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
+    call.mockImplementation(() => Promise.resolve(panel));
+    await settle(5000);
+    expect(button().dataset.glance).toBe("ready");
+    expect(button().title).toBe("Show the MCP servers");
+  });
 });

@@ -41,4 +41,12 @@ describe("the MCP glance", () => {
     expect(glance(running(server("c", "disabled")))).toEqual({ kind: "none" });
     expect(glance({ hub: { state: "failed", message: "bad" }, servers: [], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" })).toEqual({ kind: "config_failed" });
   });
+
+  it("says nothing it doesn't know once asking fails, and waits the settled time to ask again", () => {
+    const failed = glance(null, "the engine is not running");
+    expect(failed).toEqual({ kind: "unavailable", error: "the engine is not running" });
+    expect(glanceSettling(failed)).toBe(false);
+    // An older answer is no longer to be trusted.
+    expect(glance(running(server("a", "starting")), "gone").kind).toBe("unavailable");
+  });
 });

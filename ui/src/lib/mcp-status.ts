@@ -1,6 +1,7 @@
 // The MCP servers at a glance, for the title bar: while servers connect it says so (with a
 // spinner), a failed server or a project file waiting for trust stands out, and otherwise it
-// counts what is connected. Pure, over the panel the backend returns.
+// counts what is connected; when the backend can't be asked, it says nothing it doesn't know.
+// Pure, over the panel the backend returns (or the error it answered with).
 
 import type { McpPanel } from "../bindings/McpPanel";
 
@@ -17,13 +18,17 @@ export type McpGlance =
   /** Everything that should run runs. */
   | { readonly kind: "ready"; readonly connected: number; readonly tools: number }
   /** No server is configured. */
-  | { readonly kind: "none" };
+  | { readonly kind: "none" }
+  /** The last question to the backend failed: nothing is known (the error, as it came). */
+  | { readonly kind: "unavailable"; readonly error: string };
 
 /** How often the title bar asks again while servers connect, and when all is settled. */
 export const GLANCE_REFRESH_MS = { settling: 1000, settled: 5000 } as const;
 
-/** The summary of `panel`; `null` (not asked yet) reads as starting. */
-export function glance(panel: McpPanel | null): McpGlance {
+/** The summary of `panel`; `null` (not asked yet) reads as starting. An `error` (the last
+ *  question failed) wins over an older panel, which may no longer be true. */
+export function glance(panel: McpPanel | null, error: string | null = null): McpGlance {
+  if (error !== null) return { kind: "unavailable", error };
   if (panel === null || panel.hub.state === "starting") return { kind: "starting", pending: 0 };
   if (panel.hub.state === "failed") return { kind: "config_failed" };
   const count = (state: string): number => panel.servers.filter((server) => server.state === state).length;
@@ -39,7 +44,8 @@ export function glance(panel: McpPanel | null): McpGlance {
   return { kind: "ready", connected: connected.length, tools };
 }
 
-/** Whether to ask again soon (something is on its way). */
+/** Whether to ask again soon (something is on its way; a failing backend is asked at the
+ *  settled rate). */
 export function glanceSettling(current: McpGlance): boolean {
   return current.kind === "starting";
 }

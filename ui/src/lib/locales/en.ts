@@ -247,6 +247,7 @@ export const en = {
   "mcpGlance.ready": "MCP · {count} tools",
   "mcpGlance.ready_one": "MCP · {count} tool",
   "mcpGlance.none": "MCP",
+  "mcpGlance.unavailable": "The MCP servers can't be read: {error}. Click to show them.",
   "activity.waitingForModel": "Waiting for the model…",
   "activity.receiving": "The model is answering…",
   "activity.runningTool": "Running {tool}…",

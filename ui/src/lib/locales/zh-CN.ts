@@ -246,6 +246,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "mcpGlance.ready": "MCP · {count} 个工具",
   "mcpGlance.ready_one": "MCP · {count} 个工具",
   "mcpGlance.none": "MCP",
+  "mcpGlance.unavailable": "无法读取 MCP 服务器：{error}。点击查看。",
   "activity.waitingForModel": "正在等待模型…",
   "activity.receiving": "模型正在回答…",
   "activity.runningTool": "正在运行 {tool}…",
