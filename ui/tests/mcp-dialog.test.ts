@@ -194,6 +194,70 @@ describe("the MCP servers panel", () => {
   });
 });
 
+describe("the MCP panel's errors", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  async function tick(ms = 0): Promise<void> {
+    await vi.advanceTimersByTimeAsync(ms);
+    flushSync();
+  }
+
+  it("keeps a failed change's error through the refreshes until the user dismisses it", async () => {
+    vi.useFakeTimers();
+    backend({ mcp_servers: panel([server("mine")]), remove_mcp_server: new Error("mcp.json is read-only") });
+    render();
+    await tick();
+    click("[data-testid=mcp-remove]");
+    click("[data-testid=mcp-remove-yes]");
+    await tick();
+    expect(q("[data-testid=mcp-error]")?.textContent).toContain("mcp.json is read-only");
+    // The panel follows the servers every second; the error stays.
+    const asked = call.mock.calls.length;
+    await tick(3000);
+    expect(call.mock.calls.length).toBeGreaterThan(asked);
+    expect(q("[data-testid=mcp-error]")?.textContent).toContain("mcp.json is read-only");
+    click("[data-testid=mcp-error-dismiss]");
+    expect(q("[data-testid=mcp-error]")).toBeNull();
+  });
+
+  it("clears a failed change's error when the user does something else", async () => {
+    vi.useFakeTimers();
+    backend({
+      mcp_servers: panel([server("mine")]),
+      set_mcp_server_enabled: new Error("no project is open"),
+      restart_mcp_server: panel([server("mine")]),
+    });
+    render();
+    await tick();
+    click("[data-testid=mcp-toggle]");
+    await tick(2000);
+    expect(q("[data-testid=mcp-error]")?.textContent).toContain("no project is open");
+    click("[data-testid=mcp-restart]");
+    expect(q("[data-testid=mcp-error]")).toBeNull();
+    await tick();
+    expect(q("[data-testid=mcp-error]")).toBeNull();
+  });
+
+  it("shows a failed refresh until a refresh succeeds, apart from a change's error", async () => {
+    vi.useFakeTimers();
+    backend({ mcp_servers: panel([server("mine")]), restart_mcp_server: new Error("restart failed") });
+    render();
+    await tick();
+    click("[data-testid=mcp-restart]");
+    await tick();
+    backend({ mcp_servers: new Error("the engine is busy"), restart_mcp_server: new Error("restart failed") });
+    await tick(1000);
+    expect(text("[data-testid=mcp-load-error]")).toBe("the engine is busy");
+    expect(q("[data-testid=mcp-error]")?.textContent).toContain("restart failed");
+    backend({ mcp_servers: panel([server("mine")]) });
+    await tick(1000);
+    expect(q("[data-testid=mcp-load-error]")).toBeNull();
+    expect(q("[data-testid=mcp-error]")?.textContent).toContain("restart failed");
+  });
+});
+
 describe("the server editor", () => {
   it("adds a server from the form", async () => {
     backend({ mcp_servers: panel([]), save_mcp_servers: panel([server("files")]) });
