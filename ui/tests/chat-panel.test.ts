@@ -163,6 +163,10 @@ describe("the chat panel", () => {
     expect(call).not.toHaveBeenCalledWith("cancel_turn");
     dialog.remove();
 
+    // An input method's Esc ends its composition, not the turn.
+    key("Escape", { isComposing: true });
+    expect(call).not.toHaveBeenCalledWith("cancel_turn");
+
     const esc = key("Escape");
     expect(esc.defaultPrevented).toBe(true);
     expect(call).toHaveBeenCalledWith("cancel_turn");

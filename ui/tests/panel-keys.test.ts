@@ -25,4 +25,17 @@ describe("Esc in a panel", () => {
     closeOnEscape(onclose)(new KeyboardEvent("keydown", { key: "Escape", cancelable: true }));
     expect(onclose).not.toHaveBeenCalled();
   });
+
+  it("is left to an input method composing text", () => {
+    const onclose = vi.fn();
+    const handler = closeOnEscape(onclose);
+    const composingEscape = new KeyboardEvent("keydown", { key: "Escape", isComposing: true, cancelable: true });
+    handler(composingEscape);
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- what WebKit sends during an IME composition
+    const imeKey = new KeyboardEvent("keydown", { key: "Escape", keyCode: 229, cancelable: true });
+    handler(imeKey);
+    expect(onclose).not.toHaveBeenCalled();
+    expect(composingEscape.defaultPrevented).toBe(false);
+    expect(imeKey.defaultPrevented).toBe(false);
+  });
 });
