@@ -100,6 +100,10 @@ pub struct SaveMcpServersRequest {
     pub text: String,
     /// The server being edited (its one replacement may have a new name); `None` adds.
     pub replacing: Option<String>,
+    /// The edited server's entry as the editor received it (`mcp_server_entry`): the save is
+    /// refused when the file's entry is no longer that. `None` skips the check.
+    #[serde(default)]
+    pub original: Option<String>,
 }
 
 /// The argument of `set_mcp_server_enabled`.

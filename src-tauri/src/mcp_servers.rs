@@ -5,15 +5,17 @@
 //! added, edited, removed or imported into the user-wide file, a server switched off or on for
 //! this project — is written first (the file through `gantry_mcp::UserFile`, which validates
 //! before writing; the switch in the store) and then applied by reloading the hub, which keeps
-//! every unchanged server running. Changes are serialised, so two saves can't interleave their
-//! writes and reloads; while the servers are still starting, changes wait for the user to try
-//! again (the start may have read the files already).
+//! every unchanged server running. Changes, restarts and the trust step are serialised, so two
+//! saves can't interleave their writes and reloads and nothing acts on a hub being replaced;
+//! while the servers are still starting, changes wait for the user to try again (the start may
+//! have read the files already). A reload stops a changed or removed server at once, a call in
+//! flight included (its caller gets the "not running" error as an observation).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-use gantry_agent::ProjectMcp;
+use gantry_agent::{McpStartError, ProjectMcp};
 use gantry_mcp::{ClaudeImport, EditError, McpHub, Snippet, UserFile, claude_desktop_config_path};
 use gantry_tools::ToolManager;
 
@@ -149,8 +151,9 @@ impl ProjectServers {
         }
     }
 
-    /// Restarts server `name`.
-    pub fn restart(&self, name: &str) -> Result<McpPanel, CommandError> {
+    /// Restarts server `name` (after any change being applied, so it is the current hub's).
+    pub async fn restart(&self, name: &str) -> Result<McpPanel, CommandError> {
+        let _change = self.changes.lock().await;
         self.hub()?
             .restart(name)
             .map_err(|error| CommandError::new(ErrorKind::NotFound, error.to_string()))?;
@@ -160,6 +163,8 @@ impl ProjectServers {
     /// Trusts the project's `.mcp.json` as it is now (remembered until it changes) and starts
     /// its servers.
     pub async fn trust_project(&self) -> Result<McpPanel, CommandError> {
+        // After any change being applied: the approval must be of the file the hub read.
+        let _change = self.changes.lock().await;
         self.hub()?
             .approve_project()
             .await
@@ -189,11 +194,13 @@ impl ProjectServers {
     }
 
     /// Adds the servers of `text` to the user-wide file, or replaces server `replacing` with
-    /// its one server (renaming it when the name differs), and applies the change.
+    /// its one server (renaming it when the name differs) — refused when its entry is no longer
+    /// `original`, what the editor started from — and applies the change.
     pub async fn save(
         &self,
         text: &str,
         replacing: Option<String>,
+        original: Option<String>,
     ) -> Result<McpPanel, CommandError> {
         let snippet = Snippet::parse(text).map_err(edit_error)?;
         let _change = self.changes.lock().await;
@@ -201,7 +208,11 @@ impl ProjectServers {
         let file = self.user_file()?;
         let new_name = snippet.names().first().map(|name| (*name).to_owned());
         let old = replacing.clone();
-        blocking(move || file.save(&snippet, replacing.as_deref())).await?;
+        blocking(move || match (replacing.as_deref(), original.as_deref()) {
+            (Some(replacing), Some(original)) => file.save_edit(&snippet, replacing, original),
+            (replacing, _) => file.save(&snippet, replacing),
+        })
+        .await?;
         if let (Some(old), Some(new)) = (old, new_name)
             && old != new
             && let Err(error) = self.choices.rename_server(&old, &new).await
@@ -283,10 +294,14 @@ impl ProjectServers {
             McpSlot::Failed(_) => None,
             McpSlot::Starting | McpSlot::Closed => return self.panel(),
         };
-        let settings = self.choices.settings(false).await;
-        let result = match &current {
-            Some(hub) => hub.reload(settings).await,
-            None => McpHub::start(Arc::clone(&self.tools), settings).await,
+        let result = match self.choices.settings(false).await {
+            Err(error) => Err(McpStartError::Switches(error)),
+            Ok(settings) => match &current {
+                Some(hub) => hub.reload(settings).await.map_err(McpStartError::Config),
+                None => McpHub::start(Arc::clone(&self.tools), settings)
+                    .await
+                    .map_err(McpStartError::Config),
+            },
         };
         match result {
             Ok(hub) => {
@@ -345,11 +360,11 @@ impl ProjectServers {
 
 /// Puts a started hub (or why it could not start) in the slot, unless the project closed
 /// meanwhile, in which case the hub is shut down.
-async fn adopt(servers: &Weak<ProjectServers>, started: Result<McpHub, gantry_mcp::ConfigError>) {
+async fn adopt(servers: &Weak<ProjectServers>, started: Result<McpHub, McpStartError>) {
     let hub = match started {
         Ok(hub) => Arc::new(hub),
         Err(error) => {
-            tracing::warn!(%error, "the MCP configuration cannot be read; no MCP servers");
+            tracing::warn!(%error, "the MCP servers cannot start");
             if let Some(servers) = servers.upgrade() {
                 let mut slot = servers.slot();
                 if matches!(*slot, McpSlot::Starting) {
@@ -384,7 +399,7 @@ fn edit_error(error: EditError) -> CommandError {
     let kind = match &error {
         EditError::UnknownServer { .. } => ErrorKind::NotFound,
         EditError::Write { .. } => ErrorKind::Io,
-        EditError::Changed { .. } => ErrorKind::Busy,
+        EditError::Changed { .. } | EditError::EditedElsewhere { .. } => ErrorKind::Busy,
         EditError::Invalid(_)
         | EditError::Broken(_)
         | EditError::Source(_)
@@ -505,7 +520,7 @@ mod tests {
 
         // Added: written to the user's file, started, its tools registered.
         let panel = servers
-            .save(&snippet("everything", &everything()), None)
+            .save(&snippet("everything", &everything()), None, None)
             .await
             .unwrap();
         assert!(view(&panel, "everything").editable);
@@ -518,6 +533,7 @@ mod tests {
             .save(
                 "{\n  \"everything\": {\n    \"command\": 1\n  }\n}",
                 Some("everything".into()),
+                None,
             )
             .await
             .unwrap_err();
@@ -528,14 +544,14 @@ mod tests {
         );
         assert_eq!(std::fs::read(&rig.user_file).unwrap(), before);
         let error = servers
-            .save(&snippet("everything", &everything()), None)
+            .save(&snippet("everything", &everything()), None, None)
             .await
             .unwrap_err();
         assert!(error.message.contains("already configured"), "{error:?}");
 
         // A second server; the first keeps its process.
         servers
-            .save(&snippet("second", &everything()), None)
+            .save(&snippet("second", &everything()), None, None)
             .await
             .unwrap();
         let second = reaches(servers, "second", "connected").await;
@@ -556,6 +572,7 @@ mod tests {
             .save(
                 &snippet("renamed", &everything()),
                 Some("everything".into()),
+                None,
             )
             .await
             .unwrap();
@@ -591,7 +608,7 @@ mod tests {
         servers.close();
         assert!(
             servers
-                .save(&snippet("x", &everything()), None)
+                .save(&snippet("x", &everything()), None, None)
                 .await
                 .is_err()
         );
@@ -650,7 +667,7 @@ mod tests {
         // The running hub can't reload; the change is refused before anything is written.
         let error = rig
             .servers
-            .save(&snippet("y", &everything()), None)
+            .save(&snippet("y", &everything()), None, None)
             .await
             .unwrap_err();
         assert!(

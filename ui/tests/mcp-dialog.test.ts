@@ -319,7 +319,8 @@ describe("the server editor", () => {
 
     // Saving sends the text exactly as typed; the backend's error shows, the editor stays.
     click("[data-testid=mcp-save]");
-    expect(call).toHaveBeenLastCalledWith("save_mcp_servers", { text: broken, replacing: "mine" });
+    // With the entry as it was opened, so a change made elsewhere meanwhile is refused.
+    expect(call).toHaveBeenLastCalledWith("save_mcp_servers", { text: broken, replacing: "mine", original: entry });
     await shows("[data-testid=mcp-editor-error]");
     await vi.waitFor(() => {
       expect(q("[data-testid=mcp-editor-error]")?.textContent).toBe(

@@ -46,7 +46,7 @@ pub use error::{AgentError, PersistError, ProviderError};
 pub use events::{ApprovalEvents, EventSink, TurnEndReason, TurnEvent};
 pub use persist::{MemoryTranscripts, StoreTranscripts, TranscriptStore};
 pub use project::{
-    OpenError, OpenProject, People, ProjectMcp, StoreTrust, open_project, start_mcp,
+    McpStartError, OpenError, OpenProject, People, ProjectMcp, StoreTrust, open_project, start_mcp,
 };
 pub use prompt::{PromptContext, system_prompt};
 pub use provider::{

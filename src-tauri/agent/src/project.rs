@@ -99,16 +99,10 @@ impl ProjectMcp {
         })
     }
 
-    /// The servers switched off in this project. A store that can't be read is logged and
-    /// switches nothing off.
-    pub async fn disabled_servers(&self) -> BTreeSet<String> {
-        match self.store.mcp_switches().disabled(self.project).await {
-            Ok(names) => names,
-            Err(error) => {
-                tracing::warn!(%error, "cannot read the MCP servers switched off in this project");
-                BTreeSet::new()
-            }
-        }
+    /// The servers switched off in this project. A store that can't be read is an error, not
+    /// an empty set: starting every server could run one the user switched off.
+    pub async fn disabled_servers(&self) -> Result<BTreeSet<String>, StoreError> {
+        self.store.mcp_switches().disabled(self.project).await
     }
 
     /// Switches server `name` off for this project, or on again; true when that changed
@@ -128,13 +122,16 @@ impl ProjectMcp {
 
     /// The hub's settings for this project: the user's file, the project's `.mcp.json` (its
     /// approval from the store, or for this run only), and the servers switched off here.
-    pub async fn settings(&self, trust_project_for_this_run: bool) -> HubSettings {
+    pub async fn settings(
+        &self,
+        trust_project_for_this_run: bool,
+    ) -> Result<HubSettings, StoreError> {
         let mut settings = HubSettings::new(self.trust());
         settings.user_file = self.user_file.clone();
         settings.project_root = Some(self.root.clone());
         settings.trust_project_for_this_run = trust_project_for_this_run;
-        settings.disabled_servers = self.disabled_servers().await;
-        settings
+        settings.disabled_servers = self.disabled_servers().await?;
+        Ok(settings)
     }
 }
 
@@ -194,12 +191,23 @@ pub async fn start_mcp(
     manager: &Arc<ToolManager>,
     mcp: &ProjectMcp,
     trust_project_for_this_run: bool,
-) -> Result<McpHub, ConfigError> {
-    let settings = mcp.settings(trust_project_for_this_run).await;
+) -> Result<McpHub, McpStartError> {
+    let settings = mcp.settings(trust_project_for_this_run).await?;
     let wait = settings.options.startup_timeout + Duration::from_secs(5);
     let hub = McpHub::start(Arc::clone(manager), settings).await?;
     hub.wait_started(wait).await;
     Ok(hub)
+}
+
+/// Why a project's MCP servers could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum McpStartError {
+    /// A configuration file is malformed (the error names the file, line and key).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The servers this project switched off could not be read, so none is started.
+    #[error("cannot read which MCP servers this project switched off, so none was started: {0}")]
+    Switches(#[from] StoreError),
 }
 
 /// Approvals of a project's `.mcp.json`, remembered in the store per project and per content
@@ -254,9 +262,15 @@ mod tests {
             .await
             .unwrap();
         let mcp = a.mcp();
-        assert!(mcp.settings(false).await.disabled_servers.is_empty());
+        assert!(
+            mcp.settings(false)
+                .await
+                .unwrap()
+                .disabled_servers
+                .is_empty()
+        );
         assert!(mcp.set_server_enabled("github", false).await.unwrap());
-        let settings = mcp.settings(true).await;
+        let settings = mcp.settings(true).await.unwrap();
         assert_eq!(
             settings.disabled_servers,
             BTreeSet::from(["github".to_owned()])
@@ -266,16 +280,50 @@ mod tests {
         assert_eq!(settings.user_file, gantry_mcp::user_config_path());
         let elsewhere = data.path().join("mcp.json");
         let moved = mcp.clone().with_user_file(Some(elsewhere.clone()));
-        assert_eq!(moved.settings(false).await.user_file, Some(elsewhere));
-        assert!(b.mcp().settings(false).await.disabled_servers.is_empty());
+        assert_eq!(
+            moved.settings(false).await.unwrap().user_file,
+            Some(elsewhere)
+        );
+        assert!(
+            b.mcp()
+                .settings(false)
+                .await
+                .unwrap()
+                .disabled_servers
+                .is_empty()
+        );
         // A renamed user-wide server keeps its switch.
         mcp.rename_server("github", "gh").await.unwrap();
         assert_eq!(
-            mcp.disabled_servers().await,
+            mcp.disabled_servers().await.unwrap(),
             BTreeSet::from(["gh".to_owned()])
         );
         assert!(mcp.set_server_enabled("gh", true).await.unwrap());
-        assert!(mcp.disabled_servers().await.is_empty());
+        assert!(mcp.disabled_servers().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn no_server_starts_when_the_switches_cannot_be_read() {
+        let data = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let user_file = data.path().join("mcp.json");
+        // A server that would start (and fail, harmlessly) if it were tried.
+        std::fs::write(
+            &user_file,
+            r#"{"mcpServers": {"off": {"command": "true"}}}"#,
+        )
+        .unwrap();
+        let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+        let open = open_project(store.clone(), root.path(), People::default())
+            .await
+            .unwrap();
+        let mcp = open.mcp().with_user_file(Some(user_file));
+        mcp.set_server_enabled("off", false).await.unwrap();
+        let manager = Arc::new(open.manager);
+        store.close().await;
+        let error = start_mcp(&manager, &mcp, false).await.unwrap_err();
+        assert!(matches!(error, McpStartError::Switches(_)), "{error:?}");
+        assert!(error.to_string().contains("none was started"), "{error}");
     }
 
     #[tokio::test]

@@ -3,14 +3,17 @@
 //!
 //! The file is the user's: often written by hand, sometimes shared with other clients, possibly
 //! holding tokens. So Gantry changes only what was asked — one server's entry, or the servers of a
-//! snippet — and keeps every other top-level key and every other server's entry as it was, in its
-//! place (serde_json keeps key order). What is added is first checked by the same parser that
+//! snippet — and keeps every other top-level key and every other server's entry with the same
+//! values, in its place (serde_json keeps key order; the file is written again pretty-printed,
+//! so hand-made spacing is not kept). What is added is first checked by the same parser that
 //! reads the file at start, so an error names the line and the key the same way (the text typed in
 //! the panel is called [`PASTED`]); and a file that is broken already is not touched at all: its
 //! own error is the answer, since rewriting it would lose what the user was in the middle of.
 //! Writes are atomic (a temporary file in the same folder, synced, then renamed over the old one)
-//! and leave the file readable by the user only. A file that another program changed since it was
-//! read is not overwritten.
+//! and leave the file readable by the user only. An edit that started from an entry another
+//! program changed since is refused ([`UserFile::save_edit`]), and so is a change to a file that
+//! changed between Gantry's reading and writing it (a short window: there is no lock other
+//! programs would honour).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -76,6 +79,17 @@ pub enum EditError {
         file: PathBuf,
         /// Why.
         reason: String,
+    },
+    /// The server being edited changed in the file since the editor opened it.
+    #[error(
+        "server '{name}' was changed in {} since you opened it; nothing was written. Open it again to see the change",
+        file.display()
+    )]
+    EditedElsewhere {
+        /// The server.
+        name: String,
+        /// The user's file.
+        file: PathBuf,
     },
     /// Another program changed the file while Gantry was changing it.
     #[error("{} changed while Gantry was saving it; nothing was written, try again", file.display())]
@@ -231,17 +245,51 @@ impl UserFile {
             .servers
             .get(name)
             .ok_or_else(|| self.unknown(name))?;
+        self.entry_snippet(name, entry)
+    }
+
+    /// `{"mcpServers": {name: entry}}`, pretty-printed.
+    fn entry_snippet(&self, name: &str, entry: &Value) -> Result<String, EditError> {
         let mut servers = Map::new();
         servers.insert(name.to_owned(), entry.clone());
         let mut top = Map::new();
         top.insert("mcpServers".to_owned(), Value::Object(servers));
-        Ok(pretty(&top))
+        pretty(&top).map_err(|error| self.write_error(error.to_string()))
+    }
+
+    fn write_error(&self, reason: String) -> EditError {
+        EditError::Write {
+            file: self.path.clone(),
+            reason,
+        }
     }
 
     /// Adds the snippet's servers after the others (none of their names may be configured
     /// already); or, `replacing` a server, puts the snippet's one server in its place — under
     /// a new name when it has one (a rename; the new name must be free).
     pub fn save(&self, snippet: &Snippet, replacing: Option<&str>) -> Result<(), EditError> {
+        self.save_checked(snippet, replacing, None)
+    }
+
+    /// [`Self::save`] of an edit of server `replacing` that started from `original` (its
+    /// [`Self::entry_text`] when the editor opened): refused with [`EditError::EditedElsewhere`]
+    /// when the entry in the file is no longer that, so a change another program made while
+    /// the editor was open is not overwritten. Other servers' entries may have changed.
+    pub fn save_edit(
+        &self,
+        snippet: &Snippet,
+        replacing: &str,
+        original: &str,
+    ) -> Result<(), EditError> {
+        self.save_checked(snippet, Some(replacing), Some(original))
+    }
+
+    fn save_checked(
+        &self,
+        snippet: &Snippet,
+        replacing: Option<&str>,
+        original: Option<&str>,
+    ) -> Result<(), EditError> {
         let current = self.load()?;
         let mut servers = current.servers.clone();
         match replacing {
@@ -266,8 +314,16 @@ impl UserFile {
                         replacing: old.to_owned(),
                     });
                 };
-                if !servers.contains_key(old) {
+                let Some(now) = servers.get(old) else {
                     return Err(self.unknown(old));
+                };
+                if let Some(original) = original
+                    && self.entry_snippet(old, now)? != original
+                {
+                    return Err(EditError::EditedElsewhere {
+                        name: old.to_owned(),
+                        file: self.path.clone(),
+                    });
                 }
                 if name != old && servers.contains_key(name) {
                     return Err(self.taken(vec![name.clone()]));
@@ -358,7 +414,7 @@ impl UserFile {
         let mut top = current.top;
         // An existing "mcpServers" keeps its place; a new one goes last.
         top.insert("mcpServers".to_owned(), Value::Object(servers));
-        let text = pretty(&top);
+        let text = pretty(&top).map_err(|error| self.write_error(error.to_string()))?;
         parse_config(&text, self.origin()).map_err(EditError::Invalid)?;
         let now = read_text(&self.origin())
             .map_err(EditError::Broken)?
@@ -368,18 +424,16 @@ impl UserFile {
                 file: self.path.clone(),
             });
         }
-        write_atomically(&self.path, &text).map_err(|reason| EditError::Write {
-            file: self.path.clone(),
-            reason,
-        })
+        write_atomically(&self.path, &text).map_err(|reason| self.write_error(reason))
     }
 }
 
-/// The file's text: two-space indentation, a final newline.
-fn pretty(top: &Map<String, Value>) -> String {
-    let mut text = serde_json::to_string_pretty(top).unwrap_or_else(|_| "{}".to_owned());
+/// The file's text: two-space indentation, a final newline. (Serialising a JSON map cannot fail
+/// in practice; if it ever did, the error is returned rather than an empty file written.)
+fn pretty(top: &Map<String, Value>) -> Result<String, serde_json::Error> {
+    let mut text = serde_json::to_string_pretty(top)?;
     text.push('\n');
-    text
+    Ok(text)
 }
 
 /// Where writing `path` must go: the file a symlink points to (so a dotfile manager's link
@@ -756,6 +810,32 @@ mod tests {
         std::fs::write(file.path(), &theirs).unwrap();
         let error = file.commit(current, Map::new()).unwrap_err();
         assert!(matches!(error, EditError::Changed { .. }), "{error:?}");
+        assert_eq!(std::fs::read_to_string(file.path()).unwrap(), theirs);
+    }
+
+    #[test]
+    fn an_edit_of_an_entry_changed_since_it_was_opened_is_refused() {
+        let (_dir, file) = file_with(FILE);
+        let opened = file.entry_text("third").unwrap();
+        let edit =
+            Snippet::parse(r#"{"third": {"command": "three", "args": ["--mine"]}}"#).unwrap();
+        // Another program changes another server: the edit still goes in.
+        std::fs::write(file.path(), FILE.replace(r#""one""#, r#""uno""#)).unwrap();
+        file.save_edit(&edit, "third", &opened).unwrap();
+        assert_eq!(read(&file)["mcpServers"]["third"]["args"][0], "--mine");
+        assert_eq!(read(&file)["mcpServers"]["first"]["command"], "uno");
+        // Another program changes the server being edited: refused, their change kept.
+        let opened = file.entry_text("third").unwrap();
+        let theirs = std::fs::read_to_string(file.path())
+            .unwrap()
+            .replace("--mine", "--theirs");
+        std::fs::write(file.path(), &theirs).unwrap();
+        let error = file.save_edit(&edit, "third", &opened).unwrap_err();
+        assert!(
+            matches!(&error, EditError::EditedElsewhere { name, .. } if name == "third"),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("Open it again"), "{error}");
         assert_eq!(std::fs::read_to_string(file.path()).unwrap(), theirs);
     }
 

@@ -222,9 +222,12 @@ impl McpHub {
         manager: Arc<ToolManager>,
         settings: HubSettings,
     ) -> Result<Self, ConfigError> {
-        let plan = Plan::read(&settings).await?;
-        let servers: Vec<McpServerHandle> = plan
-            .entries
+        let Plan {
+            entries,
+            warnings,
+            project,
+        } = Plan::read(&settings).await?;
+        let servers: Vec<McpServerHandle> = entries
             .into_iter()
             .map(|(config, trusted, gate)| {
                 McpServerHandle::new(
@@ -237,15 +240,29 @@ impl McpHub {
             })
             .collect();
         start_all(&servers);
-        Ok(Self {
+        Ok(Self::assemble(
+            manager, servers, warnings, project, settings,
+        ))
+    }
+
+    /// The hub of `servers` (already started), read with `warnings` and `project` under
+    /// `settings`.
+    fn assemble(
+        manager: Arc<ToolManager>,
+        servers: Vec<McpServerHandle>,
+        warnings: Vec<String>,
+        project: Option<ProjectFile>,
+        settings: HubSettings,
+    ) -> Self {
+        Self {
             manager,
             servers,
-            warnings: plan.warnings,
-            project: plan.project,
+            warnings,
+            project,
             trust: Some(settings.trust),
             disabled_here: settings.disabled_servers,
             superseded: AtomicBool::new(false),
-        })
+        }
     }
 
     /// Reads the configuration again and returns the hub for it, reusing every server whose
@@ -257,12 +274,16 @@ impl McpHub {
     /// [`Self::shutdown`] does nothing (drop it). When the files can't be read, nothing changes
     /// and this hub stays in charge.
     pub async fn reload(&self, settings: HubSettings) -> Result<Self, ConfigError> {
-        let plan = Plan::read(&settings).await?;
+        let Plan {
+            entries,
+            warnings,
+            project,
+        } = Plan::read(&settings).await?;
         let mut old: Vec<Option<McpServerHandle>> =
             self.servers.iter().cloned().map(Some).collect();
-        let mut servers = Vec::with_capacity(plan.entries.len());
+        let mut servers = Vec::with_capacity(entries.len());
         let mut fresh = Vec::new();
-        for (config, trusted, gate) in plan.entries {
+        for (config, trusted, gate) in entries {
             let reused = old
                 .iter_mut()
                 .find(|slot| {
@@ -292,15 +313,13 @@ impl McpHub {
         join_all(stopping.iter().map(McpServerHandle::shutdown)).await;
         start_all(&fresh);
         self.superseded.store(true, Ordering::SeqCst);
-        Ok(Self {
-            manager: Arc::clone(&self.manager),
+        Ok(Self::assemble(
+            Arc::clone(&self.manager),
             servers,
-            warnings: plan.warnings,
-            project: plan.project,
-            trust: Some(settings.trust),
-            disabled_here: settings.disabled_servers,
-            superseded: AtomicBool::new(false),
-        })
+            warnings,
+            project,
+            settings,
+        ))
     }
 
     /// A hub for servers already parsed, each with whether it may start (`trusted`). Starts the

@@ -17,11 +17,11 @@ pub fn mcp_servers(state: State<'_, AppState>) -> Result<McpPanel, CommandError>
 
 /// Restarts one MCP server.
 #[tauri::command]
-pub fn restart_mcp_server(
+pub async fn restart_mcp_server(
     state: State<'_, AppState>,
     request: McpServerRequest,
 ) -> Result<McpPanel, CommandError> {
-    state.current()?.mcp().restart(&request.name)
+    state.current()?.mcp().restart(&request.name).await
 }
 
 /// Trusts the project's `.mcp.json` as it is now and starts its servers.
@@ -49,7 +49,7 @@ pub async fn save_mcp_servers(
     state
         .current()?
         .mcp()
-        .save(&request.text, request.replacing)
+        .save(&request.text, request.replacing, request.original)
         .await
 }
 

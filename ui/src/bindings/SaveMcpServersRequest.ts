@@ -11,4 +11,9 @@ text: string,
 /**
  * The server being edited (its one replacement may have a new name); `None` adds.
  */
-replacing: string | null, };
+replacing: string | null, 
+/**
+ * The edited server's entry as the editor received it (`mcp_server_entry`): the save is
+ * refused when the file's entry is no longer that. `None` skips the check.
+ */
+original: string | null, };
