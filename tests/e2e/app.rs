@@ -172,6 +172,29 @@ impl App {
         self.session.click(&element).await
     }
 
+    /// Presses Esc where the focus is (what a user's key press does).
+    pub async fn press_escape(&self) -> Result<()> {
+        self.eval(
+            "(document.activeElement ?? document.body).dispatchEvent(\
+               new KeyboardEvent('keydown', {key: 'Escape', bubbles: true, cancelable: true}));",
+            json!([]),
+        )
+        .await
+        .map(drop)
+    }
+
+    /// Closes the panel `[data-testid=PANEL]` with Esc and waits until it is gone.
+    pub async fn close_with_escape(&self, panel: &str) -> Result<()> {
+        self.press_escape().await?;
+        self.wait_for(
+            &format!("the {panel} to close"),
+            "return !document.querySelector(`[data-testid=${arguments[0]}]`);",
+            json!([panel]),
+        )
+        .await
+        .map(drop)
+    }
+
     /// Runs a script and returns its value.
     pub async fn eval(&self, script: &str, args: Value) -> Result<Value> {
         self.session.execute(script, args).await

@@ -32,6 +32,15 @@ async fn document_language(app: &App) -> Value {
         .unwrap()
 }
 
+/// Starts the app on the project `arg` on a Chinese system and waits for the chat.
+async fn open_on_a_chinese_system(scenario: &str, arg: &str, data: &std::path::Path) -> App {
+    let app = App::launch_with_env(scenario, &[arg], data, false, CHINESE_SYSTEM)
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=chat-empty]").await.unwrap();
+    app
+}
+
 /// Opens the Settings dialog.
 async fn open_settings(app: &App) {
     app.click("[data-testid=settings-open]:not([disabled])")
@@ -50,19 +59,7 @@ async fn look_at_panel(app: &mut App, button: &str, panel: &str, label: &str) ->
         .unwrap();
     let title = text(app, &format!("[data-testid={panel}] h2")).await;
     app.screenshot(label).await.unwrap();
-    app.eval(
-        "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));",
-        json!([]),
-    )
-    .await
-    .unwrap();
-    app.wait_for(
-        "the panel to close",
-        "return !document.querySelector(`[data-testid=${arguments[0]}]`);",
-        json!([panel]),
-    )
-    .await
-    .unwrap();
+    app.close_with_escape(panel).await.unwrap();
     title
 }
 
@@ -106,16 +103,7 @@ async fn the_window_speaks_chinese_on_a_chinese_system_and_english_once_chosen()
 
     // A project: the title bar, the chat's empty state and the tree in Chinese.
     let arg = fixture.arg();
-    let mut app = App::launch_with_env(
-        scenario,
-        &[arg.as_str()],
-        data.path(),
-        false,
-        CHINESE_SYSTEM,
-    )
-    .await
-    .unwrap();
-    app.wait_for_css("[data-testid=chat-empty]").await.unwrap();
+    let mut app = open_on_a_chinese_system(scenario, &arg, data.path()).await;
     assert_eq!(text(&app, "[data-testid=tools-open]").await, "工具");
     assert_eq!(text(&app, "[data-testid=chat-empty] h2").await, "新对话");
     app.wait_for_css("[data-testid=tree][data-watching=true] [data-path]")
@@ -149,16 +137,7 @@ async fn the_window_speaks_chinese_on_a_chinese_system_and_english_once_chosen()
     app.quit().await.unwrap();
 
     // Remembered: still English after a restart on the same Chinese system.
-    let mut app = App::launch_with_env(
-        scenario,
-        &[arg.as_str()],
-        data.path(),
-        false,
-        CHINESE_SYSTEM,
-    )
-    .await
-    .unwrap();
-    app.wait_for_css("[data-testid=chat-empty]").await.unwrap();
+    let mut app = open_on_a_chinese_system(scenario, &arg, data.path()).await;
     assert_eq!(text(&app, "[data-testid=chat-empty] h2").await, "New chat");
     assert_eq!(document_language(&app).await, "en");
 

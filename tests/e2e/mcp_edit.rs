@@ -58,25 +58,8 @@ async fn open_mcp(app: &App) {
     app.wait_for_css("[data-testid=mcp-panel]").await.unwrap();
 }
 
-async fn press_escape(app: &App) {
-    app.eval(
-        "(document.activeElement ?? document.body).dispatchEvent(\
-           new KeyboardEvent('keydown', {key: 'Escape', bubbles: true, cancelable: true}));",
-        json!([]),
-    )
-    .await
-    .unwrap();
-}
-
 async fn close_mcp(app: &App) {
-    press_escape(app).await;
-    app.wait_for(
-        "the MCP panel to close",
-        "return !document.querySelector('[data-testid=mcp-panel]');",
-        json!([]),
-    )
-    .await
-    .unwrap();
+    app.close_with_escape("mcp-panel").await.unwrap();
 }
 
 fn read_json(path: &Path) -> Value {

@@ -20,27 +20,9 @@ async fn open_tools(app: &App) {
         .unwrap();
 }
 
-/// Presses Esc where the focus is (what a user's key press does).
-async fn press_escape(app: &App) {
-    app.eval(
-        "(document.activeElement ?? document.body).dispatchEvent(\
-           new KeyboardEvent('keydown', {key: 'Escape', bubbles: true, cancelable: true}));",
-        json!([]),
-    )
-    .await
-    .unwrap();
-}
-
 /// Closes the Tools panel with Esc.
 async fn close_tools(app: &App) {
-    press_escape(app).await;
-    app.wait_for(
-        "the Tools panel to close",
-        "return !document.querySelector('[data-testid=tools-panel]');",
-        json!([]),
-    )
-    .await
-    .unwrap();
+    app.close_with_escape("tools-panel").await.unwrap();
 }
 
 /// Clicks `policy` in `tool`'s three-way control.
@@ -422,7 +404,7 @@ async fn the_audit_view_lists_and_filters_the_projects_tool_calls() {
     .unwrap();
 
     // Esc closes the view.
-    press_escape(&app).await;
+    app.press_escape().await.unwrap();
     app.wait_for(
         "the audit view to close",
         "return !document.querySelector('[data-testid=audit-view]');",
