@@ -278,6 +278,42 @@ describe("the server editor", () => {
     expect(q("[data-testid=mcp-editor]")).toBeNull();
   });
 
+  it("saves an entry edited through the form as it was written when nothing was changed", async () => {
+    const written = {
+      type: "streamable-http",
+      url: "https://example.com/mcp",
+      headers: { "X-Key": " spaced ", "X-Count": 5 },
+      timeout: 30,
+      tools: { x: { level: "safe" } },
+    };
+    backend({
+      mcp_servers: panel([server("remote", { transport: "http", target: "https://example.com/mcp" })]),
+      mcp_server_entry: { name: "remote", text: JSON.stringify({ mcpServers: { remote: written } }, null, 2) },
+      save_mcp_servers: panel([server("remote")]),
+    });
+    render();
+    await shows("[data-testid=mcp-edit]");
+    click("[data-testid=mcp-edit]");
+    await shows("[data-testid=mcp-editor][data-tab=form]");
+    click("[data-testid=mcp-save]");
+    const [command, request] = call.mock.lastCall as [string, { text: string; replacing: string | null }];
+    expect(command).toBe("save_mcp_servers");
+    expect(JSON.stringify((JSON.parse(request.text) as { mcpServers: Record<string, unknown> }).mcpServers.remote)).toBe(
+      JSON.stringify(written),
+    );
+  });
+
+  it("opens an entry with a line break in an argument in the JSON tab, saying why", async () => {
+    const entry = '{\n  "mcpServers": {\n    "mine": {"command": "node", "args": ["-e", "a()\\nb()"]}\n  }\n}\n';
+    backend({ mcp_servers: panel([server("mine")]), mcp_server_entry: { name: "mine", text: entry } });
+    render();
+    await shows("[data-testid=mcp-edit]");
+    click("[data-testid=mcp-edit]");
+    await shows("[data-testid=mcp-editor][data-tab=json]");
+    expect(field("[data-testid=mcp-json]")?.value).toBe(entry);
+    expect(text("[data-testid=mcp-editor-error]")).toBe('"args" holds a line break, which the form can\'t show. Keep editing it as JSON.');
+  });
+
   it("checks the form before sending it", async () => {
     backend({ mcp_servers: panel([]) });
     render();
@@ -352,8 +388,8 @@ describe("the Claude Desktop import", () => {
     path: "/home/u/.config/Claude/claude_desktop_config.json",
     found: true,
     servers: [
-      { name: "files", transport: "stdio", target: "npx -y fs", inGantry: false },
-      { name: "mine", transport: "stdio", target: "node other.js", inGantry: true },
+      { name: "files", transport: "stdio", target: "npx -y fs", inGantry: false, problem: null },
+      { name: "mine", transport: "stdio", target: "node other.js", inGantry: true, problem: null },
     ],
   };
 
@@ -628,8 +664,8 @@ describe("in Chinese", () => {
         path: CLAUDE_FILE,
         found: true,
         servers: [
-          { name: "files", transport: "stdio", target: "npx -y fs", inGantry: false },
-          { name: "mine", transport: "stdio", target: "node other.js", inGantry: true },
+          { name: "files", transport: "stdio", target: "npx -y fs", inGantry: false, problem: null },
+          { name: "mine", transport: "stdio", target: "node other.js", inGantry: true, problem: null },
         ],
       });
       const section = q("[data-testid=mcp-import]");

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { setLanguage, tText, type UiText } from "../src/lib/i18n.svelte";
 import {
+  argsOf,
+  argsText,
   emptyForm,
   formToEntry,
   formToSnippet,
@@ -33,7 +35,7 @@ describe("the MCP server form", () => {
         form({
           name: " files ",
           command: "npx",
-          args: "-y\n@modelcontextprotocol/server-filesystem\n\n/home/u/src\n",
+          args: "-y\n@modelcontextprotocol/server-filesystem\n/home/u/src\n",
           env: "DEBUG=1\nTOKEN=${GITHUB_TOKEN}\nPADDED= kept as typed",
           cwd: "tools",
           level: "sensitive",
@@ -53,6 +55,19 @@ describe("the MCP server form", () => {
         timeout: 90,
       },
     });
+  });
+
+  it("takes each line of the arguments as typed: spaces and empty lines are arguments, a last newline is not", () => {
+    const args = (text: string) => ok(formToEntry(form({ name: "x", command: "c", args: text }), true)).entry.args;
+    expect(args("--x\n")).toEqual(["--x"]);
+    expect(args("--x\n\n")).toEqual(["--x", ""]);
+    expect(args(" --name  with spaces \n\n--y")).toEqual([" --name  with spaces ", "", "--y"]);
+    expect(args("")).toBeUndefined();
+    expect(args("\n")).toEqual([""]);
+    // What the form shows reads back as the same list.
+    for (const list of [["--x", ""], [""], ["a", "", ""], [" a ", "b"]]) {
+      expect(argsOf(argsText(list))).toEqual(list);
+    }
   });
 
   it("turns a remote server into an entry with its headers", () => {
@@ -126,13 +141,95 @@ describe("the MCP server form", () => {
     expect(again.mcpServers.github).toEqual({
       command: "docker",
       args: ["run", "-i", "ghcr.io/github/github-mcp-server"],
-      env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GH}", DEBUG: "1" },
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GH}", DEBUG: 1 },
       level: "dangerous",
       timeout: 1.5,
       tools: { get_me: { level: "safe" } },
       startupTimeout: 10,
       autoApprove: ["x"],
     });
+  });
+
+  it("saves an entry it read unchanged when nothing was touched, however it was written", () => {
+    const entries: Record<string, unknown>[] = [
+      {
+        type: "stdio",
+        command: " npx ",
+        args: ["--x", "", " spaced arg ", "", ""],
+        env: { DEBUG: 1, FLAG: true, PADDED: " padded " },
+        cwd: " tools ",
+        level: "safe",
+        timeout: 30,
+        disabled: false,
+        tools: { get_me: { level: "safe" } },
+        startupTimeout: 5,
+      },
+      { type: "streamable-http", url: " https://example.com/mcp ", headers: { "X-Key": " spaced ", "X-Count": 5 } },
+      { url: "http://127.0.0.1:3001/mcp" },
+      { disabled: true, command: "x", tools: {}, args: ["a"], env: {}, cwd: null },
+      { command: "x", args: [] },
+      { command: "x", args: [""] },
+      { command: "x", level: null, timeout: 1.5, type: "stdio", url: null },
+    ];
+    for (const entry of entries) {
+      for (const name of ["server", " spaced name "]) {
+        const read = ok(snippetToForm(JSON.stringify({ mcpServers: { [name]: entry } })));
+        for (const strict of [true, false]) {
+          const saved = ok(formToEntry(read, strict));
+          expect(saved.name).toBe(name);
+          // The same keys, in the same order, with the same values.
+          expect(JSON.stringify(saved.entry)).toBe(JSON.stringify(entry));
+        }
+      }
+    }
+  });
+
+  it("changes only the keys whose field changed", () => {
+    const entry = {
+      type: "stdio",
+      command: "node",
+      args: ["server.js", "", " --flag "],
+      env: { DEBUG: 1, TOKEN: "${T}" },
+      timeout: 30,
+      tools: { x: { level: "safe" } },
+    };
+    const read = ok(snippetToForm(JSON.stringify({ mine: entry })));
+    // An environment line added: the other values keep their type.
+    const withEnv = ok(formToEntry({ ...read, env: `${read.env}\nNEW=2` }, true)).entry;
+    expect(withEnv).toEqual({ ...entry, env: { DEBUG: 1, TOKEN: "${T}", NEW: "2" } });
+    // An argument added: the others stay as typed, empty and spaced ones too.
+    const withArg = ok(formToEntry({ ...read, args: `${read.args}\n--verbose` }, true)).entry;
+    expect(withArg).toEqual({ ...entry, args: ["server.js", "", " --flag ", "--verbose"] });
+    // The level set: only "level" is new, at the end.
+    const withLevel = ok(formToEntry({ ...read, level: "dangerous" }, true)).entry;
+    expect(Object.keys(withLevel)).toEqual([...Object.keys(entry), "level"]);
+    // A changed value replaces the original one in its place.
+    expect(Object.keys(ok(formToEntry({ ...read, timeout: "45" }, true)).entry)).toEqual(Object.keys(entry));
+
+    // Another transport: the old one's keys go, "type" follows.
+    const remote = ok(formToEntry({ ...read, transport: "http", url: "https://h/mcp" }, true)).entry;
+    expect(remote).toEqual({ type: "http", url: "https://h/mcp", timeout: 30, tools: { x: { level: "safe" } } });
+    const streamable = ok(snippetToForm('{"r": {"type": "streamable-http", "url": "https://h/mcp", "headers": {"A": "1"}}}'));
+    expect(ok(formToEntry({ ...streamable, url: "https://other/mcp" }, true)).entry).toEqual({
+      type: "streamable-http",
+      url: "https://other/mcp",
+      headers: { A: "1" },
+    });
+    expect(ok(formToEntry({ ...streamable, transport: "stdio", command: "node" }, true)).entry).toEqual({ command: "node" });
+    const untyped = ok(snippetToForm('{"r": {"url": "https://h/mcp"}}'));
+    expect(ok(formToEntry({ ...untyped, headers: "A: 1" }, true)).entry).toEqual({ url: "https://h/mcp", headers: { A: "1" } });
+  });
+
+  it("leaves to the JSON tab an entry whose text the form would change", () => {
+    expect(error(snippetToForm('{"a": {"command": "x", "args": ["--message", "two\\nlines"]}}'))).toBe(
+      '"args" holds a line break, which the form can\'t show. Keep editing it as JSON.',
+    );
+    expect(error(snippetToForm('{"a": {"command": "x", "env": {"NOTE": "a\\nb"}}}'))).toMatch(/"env.NOTE" holds a line break/);
+    expect(error(snippetToForm('{"a": {"command": "x\\ny"}}'))).toMatch(/"command" holds a line break/);
+    expect(error(snippetToForm('{"a": {"command": "x", "env": {"A=B": "c"}}}'))).toBe(
+      '"env" has a name the form can\'t show (“A=B”). Keep editing it as JSON.',
+    );
+    expect(error(snippetToForm('{"a": {"url": "http://h", "headers": {"With space": "c"}}}'))).toMatch(/"headers" has a name/);
   });
 
   it("reads bare maps and remote servers", () => {

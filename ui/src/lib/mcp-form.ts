@@ -1,8 +1,12 @@
 // The MCP server editor's two views of one server: a form, and the `mcpServers` JSON the form
 // stands for. The form edits the keys people change (command, arguments, environment, working
 // folder, URL, headers, level, call timeout, disabled); every other key of the entry (per-tool
-// levels, startupTimeout, other clients' keys) is carried along untouched. What is saved is
-// always JSON text, checked again by the backend's parser. Errors are kept as messages (UiText),
+// levels, startupTimeout, other clients' keys) is carried along untouched. An entry read into the
+// form saves back as it was written except where the user changed a field: a key whose field
+// still shows what it showed at load keeps its original value (its type, its spelling, or its
+// absence), and an entry the form could not show faithfully (a line break inside an argument,
+// say) stays in the JSON tab. What is saved is always JSON text, checked again by the backend's
+// parser. Errors are kept as messages (UiText),
 // put into words when shown, so an error on screen follows a change of language.
 
 import type { UiText } from "./i18n.svelte";
@@ -33,13 +37,31 @@ export interface ServerForm {
   disabled: boolean;
   /** The entry's other keys, kept as written. */
   extra: Record<string, unknown>;
+  /** The entry the form was read from, and what the form showed for it; `null` for a new server. */
+  loaded: LoadedEntry | null;
+}
+
+/** The form's fields, without what it carries along. */
+export type FormFields = Omit<ServerForm, "extra" | "loaded">;
+
+/** An entry read into the form ({@link snippetToForm}). */
+export interface LoadedEntry {
+  /** The server's name, as written. */
+  readonly name: string;
+  /** The entry, as written (its keys in their order). */
+  readonly entry: Readonly<Record<string, unknown>>;
+  /** The fields as the form showed them when it read the entry. */
+  readonly shown: Readonly<FormFields>;
 }
 
 /** An error for the user (worded when shown), or a value. */
 export type Outcome<T> = { ok: T } | { error: UiText };
 
-/** The keys the form edits; the rest of an entry is {@link ServerForm.extra}. */
-const FORM_KEYS = new Set(["type", "command", "args", "env", "cwd", "url", "headers", "level", "timeout", "disabled"]);
+/** The keys the form edits, in the order a new entry writes them; the rest of an entry is
+ *  {@link ServerForm.extra}. */
+const FORM_KEY_ORDER = ["type", "command", "args", "env", "cwd", "url", "headers", "level", "timeout", "disabled"] as const;
+type FormKey = (typeof FORM_KEY_ORDER)[number];
+const FORM_KEYS: ReadonlySet<string> = new Set(FORM_KEY_ORDER);
 
 const LEVELS: readonly FormLevel[] = ["", "safe", "sensitive", "dangerous"];
 
@@ -65,6 +87,7 @@ export function emptyForm(): ServerForm {
     timeout: "",
     disabled: false,
     extra: {},
+    loaded: null,
   };
 }
 
@@ -86,11 +109,25 @@ export function isBlank(form: ServerForm): boolean {
   );
 }
 
-function lines(text: string): string[] {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== "");
+/** The form's fields alone (a copy). */
+export function fieldsOf(form: ServerForm): FormFields {
+  const { name, transport, command, args, env, cwd, url, headers, level, timeout, disabled } = form;
+  return { name, transport, command, args, env, cwd, url, headers, level, timeout, disabled };
+}
+
+/** The arguments field as a list: one argument per line, exactly as typed (spaces and empty
+ *  lines are arguments too); only the empty line after a last newline is not one. */
+export function argsOf(text: string): string[] {
+  const args = text.split("\n");
+  if (args.at(-1) === "") args.pop();
+  return args;
+}
+
+/** Arguments as the field shows them: what {@link argsOf} reads back as the same list (a last
+ *  empty argument gets the extra newline that keeps it). */
+export function argsText(args: readonly string[]): string {
+  const text = args.join("\n");
+  return args.at(-1) === "" ? `${text}\n` : text;
 }
 
 /** `KEY=VALUE` (environment) or `Name: value` (headers) lines as an object. */
@@ -112,46 +149,111 @@ function pairs(text: string, separator: "=" | ":"): Outcome<Record<string, strin
   return { ok: result };
 }
 
+/** How a pair's value reads back from the line the form shows for it. */
+function shownValue(item: unknown, separator: "=" | ":"): string {
+  const value = String(item);
+  return separator === "=" ? value : value.trim();
+}
+
+/** Typed pairs, each value whose line reads as the original's kept as written (a number stays a
+ *  number, a header's spaces stay). */
+function withOriginalValues(typed: Record<string, string>, original: unknown, separator: "=" | ":"): Record<string, unknown> {
+  if (!isObject(original)) return typed;
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(typed)) {
+    const before = Object.hasOwn(original, key) ? original[key] : undefined;
+    result[key] = before !== undefined && shownValue(before, separator) === value ? before : value;
+  }
+  return result;
+}
+
 /**
  * The server's name and `mcpServers` entry. `strict` (saving) requires the fields a server needs;
- * without it (switching to the JSON tab) whatever was typed is converted.
+ * without it (switching to the JSON tab) whatever was typed is converted. For an entry read into
+ * the form, a key whose field was not changed keeps its original value (or stays absent), and the
+ * entry keeps its keys' order.
  */
 export function formToEntry(form: ServerForm, strict: boolean): Outcome<{ name: string; entry: Record<string, unknown> }> {
-  const name = form.name.trim();
-  if (strict && name === "") return { error: { key: "mcpForm.error.name" } };
-  const entry: Record<string, unknown> = {};
+  const loaded = form.loaded;
+  const original: Readonly<Record<string, unknown>> = loaded?.entry ?? {};
+  const transportChanged = loaded === null || form.transport !== loaded.shown.transport;
+  /** Whether a field differs from what the form showed at load (always, for a new server). */
+  const changed = (field: keyof FormFields): boolean => loaded === null || form[field] !== loaded.shown[field];
+  /** A transport's field: all new once the transport changed. */
+  const changedHere = (field: keyof FormFields): boolean => transportChanged || changed(field);
+  /** The original value of a key (`undefined`: absent). */
+  const kept = (key: FormKey): unknown => (Object.hasOwn(original, key) ? original[key] : undefined);
+
+  if (strict && form.name.trim() === "") return { error: { key: "mcpForm.error.name" } };
+  const name = loaded !== null && !changed("name") ? loaded.name : form.name.trim();
+  /** Each form key's value; `undefined` leaves the key out. */
+  const values: Partial<Record<FormKey, unknown>> = {};
+  if (!transportChanged) values.type = kept("type");
+  else if (form.transport === "http") values.type = "http";
   if (form.transport === "stdio") {
     const command = form.command.trim();
     if (strict && command === "") return { error: { key: "mcpForm.error.command" } };
-    entry.command = command;
-    const args = lines(form.args);
-    if (args.length > 0) entry.args = args;
+    values.command = changedHere("command") ? command : kept("command");
+    if (changedHere("args")) {
+      const args = argsOf(form.args);
+      if (args.length > 0) values.args = args;
+    } else {
+      values.args = kept("args");
+    }
     const env = pairs(form.env, "=");
     if ("error" in env) return env;
-    if (Object.keys(env.ok).length > 0) entry.env = env.ok;
-    if (form.cwd.trim() !== "") entry.cwd = form.cwd.trim();
+    if (!changedHere("env")) values.env = kept("env");
+    else if (Object.keys(env.ok).length > 0) values.env = withOriginalValues(env.ok, kept("env"), "=");
+    if (!changedHere("cwd")) values.cwd = kept("cwd");
+    else if (form.cwd.trim() !== "") values.cwd = form.cwd.trim();
+    // Keys of the other transport (an unusual entry): kept unless the transport changed.
+    if (!transportChanged) {
+      values.url = kept("url");
+      values.headers = kept("headers");
+    }
   } else {
     const url = form.url.trim();
     if (strict && url === "") return { error: { key: "mcpForm.error.url" } };
     if (strict && !/^https?:\/\//i.test(url)) return { error: { key: "mcpForm.error.urlScheme" } };
-    entry.type = "http";
-    entry.url = url;
+    values.url = changedHere("url") ? url : kept("url");
     const headers = pairs(form.headers, ":");
     if ("error" in headers) return headers;
-    if (Object.keys(headers.ok).length > 0) entry.headers = headers.ok;
+    if (!changedHere("headers")) values.headers = kept("headers");
+    else if (Object.keys(headers.ok).length > 0) values.headers = withOriginalValues(headers.ok, kept("headers"), ":");
+    if (!transportChanged) {
+      for (const key of ["command", "args", "env", "cwd"] as const) values[key] = kept(key);
+    }
   }
-  if (form.level !== "") entry.level = form.level;
+  if (!changed("level")) values.level = kept("level");
+  else if (form.level !== "") values.level = form.level;
   const timeout = form.timeout.trim();
   if (timeout !== "") {
     const seconds = Number(timeout);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TIMEOUT) {
       return { error: { key: "mcpForm.error.timeout", params: { max: MAX_TIMEOUT } } };
     }
-    entry.timeout = seconds;
+    if (changed("timeout")) values.timeout = seconds;
   }
-  if (form.disabled) entry.disabled = true;
+  if (!changed("timeout")) values.timeout = kept("timeout");
+  if (!changed("disabled")) values.disabled = kept("disabled");
+  else if (form.disabled) values.disabled = true;
+
+  // The original keys in their order, then new ones in the form's order, then the rest.
+  const entry: Record<string, unknown> = {};
+  for (const key of Object.keys(original)) {
+    if (FORM_KEYS.has(key)) {
+      const value = values[key as FormKey];
+      if (value !== undefined) entry[key] = value;
+    } else if (Object.hasOwn(form.extra, key)) {
+      entry[key] = form.extra[key];
+    }
+  }
+  for (const key of FORM_KEY_ORDER) {
+    const value = values[key];
+    if (value !== undefined && !Object.hasOwn(entry, key)) entry[key] = value;
+  }
   for (const [key, value] of Object.entries(form.extra)) {
-    if (!FORM_KEYS.has(key)) entry[key] = value;
+    if (!FORM_KEYS.has(key) && !Object.hasOwn(entry, key)) entry[key] = value;
   }
   return { ok: { name, entry } };
 }
@@ -184,25 +286,34 @@ export function snippetServers(text: string): Outcome<[string, unknown][]> {
   return { ok: Object.entries(servers) };
 }
 
+/** A line break: a one-line field can't hold it, and a multi-line one would split there. */
+const LINE_BREAK = /[\r\n]/;
+
 /** A text field of the entry, or why the form can't show it. */
 function text(entry: Record<string, unknown>, key: string): Outcome<string> {
   const value = entry[key];
   if (value === undefined || value === null) return { ok: "" };
-  if (typeof value === "string") return { ok: value };
-  return { error: { key: "mcpForm.error.keyNotString", params: { key } } };
+  if (typeof value !== "string") return { error: { key: "mcpForm.error.keyNotString", params: { key } } };
+  if (LINE_BREAK.test(value)) return { error: { key: "mcpForm.error.lineBreak", params: { key } } };
+  return { ok: value };
 }
 
-/** An object of strings (numbers and booleans allowed, as the config allows them) as lines. */
-function pairLines(entry: Record<string, unknown>, key: string, separator: string): Outcome<string> {
+/** An object of strings (numbers and booleans allowed, as the config allows them) as lines, or
+ *  why the form can't show it as lines that read back the same. */
+function pairLines(entry: Record<string, unknown>, key: string, separator: "=" | ":"): Outcome<string> {
   const value = entry[key];
   if (value === undefined || value === null) return { ok: "" };
   if (!isObject(value)) return { error: { key: "mcpForm.error.keyNotObject", params: { key } } };
   const rows: string[] = [];
   for (const [name, item] of Object.entries(value)) {
+    if (name === "" || /\s/.test(name) || name.includes(separator)) {
+      return { error: { key: "mcpForm.error.pairName", params: { key, name } } };
+    }
     if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") {
       return { error: { key: "mcpForm.error.keyNotString", params: { key: `${key}.${name}` } } };
     }
-    rows.push(`${name}${separator}${String(item)}`);
+    if (LINE_BREAK.test(String(item))) return { error: { key: "mcpForm.error.lineBreak", params: { key: `${key}.${name}` } } };
+    rows.push(separator === "=" ? `${name}=${String(item)}` : `${name}: ${String(item)}`);
   }
   return { ok: rows.join("\n") };
 }
@@ -220,6 +331,7 @@ export function snippetToForm(source: string): Outcome<ServerForm> {
   }
   const [name, entry] = servers.ok[0] ?? ["", null];
   if (!isObject(entry)) return { error: { key: "mcpForm.error.serverNotObject", params: { name } } };
+  if (LINE_BREAK.test(name)) return { error: { key: "mcpForm.error.lineBreak", params: { key: name } } };
   const kind = entry.type;
   if (kind === "sse") return { error: { key: "mcpForm.error.sse" } };
   const remote = typeof entry.url === "string" || (typeof kind === "string" && kind !== "stdio");
@@ -241,12 +353,13 @@ export function snippetToForm(source: string): Outcome<ServerForm> {
     if (!Array.isArray(args) || !args.every((arg) => typeof arg === "string")) {
       return { error: { key: "mcpForm.error.argsNotList" } };
     }
-    form.args = args.join("\n");
+    if (args.some((arg) => LINE_BREAK.test(arg))) return { error: { key: "mcpForm.error.lineBreak", params: { key: "args" } } };
+    form.args = argsText(args);
   }
   const env = pairLines(entry, "env", "=");
   if ("error" in env) return env;
   form.env = env.ok;
-  const headers = pairLines(entry, "headers", ": ");
+  const headers = pairLines(entry, "headers", ":");
   if ("error" in headers) return headers;
   form.headers = headers.ok;
   const level = entry.level;
@@ -269,5 +382,6 @@ export function snippetToForm(source: string): Outcome<ServerForm> {
   for (const [key, value] of Object.entries(entry)) {
     if (!FORM_KEYS.has(key)) form.extra[key] = value;
   }
+  form.loaded = { name, entry, shown: fieldsOf(form) };
   return { ok: form };
 }

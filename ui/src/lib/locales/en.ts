@@ -338,6 +338,8 @@ export const en = {
   "mcpForm.error.serversNotObject": "\"mcpServers\" must be an object of servers by name.",
   "mcpForm.error.keyNotString": "\"{key}\" must be a string to edit this server in the form.",
   "mcpForm.error.keyNotObject": "\"{key}\" must be an object to edit this server in the form.",
+  "mcpForm.error.lineBreak": "\"{key}\" holds a line break, which the form can't show. Keep editing it as JSON.",
+  "mcpForm.error.pairName": "\"{key}\" has a name the form can't show (“{name}”). Keep editing it as JSON.",
   "mcpForm.error.argsNotList": "\"args\" must be a list of strings to edit this server in the form.",
   "mcpForm.error.several": "The form edits one server at a time, and this JSON holds {count}. Keep editing it as JSON.",
   "mcpForm.error.serverNotObject": "Server \"{name}\" must be an object.",

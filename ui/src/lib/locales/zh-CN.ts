@@ -336,6 +336,8 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "mcpForm.error.serversNotObject": "\"mcpServers\" 必须是以名称为键的服务器对象。",
   "mcpForm.error.keyNotString": "\"{key}\" 必须是字符串，才能在表单中编辑此服务器。",
   "mcpForm.error.keyNotObject": "\"{key}\" 必须是对象，才能在表单中编辑此服务器。",
+  "mcpForm.error.lineBreak": "\"{key}\" 含有换行，表单无法显示。请继续以 JSON 编辑。",
+  "mcpForm.error.pairName": "\"{key}\" 中有表单无法显示的名称（“{name}”）。请继续以 JSON 编辑。",
   "mcpForm.error.argsNotList": "\"args\" 必须是字符串列表，才能在表单中编辑此服务器。",
   "mcpForm.error.several": "表单一次只能编辑一个服务器，而这段 JSON 包含 {count} 个。请继续以 JSON 编辑。",
   "mcpForm.error.serverNotObject": "服务器 \"{name}\" 必须是一个对象。",
