@@ -130,12 +130,14 @@ pub struct ImportClaudeDesktopRequest {
 pub struct ClaudeServerView {
     /// Its name.
     pub name: String,
-    /// `stdio`, `http` or `sse`.
+    /// `stdio`, `http` or `sse` (empty when Gantry can't read the entry).
     pub transport: String,
-    /// The program and its arguments, or the URL.
+    /// The program and its arguments, or the URL (empty when Gantry can't read the entry).
     pub target: String,
     /// Whether Gantry's user file has a server of this name (importing it replaces that one).
     pub in_gantry: bool,
+    /// Why Gantry can't import it (the key and what is wrong), when it can't.
+    pub problem: Option<String>,
 }
 
 /// What importing from Claude Desktop would bring.
@@ -159,12 +161,16 @@ impl From<ClaudePreview> for ClaudeImportPreview {
                 .servers
                 .into_iter()
                 .map(|server| {
-                    let (transport, target) = describe_transport(&server.transport);
+                    let (transport, target) = server
+                        .transport
+                        .as_ref()
+                        .map_or(("", String::new()), describe_transport);
                     ClaudeServerView {
                         name: server.name,
                         transport: transport.to_owned(),
                         target,
                         in_gantry: server.in_gantry,
+                        problem: server.problem,
                     }
                 })
                 .collect(),

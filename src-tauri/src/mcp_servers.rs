@@ -406,6 +406,7 @@ fn edit_error(error: EditError) -> CommandError {
         | EditError::NoServers
         | EditError::NotOne { .. }
         | EditError::NothingChosen
+        | EditError::NotImportable { .. }
         | EditError::Taken { .. } => ErrorKind::InvalidInput,
     };
     CommandError::new(kind, error.to_string())

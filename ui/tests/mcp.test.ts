@@ -73,10 +73,12 @@ describe("the MCP panel", () => {
       path: "/home/u/.config/Claude/claude_desktop_config.json",
       found: true,
       servers: [
-        { name: "github", transport: "stdio", target: "docker run", inGantry: true },
-        { name: "files", transport: "stdio", target: "npx fs", inGantry: false },
+        { name: "github", transport: "stdio", target: "docker run", inGantry: true, problem: null },
+        { name: "files", transport: "stdio", target: "npx fs", inGantry: false, problem: null },
+        { name: "odd", transport: "", target: "", inGantry: false, problem: "mcpServers.odd.args: expected a list" },
       ],
     };
+    // Nor the ones Gantry can't read.
     expect(initialImportChoice(preview)).toEqual(["files"]);
   });
 });

@@ -7,13 +7,15 @@
 //! what each runs or where it connects, and whether Gantry's user file already has that name —
 //! and an import copies the chosen entries as they are written into Gantry's user file (through
 //! [`UserFile`], so everything said there holds). A chosen name that Gantry already has is
-//! replaced: choosing it is the user's explicit say-so.
+//! replaced: choosing it is the user's explicit say-so. Each server is checked on its own: one
+//! that Gantry's parser refuses (Claude may accept what Gantry does not) is listed with its
+//! reason and can't be chosen, and the others still come.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::config::{ConfigOrigin, TransportSummary, parse_config, read_text};
+use crate::config::{ConfigError, ConfigOrigin, TransportSummary, parse_config, read_text};
 use crate::edit::{EditError, UserFile};
 
 /// The name of Claude Desktop's configuration file.
@@ -31,10 +33,13 @@ pub fn claude_desktop_config_path() -> Option<PathBuf> {
 pub struct ClaudeServer {
     /// Its name.
     pub name: String,
-    /// What it runs or where it connects (never env or header values).
-    pub transport: TransportSummary,
+    /// What it runs or where it connects (never env or header values); `None` when Gantry
+    /// can't read its entry.
+    pub transport: Option<TransportSummary>,
     /// Whether Gantry's user file already has a server of this name (importing replaces it).
     pub in_gantry: bool,
+    /// Why Gantry can't import it (the key and what is wrong), when it can't.
+    pub problem: Option<String>,
 }
 
 /// What an import would bring.
@@ -48,8 +53,9 @@ pub struct ClaudePreview {
     pub servers: Vec<ClaudeServer>,
 }
 
-/// A server of Claude's file: its name, its summary, its entry as written.
-type Entry = (String, TransportSummary, Value);
+/// A server of Claude's file: its name, and its summary and entry as written, or why Gantry
+/// can't read it.
+type Entry = (String, Result<(TransportSummary, Value), String>);
 
 /// Imports from one Claude Desktop file into one Gantry user file.
 #[derive(Debug, Clone)]
@@ -88,10 +94,17 @@ impl ClaudeImport {
             found: true,
             servers: entries
                 .into_iter()
-                .map(|(name, transport, _)| ClaudeServer {
-                    in_gantry: existing.contains(&name),
-                    name,
-                    transport,
+                .map(|(name, read)| {
+                    let (transport, problem) = match read {
+                        Ok((transport, _)) => (Some(transport), None),
+                        Err(problem) => (None, Some(problem)),
+                    };
+                    ClaudeServer {
+                        in_gantry: existing.contains(&name),
+                        name,
+                        transport,
+                        problem,
+                    }
                 })
                 .collect(),
         })
@@ -106,24 +119,36 @@ impl ClaudeImport {
         let entries = self.read()?.unwrap_or_default();
         if let Some(missing) = names
             .iter()
-            .find(|name| !entries.iter().any(|(known, _, _)| known == *name))
+            .find(|name| !entries.iter().any(|(known, _)| known == *name))
         {
             return Err(EditError::UnknownServer {
                 name: missing.clone(),
                 file: self.source.clone(),
             });
         }
-        let chosen: Vec<(String, Value)> = entries
-            .into_iter()
-            .filter(|(name, _, _)| names.contains(name))
-            .map(|(name, _, entry)| (name, entry))
-            .collect();
+        let mut chosen: Vec<(String, Value)> = Vec::new();
+        for (name, read) in entries {
+            if !names.contains(&name) {
+                continue;
+            }
+            match read {
+                Ok((_, entry)) => chosen.push((name, entry)),
+                Err(reason) => {
+                    return Err(EditError::NotImportable {
+                        name,
+                        file: self.source.clone(),
+                        reason,
+                    });
+                }
+            }
+        }
         self.user.put(&chosen)?;
         Ok(chosen.into_iter().map(|(name, _)| name).collect())
     }
 
-    /// Each server of the file (checked by the config parser) with its summary and its entry as
-    /// written; `None` when there is no file.
+    /// Each server of the file, checked on its own by the config parser, with its summary and
+    /// its entry as written (or why it can't be read); `None` when there is no file. A file
+    /// that is not JSON, or whose `mcpServers` is not an object, is an error as a whole.
     fn read(&self) -> Result<Option<Vec<Entry>>, EditError> {
         let origin = ConfigOrigin::User {
             path: self.source.clone(),
@@ -131,23 +156,57 @@ impl ClaudeImport {
         let Some(text) = read_text(&origin).map_err(EditError::Source)? else {
             return Ok(None);
         };
-        let file = parse_config(&text, origin).map_err(EditError::Source)?;
-        let raw = match serde_json::from_str::<Value>(&text) {
+        let servers = match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(mut top)) => match top.remove("mcpServers") {
                 Some(Value::Object(servers)) => servers,
-                _ => serde_json::Map::new(),
+                None | Some(Value::Null) => serde_json::Map::new(),
+                // The parser's error names the line.
+                Some(_) => return Err(whole_file_error(&text, origin)),
             },
-            _ => serde_json::Map::new(),
+            _ => return Err(whole_file_error(&text, origin)),
         };
         Ok(Some(
-            file.servers
+            servers
                 .into_iter()
-                .filter_map(|server| {
-                    let entry = raw.get(&server.name)?.clone();
-                    Some((server.name, server.transport.summary(), entry))
+                .map(|(name, entry)| {
+                    let read = check_entry(&name, &entry, &self.source)
+                        .map(|transport| (transport, entry));
+                    (name, read)
                 })
                 .collect(),
         ))
+    }
+}
+
+/// The parser's error for a whole file that is not an `mcpServers` object.
+fn whole_file_error(text: &str, origin: ConfigOrigin) -> EditError {
+    match parse_config(text, origin) {
+        Err(error) => EditError::Source(error),
+        // Unreachable in practice: the caller saw the shape was wrong.
+        Ok(_) => EditError::NoServers,
+    }
+}
+
+/// One entry as Gantry reads it: its transport, or what is wrong (the key and the problem).
+fn check_entry(name: &str, entry: &Value, source: &Path) -> Result<TransportSummary, String> {
+    let mut servers = serde_json::Map::new();
+    servers.insert(name.to_owned(), entry.clone());
+    let mut top = serde_json::Map::new();
+    top.insert("mcpServers".to_owned(), Value::Object(servers));
+    let text = Value::Object(top).to_string();
+    let origin = ConfigOrigin::User {
+        path: source.to_owned(),
+    };
+    match parse_config(&text, origin) {
+        Ok(file) => file
+            .servers
+            .into_iter()
+            .next()
+            .map(|server| server.transport.summary())
+            .ok_or_else(|| "no server in the entry".to_owned()),
+        // Lines of the one-entry text mean nothing to the user: the key says where.
+        Err(ConfigError::Invalid { key, message, .. }) => Err(format!("{key}: {message}")),
+        Err(error) => Err(error.to_string()),
     }
 }
 
@@ -207,9 +266,15 @@ mod tests {
         );
         assert_eq!(
             preview.servers[2].transport,
-            TransportSummary::Http {
+            Some(TransportSummary::Http {
                 url: "https://example.invalid/mcp".into()
-            }
+            })
+        );
+        assert!(
+            preview
+                .servers
+                .iter()
+                .all(|server| server.problem.is_none())
         );
     }
 
@@ -226,6 +291,54 @@ mod tests {
             import.import(&["x".into()]),
             Err(EditError::UnknownServer { .. })
         ));
+    }
+
+    #[test]
+    fn an_entry_gantry_refuses_is_listed_with_its_reason_and_the_others_still_come() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join(CLAUDE_DESKTOP_FILE);
+        std::fs::write(
+            &source,
+            r#"{"mcpServers": {
+                "good": {"command": "ok-mcp"},
+                "odd": {"command": "x", "args": "--port 8080"},
+                "late": {"url": "http://127.0.0.1:9/mcp"}
+            }}"#,
+        )
+        .unwrap();
+        let import = ClaudeImport::new(&source, UserFile::new(dir.path().join("mcp.json")));
+        let preview = import.preview().unwrap();
+        let rows: Vec<(&str, bool)> = preview
+            .servers
+            .iter()
+            .map(|server| (server.name.as_str(), server.problem.is_none()))
+            .collect();
+        assert_eq!(rows, [("good", true), ("odd", false), ("late", true)]);
+        let problem = preview.servers[1].problem.as_deref().unwrap();
+        assert!(problem.starts_with("mcpServers.odd.args"), "{problem}");
+        assert_eq!(preview.servers[1].transport, None);
+
+        let error = import.import(&["odd".into(), "good".into()]).unwrap_err();
+        assert!(
+            matches!(&error, EditError::NotImportable { name, .. } if name == "odd"),
+            "{error:?}"
+        );
+        assert!(!import.user.path().exists(), "nothing written");
+        assert_eq!(
+            import.import(&["good".into(), "late".into()]).unwrap(),
+            ["good", "late"]
+        );
+    }
+
+    #[test]
+    fn a_claude_file_that_is_not_an_mcp_servers_object_is_an_error_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join(CLAUDE_DESKTOP_FILE);
+        std::fs::write(&source, "{\n  \"mcpServers\": [1, 2]\n}").unwrap();
+        let import = ClaudeImport::new(&source, UserFile::new(dir.path().join("mcp.json")));
+        let error = import.preview().unwrap_err();
+        assert!(matches!(error, EditError::Source(_)), "{error:?}");
+        assert!(error.to_string().contains(":2:"), "{error}");
     }
 
     #[test]

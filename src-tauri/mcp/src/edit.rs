@@ -91,6 +91,16 @@ pub enum EditError {
         /// The user's file.
         file: PathBuf,
     },
+    /// A server of another client's file that Gantry's parser refuses.
+    #[error("server '{name}' of {} can't be imported: {reason}", file.display())]
+    NotImportable {
+        /// The server.
+        name: String,
+        /// The other client's file.
+        file: PathBuf,
+        /// The key and what is wrong.
+        reason: String,
+    },
     /// Another program changed the file while Gantry was changing it.
     #[error("{} changed while Gantry was saving it; nothing was written, try again", file.display())]
     Changed {

@@ -9,14 +9,18 @@ export type ClaudeServerView = {
  */
 name: string, 
 /**
- * `stdio`, `http` or `sse`.
+ * `stdio`, `http` or `sse` (empty when Gantry can't read the entry).
  */
 transport: string, 
 /**
- * The program and its arguments, or the URL.
+ * The program and its arguments, or the URL (empty when Gantry can't read the entry).
  */
 target: string, 
 /**
  * Whether Gantry's user file has a server of this name (importing it replaces that one).
  */
-inGantry: boolean, };
+inGantry: boolean, 
+/**
+ * Why Gantry can't import it (the key and what is wrong), when it can't.
+ */
+problem: string | null, };

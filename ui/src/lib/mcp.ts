@@ -64,7 +64,8 @@ export function projectSwitch(server: McpServerView): "disable" | "enable" | nul
   return "disable";
 }
 
-/** The servers the import selects at first: Claude's servers that Gantry does not have. */
+/** The servers the import selects at first: Claude's servers that Gantry does not have and
+ *  can read. */
 export function initialImportChoice(preview: ClaudeImportPreview): string[] {
-  return preview.servers.filter((server) => !server.inGantry).map((server) => server.name);
+  return preview.servers.filter((server) => !server.inGantry && server.problem === null).map((server) => server.name);
 }
