@@ -314,6 +314,30 @@ describe("the server editor", () => {
     expect(text("[data-testid=mcp-editor-error]")).toBe('"args" holds a line break, which the form can\'t show. Keep editing it as JSON.');
   });
 
+  it("says a save from the form was refused, without the line of JSON the user never saw", async () => {
+    backend({
+      mcp_servers: panel([]),
+      save_mcp_servers: new Error("MCP config pasted JSON:3: key 'mcpServers.files.level': unknown permission level"),
+    });
+    render();
+    await shows("[data-testid=mcp-add]");
+    click("[data-testid=mcp-add]");
+    type("[data-testid=mcp-form-name]", "files");
+    type("[data-testid=mcp-form-command]", "npx");
+    click("[data-testid=mcp-save]");
+    await vi.waitFor(() => {
+      expect(text("[data-testid=mcp-editor-error]")).toBe(
+        "The server's settings were refused: MCP config: key 'mcpServers.files.level': unknown permission level",
+      );
+    });
+    expect(q("[data-testid=mcp-editor]")?.dataset.tab).toBe("form");
+    setLanguage("zh-CN");
+    flushSync();
+    expect(text("[data-testid=mcp-editor-error]")).toBe(
+      "服务器的设置被拒绝：MCP config: key 'mcpServers.files.level': unknown permission level",
+    );
+  });
+
   it("checks the form before sending it", async () => {
     backend({ mcp_servers: panel([]) });
     render();

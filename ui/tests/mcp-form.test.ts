@@ -11,6 +11,7 @@ import {
   type ServerForm,
   snippetServers,
   snippetToForm,
+  withoutPastedPlace,
 } from "../src/lib/mcp-form";
 
 function form(fields: Partial<ServerForm>): ServerForm {
@@ -249,6 +250,17 @@ describe("the MCP server form", () => {
     expect(error(snippetToForm('{"a": {"type": "sse", "url": "http://h/sse"}}'))).toMatch(/SSE/);
     expect(error(snippetToForm('{"a": {"command": "x", "level": "harmless"}}'))).toMatch(/"level" must be/);
     expect(error(snippetToForm('{"mcpServers": []}'))).toMatch(/"mcpServers" must be an object/);
+  });
+
+  it("takes the pasted JSON's place out of a save's error for the Form tab, keeping the message", () => {
+    expect(withoutPastedPlace("MCP config pasted JSON:3: key 'mcpServers.a.command': expected a string")).toBe(
+      "MCP config: key 'mcpServers.a.command': expected a string",
+    );
+    expect(withoutPastedPlace("MCP config pasted JSON:4:7: not valid JSON: trailing comma")).toBe(
+      "MCP config: not valid JSON: trailing comma",
+    );
+    expect(withoutPastedPlace("pasted JSON:1: key '': expected a JSON object")).toBe("key '': expected a JSON object");
+    expect(withoutPastedPlace("the entry changed since you opened it")).toBe("the entry changed since you opened it");
   });
 
   it("lists a snippet's servers in order", () => {

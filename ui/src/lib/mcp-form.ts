@@ -270,6 +270,16 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A save's error as the Form tab shows it: without the `pasted JSON:<line>:<col>:` place the
+ *  backend names, a line of JSON the user never saw there (the message itself stays). */
+export function withoutPastedPlace(message: string): string {
+  const place = /pasted JSON:\d+(?::\d+)?:\s*/.exec(message);
+  if (place === null) return message;
+  const before = message.slice(0, place.index).trimEnd();
+  const after = message.slice(place.index + place[0].length);
+  return before === "" ? after : `${before}: ${after}`;
+}
+
 /** The servers of a snippet: `{"mcpServers": {...}}` or a bare `{"name": {...}}` map. */
 export function snippetServers(text: string): Outcome<[string, unknown][]> {
   let value: unknown;

@@ -323,6 +323,7 @@ export const en = {
   "mcpEditor.jsonAdd": "Paste or type {wrapped} or {bare}: one server or several.",
   "mcpEditor.jsonEdit": "The server as JSON: {wrapped} or {bare}.",
   "mcpEditor.jsonEmpty": "Paste or type the servers, like {example}.",
+  "mcpEditor.refused": "The server's settings were refused: {message}",
   "mcpEditor.savedIn": "Saved in {path}, for every project.",
 
   // What the editor's form and JSON tab say is wrong (lib/mcp-form.ts).

@@ -321,6 +321,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "mcpEditor.jsonAdd": "粘贴或输入 {wrapped} 或 {bare}：一个或多个服务器均可。",
   "mcpEditor.jsonEdit": "以 JSON 表示的服务器：{wrapped} 或 {bare}。",
   "mcpEditor.jsonEmpty": "请粘贴或输入服务器，例如 {example}。",
+  "mcpEditor.refused": "服务器的设置被拒绝：{message}",
   "mcpEditor.savedIn": "保存在 {path} 中，对所有项目生效。",
 
   // 编辑器的表单与 JSON 标签页指出的问题（lib/mcp-form.ts）。
