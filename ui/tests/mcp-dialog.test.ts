@@ -407,6 +407,152 @@ describe("the server editor", () => {
   });
 });
 
+describe("leaving the editor or the import", () => {
+  function escape(init: KeyboardEventInit = {}): void {
+    window.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true, ...init }));
+    flushSync();
+  }
+
+  async function openEditor(): Promise<ReturnType<typeof vi.fn>> {
+    const onclose = vi.fn();
+    component = mount(McpServersDialog, { target: document.body, props: { onclose } });
+    flushSync();
+    await shows("[data-testid=mcp-add]:not([disabled])");
+    click("[data-testid=mcp-add]");
+    return onclose;
+  }
+
+  it("asks before Esc throws away a changed form, and Esc again keeps editing", async () => {
+    backend({ mcp_servers: panel([]) });
+    const onclose = await openEditor();
+    type("[data-testid=mcp-form-name]", "files");
+    escape();
+    expect(q("[data-testid=mcp-editor]")).not.toBeNull();
+    expect(text("[data-testid=mcp-discard-confirm] span")).toBe("Discard your changes?");
+    expect(buttonTexts("[data-testid=mcp-discard-confirm]")).toEqual(["Discard", "Keep editing"]);
+    expect(document.activeElement).toBe(q("[data-testid=mcp-discard-keep]"));
+    escape();
+    expect(q("[data-testid=mcp-discard-confirm]")).toBeNull();
+    expect(field("[data-testid=mcp-form-name]")?.value).toBe("files");
+    escape();
+    click("[data-testid=mcp-discard-keep]");
+    expect(q("[data-testid=mcp-editor]")).not.toBeNull();
+    escape();
+    click("[data-testid=mcp-discard-yes]");
+    expect(q("[data-testid=mcp-editor]")).toBeNull();
+    expect(onclose).not.toHaveBeenCalled();
+  });
+
+  it("asks before ✕ closes the panel over a changed JSON text", async () => {
+    backend({ mcp_servers: panel([]) });
+    const onclose = await openEditor();
+    click("[data-testid=mcp-tab-json]");
+    type("[data-testid=mcp-json]", '{"a": {"command": "x"}}');
+    click("[data-testid=mcp-close]");
+    expect(onclose).not.toHaveBeenCalled();
+    expect(q("[data-testid=mcp-discard-confirm]")).not.toBeNull();
+    click("[data-testid=mcp-discard-yes]");
+    expect(onclose).toHaveBeenCalledTimes(1);
+  });
+
+  it("leaves at once when nothing was changed, tabs switched or not, and on Cancel", async () => {
+    const entry = '{\n  "mcpServers": {\n    "mine": {"command": "node", "args": ["s.js", ""]}\n  }\n}\n';
+    backend({ mcp_servers: panel([server("mine")]), mcp_server_entry: { name: "mine", text: entry } });
+    render();
+    await shows("[data-testid=mcp-edit]");
+    click("[data-testid=mcp-edit]");
+    await shows("[data-testid=mcp-editor][data-tab=form]");
+    click("[data-testid=mcp-tab-json]");
+    click("[data-testid=mcp-tab-form]");
+    escape();
+    expect(q("[data-testid=mcp-discard-confirm]")).toBeNull();
+    expect(q("[data-testid=mcp-editor]")).toBeNull();
+
+    // Cancel is the user's own choice: no question.
+    click("[data-testid=mcp-edit]");
+    await shows("[data-testid=mcp-editor][data-tab=form]");
+    type("[data-testid=mcp-form-command]", "deno");
+    click("[data-testid=mcp-cancel]");
+    expect(q("[data-testid=mcp-discard-confirm]")).toBeNull();
+    expect(q("[data-testid=mcp-editor]")).toBeNull();
+  });
+
+  it("stays while a save is applied, whatever is pressed", async () => {
+    backend({ mcp_servers: panel([]) });
+    const onclose = await openEditor();
+    type("[data-testid=mcp-form-name]", "files");
+    type("[data-testid=mcp-form-command]", "npx");
+    let finish: (value: McpPanel) => void = () => undefined;
+    call.mockImplementationOnce(
+      () =>
+        new Promise<McpPanel>((resolve) => {
+          finish = resolve;
+        }),
+    );
+    click("[data-testid=mcp-save]");
+    expect(q("[data-testid=mcp-applying]")).not.toBeNull();
+    escape();
+    expect(q("[data-testid=mcp-editor]")).not.toBeNull();
+    expect(q("[data-testid=mcp-discard-confirm]")).toBeNull();
+    expect(field("[data-testid=mcp-close]")?.disabled).toBe(true);
+    click("[data-testid=mcp-close]");
+    expect(field("[data-testid=mcp-cancel]")?.disabled).toBe(true);
+    click("[data-testid=mcp-cancel]");
+    expect(q("[data-testid=mcp-editor]")).not.toBeNull();
+    expect(onclose).not.toHaveBeenCalled();
+    finish(panel([server("files")]));
+    await shows("[data-testid=mcp-server][data-name=files]");
+    expect(field("[data-testid=mcp-close]")?.disabled).toBe(false);
+  });
+
+  it("leaves Esc to an input method composing text", async () => {
+    backend({ mcp_servers: panel([]) });
+    await openEditor();
+    escape({ isComposing: true });
+    expect(q("[data-testid=mcp-editor]")).not.toBeNull();
+    expect(q("[data-testid=mcp-discard-confirm]")).toBeNull();
+  });
+
+  it("asks before Esc drops a changed import choice, and not while importing", async () => {
+    backend({
+      mcp_servers: panel([]),
+      claude_desktop_import_preview: {
+        path: "/c.json",
+        found: true,
+        servers: [{ name: "files", transport: "stdio", target: "npx -y fs", inGantry: false, problem: null }],
+      },
+    });
+    render();
+    await shows("[data-testid=mcp-import-open]:not([disabled])");
+    click("[data-testid=mcp-import-open]");
+    await shows("[data-testid=mcp-import-server][data-name=files] input:checked");
+    field("[data-testid=mcp-import-server][data-name=files] input")?.click();
+    flushSync();
+    escape();
+    expect(q("[data-testid=mcp-import]")).not.toBeNull();
+    expect(q("[data-testid=mcp-discard-confirm]")).not.toBeNull();
+    click("[data-testid=mcp-discard-keep]");
+    field("[data-testid=mcp-import-server][data-name=files] input")?.click();
+    flushSync();
+    call.mockImplementationOnce(() => new Promise<McpPanel>(() => undefined));
+    click("[data-testid=mcp-import-submit]");
+    escape();
+    expect(q("[data-testid=mcp-import]")).not.toBeNull();
+    expect(q("[data-testid=mcp-discard-confirm]")).toBeNull();
+  });
+
+  it("asks in Chinese", async () => {
+    setLanguage("zh-CN");
+    backend({ mcp_servers: panel([]) });
+    await openEditor();
+    type("[data-testid=mcp-form-name]", "files");
+    escape();
+    expect(q("[data-testid=mcp-discard-confirm]")?.getAttribute("aria-label")).toBe("确认放弃更改");
+    expect(text("[data-testid=mcp-discard-confirm] span")).toBe("放弃你的更改吗？");
+    expect(buttonTexts("[data-testid=mcp-discard-confirm]")).toEqual(["放弃", "继续编辑"]);
+  });
+});
+
 describe("the Claude Desktop import", () => {
   const preview: ClaudeImportPreview = {
     path: "/home/u/.config/Claude/claude_desktop_config.json",

@@ -296,6 +296,10 @@ export const en = {
   "mcp.tools": "{count} tools",
   "mcp.tools_one": "{count} tool",
   "mcp.stderr": "Last stderr lines",
+  "mcp.discard.label": "Confirm discarding",
+  "mcp.discard.question": "Discard your changes?",
+  "mcp.discard.yes": "Discard",
+  "mcp.discard.keep": "Keep editing",
   "mcp.userFile": "Servers you add or import go to {path}, for every project.",
 
   // The MCP server editor (a form, or the mcpServers JSON).

@@ -294,6 +294,10 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "mcp.tools": "{count} 个工具",
   "mcp.tools_one": "{count} 个工具",
   "mcp.stderr": "stderr 的最后几行",
+  "mcp.discard.label": "确认放弃更改",
+  "mcp.discard.question": "放弃你的更改吗？",
+  "mcp.discard.yes": "放弃",
+  "mcp.discard.keep": "继续编辑",
   "mcp.userFile": "你添加或导入的服务器保存在 {path} 中，对所有项目生效。",
 
   // MCP 服务器编辑器（表单，或 mcpServers JSON）。
