@@ -541,6 +541,30 @@ describe("leaving the editor or the import", () => {
     expect(q("[data-testid=mcp-discard-confirm]")).toBeNull();
   });
 
+  it("shows why a Claude server can't be imported, and keeps it unchosen", async () => {
+    backend({
+      mcp_servers: panel([]),
+      claude_desktop_import_preview: {
+        path: "/c.json",
+        found: true,
+        servers: [
+          { name: "files", transport: "stdio", target: "npx -y fs", inGantry: false, problem: null },
+          { name: "odd", transport: "", target: "", inGantry: false, problem: "mcpServers.odd.args: expected a list of strings" },
+        ],
+      },
+    });
+    render();
+    await shows("[data-testid=mcp-import-open]:not([disabled])");
+    click("[data-testid=mcp-import-open]");
+    await shows("[data-testid=mcp-import-server][data-name=files] input:checked");
+    const odd = field("[data-testid=mcp-import-server][data-name=odd] input");
+    expect(odd?.checked).toBe(false);
+    expect(odd?.disabled).toBe(true);
+    expect(text("[data-testid=mcp-import-server][data-name=odd] [data-testid=mcp-import-problem]")).toBe(
+      "Gantry can't import this one: mcpServers.odd.args: expected a list of strings",
+    );
+  });
+
   it("asks in Chinese", async () => {
     setLanguage("zh-CN");
     backend({ mcp_servers: panel([]) });

@@ -361,6 +361,7 @@ export const en = {
   "mcpImport.from": "From {path}.",
   "mcpImport.copiedInto": "The servers you check are copied into {path}, for every project.",
   "mcpImport.copiedIntoGantry": "The servers you check are copied into Gantry's MCP file, for every project.",
+  "mcpImport.cannotImport": "Gantry can't import this one: {reason}",
   "mcpImport.replaces": "Gantry already has a server named “{name}”: importing it replaces Gantry's entry.",
   "mcpImport.submit": "Import {count} servers",
   "mcpImport.submit_one": "Import {count} server",

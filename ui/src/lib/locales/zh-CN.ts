@@ -359,6 +359,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "mcpImport.from": "来自 {path}。",
   "mcpImport.copiedInto": "勾选的服务器将复制到 {path} 中，对所有项目生效。",
   "mcpImport.copiedIntoGantry": "勾选的服务器将复制到 Gantry 的 MCP 文件中，对所有项目生效。",
+  "mcpImport.cannotImport": "Gantry 无法导入此服务器：{reason}",
   "mcpImport.replaces": "Gantry 已有名为“{name}”的服务器：导入会替换 Gantry 中的这一项。",
   "mcpImport.submit": "导入 {count} 个服务器",
   "mcpImport.submit_one": "导入 {count} 个服务器",
