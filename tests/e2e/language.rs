@@ -119,6 +119,10 @@ async fn the_window_speaks_chinese_on_a_chinese_system_and_english_once_chosen()
             .await
             .contains("审计"),
     );
+    assert_eq!(
+        look_at_panel(&mut app, "mcp-open", "mcp-panel", "mcp-zh").await,
+        "MCP 服务器"
+    );
 
     // Chosen in Settings: English at once, the dialog included.
     open_settings(&app).await;
