@@ -172,6 +172,15 @@ impl App {
         self.session.click(&element).await
     }
 
+    /// Closes the open project and opens the recent project `arg` (its path as the welcome
+    /// screen lists it) from the welcome screen, waiting for its chat.
+    pub async fn switch_to_recent(&self, arg: &str) -> Result<()> {
+        self.click("[data-testid=project-close]").await?;
+        self.click(&format!("[data-testid=recent-project][data-path='{arg}']"))
+            .await?;
+        self.wait_for_css("[data-testid=chat-input]").await
+    }
+
     /// Presses Esc where the focus is (what a user's key press does).
     pub async fn press_escape(&self) -> Result<()> {
         self.eval(

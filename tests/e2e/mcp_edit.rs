@@ -231,12 +231,7 @@ async fn mcp_servers_are_added_edited_switched_off_per_project_and_imported() {
     close_mcp(&app).await;
 
     // The other project starts it.
-    app.click("[data-testid=project-close]").await.unwrap();
-    let b = other.arg();
-    app.click(&format!("[data-testid=recent-project][data-path='{b}']"))
-        .await
-        .unwrap();
-    app.wait_for_css("[data-testid=chat-input]").await.unwrap();
+    app.switch_to_recent(&other.arg()).await.unwrap();
     open_mcp(&app).await;
     server_state(&app, "everything", "connected").await;
     app.screenshot("other-project-starts-it").await.unwrap();

@@ -222,12 +222,7 @@ async fn two_projects_keep_their_own_policies() {
     close_tools(&app).await;
 
     // Open project B from the welcome screen: its panel shows the defaults.
-    app.click("[data-testid=project-close]").await.unwrap();
-    let b = other.arg();
-    app.click(&format!("[data-testid=recent-project][data-path='{b}']"))
-        .await
-        .unwrap();
-    app.wait_for_css("[data-testid=chat-input]").await.unwrap();
+    app.switch_to_recent(&other.arg()).await.unwrap();
     open_tools(&app).await;
     shows(&app, "write_file", "ask").await;
     app.screenshot("project-b-defaults").await.unwrap();
@@ -244,12 +239,7 @@ async fn two_projects_keep_their_own_policies() {
     close_tools(&app).await;
 
     // Back in A, its choice is still there.
-    app.click("[data-testid=project-close]").await.unwrap();
-    let a = rig.fixture.arg();
-    app.click(&format!("[data-testid=recent-project][data-path='{a}']"))
-        .await
-        .unwrap();
-    app.wait_for_css("[data-testid=chat-input]").await.unwrap();
+    app.switch_to_recent(&rig.fixture.arg()).await.unwrap();
     open_tools(&app).await;
     shows(&app, "write_file", "auto").await;
     app.screenshot("project-a-keeps-auto").await.unwrap();

@@ -103,7 +103,18 @@ fn check_name(name: &str) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::Store;
+    use super::McpSwitches;
+    use crate::{ProjectId, Store};
+
+    /// The servers switched off in `project`, in order.
+    async fn disabled(switches: &McpSwitches<'_>, project: ProjectId) -> Vec<String> {
+        switches
+            .disabled(project)
+            .await
+            .unwrap()
+            .into_iter()
+            .collect()
+    }
 
     #[tokio::test]
     async fn switches_are_per_project_kept_and_follow_a_rename() {
@@ -119,15 +130,7 @@ mod tests {
         // Already off: nothing changes.
         assert!(!switches.set_enabled(a, "github", false).await.unwrap());
         assert!(switches.set_enabled(a, "files", false).await.unwrap());
-        assert_eq!(
-            switches
-                .disabled(a)
-                .await
-                .unwrap()
-                .into_iter()
-                .collect::<Vec<_>>(),
-            ["files", "github"]
-        );
+        assert_eq!(disabled(&switches, a).await, ["files", "github"]);
         assert!(switches.disabled(b).await.unwrap().is_empty());
         assert!(switches.set_enabled(a, "files", true).await.unwrap());
         assert!(!switches.set_enabled(a, "files", true).await.unwrap());
@@ -136,35 +139,11 @@ mod tests {
 
         let store = Store::open(&path).await.unwrap();
         let switches = store.mcp_switches();
-        assert_eq!(
-            switches
-                .disabled(a)
-                .await
-                .unwrap()
-                .into_iter()
-                .collect::<Vec<_>>(),
-            ["github"]
-        );
+        assert_eq!(disabled(&switches, a).await, ["github"]);
         switches.set_enabled(b, "gh", false).await.unwrap();
         assert_eq!(switches.rename("github", "gh").await.unwrap(), 1);
-        assert_eq!(
-            switches
-                .disabled(a)
-                .await
-                .unwrap()
-                .into_iter()
-                .collect::<Vec<_>>(),
-            ["gh"]
-        );
-        assert_eq!(
-            switches
-                .disabled(b)
-                .await
-                .unwrap()
-                .into_iter()
-                .collect::<Vec<_>>(),
-            ["gh"]
-        );
+        assert_eq!(disabled(&switches, a).await, ["gh"]);
+        assert_eq!(disabled(&switches, b).await, ["gh"]);
         assert_eq!(switches.rename("nothing", "else").await.unwrap(), 0);
 
         // Removing a project removes its switches.
