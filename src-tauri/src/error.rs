@@ -44,6 +44,36 @@ pub enum ErrorKind {
     Internal,
 }
 
+/// An everyday refusal the webview words itself, in the UI's language, from these values (the
+/// `message` says the same in English, for logs and for a UI that does not know the reason).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum ErrorReason {
+    /// The MCP servers are still starting; a change must wait.
+    McpStarting,
+    /// These server names are configured already in the user's MCP file.
+    McpNamesTaken {
+        /// The names.
+        names: Vec<String>,
+        /// The user's MCP file.
+        file: String,
+    },
+    /// The server being edited changed in the file since the editor opened it.
+    McpEditedElsewhere {
+        /// The server.
+        name: String,
+        /// The user's MCP file.
+        file: String,
+    },
+    /// The MCP file changed while Gantry was writing it.
+    McpFileChanged {
+        /// The file.
+        file: String,
+    },
+    /// Nothing was chosen to import.
+    McpNothingChosen,
+}
+
 /// A command's failure, as the webview receives it (`invoke` rejects with this object).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, thiserror::Error)]
 #[error("{message}")]
@@ -52,6 +82,10 @@ pub struct CommandError {
     pub kind: ErrorKind,
     /// A sentence for the user.
     pub message: String,
+    /// For the refusals the UI words itself: which one, with its values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reason: Option<ErrorReason>,
 }
 
 impl CommandError {
@@ -60,7 +94,15 @@ impl CommandError {
         Self {
             kind,
             message: message.into(),
+            reason: None,
         }
+    }
+
+    /// The same error, marked as the everyday refusal `reason`.
+    #[must_use]
+    pub fn with_reason(mut self, reason: ErrorReason) -> Self {
+        self.reason = Some(reason);
+        self
     }
 
     /// The error for commands that need an open project.

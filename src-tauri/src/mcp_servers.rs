@@ -19,7 +19,7 @@ use gantry_agent::{McpStartError, ProjectMcp};
 use gantry_mcp::{ClaudeImport, EditError, McpHub, Snippet, UserFile, claude_desktop_config_path};
 use gantry_tools::ToolManager;
 
-use crate::error::{CommandError, ErrorKind};
+use crate::error::{CommandError, ErrorKind, ErrorReason};
 use crate::mcp_panel::{ClaudeImportPreview, McpHubState, McpPanel, McpServerEntry, McpServerView};
 
 /// How long a change waits for the servers it started before answering (they go on starting
@@ -392,6 +392,7 @@ fn starting() -> CommandError {
         ErrorKind::Busy,
         "the MCP servers are still starting; try again in a moment",
     )
+    .with_reason(ErrorReason::McpStarting)
 }
 
 /// The command error for a change the user's file refused.
@@ -409,7 +410,26 @@ fn edit_error(error: EditError) -> CommandError {
         | EditError::NotImportable { .. }
         | EditError::Taken { .. } => ErrorKind::InvalidInput,
     };
-    CommandError::new(kind, error.to_string())
+    let reason = match &error {
+        EditError::Taken { names, file } => Some(ErrorReason::McpNamesTaken {
+            names: names.clone(),
+            file: file.display().to_string(),
+        }),
+        EditError::EditedElsewhere { name, file } => Some(ErrorReason::McpEditedElsewhere {
+            name: name.clone(),
+            file: file.display().to_string(),
+        }),
+        EditError::Changed { file } => Some(ErrorReason::McpFileChanged {
+            file: file.display().to_string(),
+        }),
+        EditError::NothingChosen => Some(ErrorReason::McpNothingChosen),
+        _ => None,
+    };
+    let answer = CommandError::new(kind, error.to_string());
+    match reason {
+        Some(reason) => answer.with_reason(reason),
+        None => answer,
+    }
 }
 
 /// Runs file work off the async workers.
@@ -549,6 +569,18 @@ mod tests {
             .await
             .unwrap_err();
         assert!(error.message.contains("already configured"), "{error:?}");
+        // Marked for the UI to word in its language, with the values it needs.
+        assert_eq!(
+            error.reason,
+            Some(ErrorReason::McpNamesTaken {
+                names: vec!["everything".into()],
+                file: rig.user_file.display().to_string(),
+            })
+        );
+        assert_eq!(
+            serde_json::to_value(&error).unwrap()["reason"]["code"],
+            "mcp_names_taken"
+        );
 
         // A second server; the first keeps its process.
         servers
@@ -656,6 +688,7 @@ mod tests {
         assert!(preview.servers[0].in_gantry);
         let error = servers.import_claude(Vec::new()).await.unwrap_err();
         assert_eq!(error.message, "choose at least one server");
+        assert_eq!(error.reason, Some(ErrorReason::McpNothingChosen));
         servers.close();
     }
 

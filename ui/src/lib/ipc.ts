@@ -5,7 +5,9 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type { CommandError } from "../bindings/CommandError";
+import type { ErrorReason } from "../bindings/ErrorReason";
 import type { Commands, Events } from "../bindings/ipc";
+import { joinList, t } from "./i18n.svelte";
 
 type RequestArgs<K extends keyof Commands> = Commands[K]["request"] extends null
   ? []
@@ -40,9 +42,26 @@ export function isCommandError(error: unknown): error is CommandError {
   );
 }
 
-/** A sentence for the user, whatever was thrown. */
+/** The sentence for an everyday refusal, in the UI's language. */
+export function reasonText(reason: ErrorReason): string {
+  switch (reason.code) {
+    case "mcp_starting":
+      return t("error.mcpStarting");
+    case "mcp_names_taken":
+      return t("error.mcpNamesTaken", { names: joinList(reason.names), file: reason.file, count: reason.names.length });
+    case "mcp_edited_elsewhere":
+      return t("error.mcpEditedElsewhere", { name: reason.name, file: reason.file });
+    case "mcp_file_changed":
+      return t("error.mcpFileChanged", { file: reason.file });
+    case "mcp_nothing_chosen":
+      return t("error.mcpNothingChosen");
+  }
+}
+
+/** A sentence for the user, whatever was thrown: a refusal the UI knows in its language, the
+ *  backend's message otherwise. */
 export function describeError(error: unknown): string {
-  if (isCommandError(error)) return error.message;
+  if (isCommandError(error)) return error.reason === undefined ? error.message : reasonText(error.reason);
   if (error instanceof Error) return error.message;
   return String(error);
 }

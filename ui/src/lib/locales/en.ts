@@ -366,6 +366,14 @@ export const en = {
   "mcpImport.submit": "Import {count} servers",
   "mcpImport.submit_one": "Import {count} server",
   "mcpImport.back": "Back",
+
+  // Everyday refusals from the backend, worded here (CommandError.reason).
+  "error.mcpStarting": "The MCP servers are still starting; try again in a moment.",
+  "error.mcpNamesTaken": "These names are already configured in {file}: {names}. Choose other names, or edit those servers.",
+  "error.mcpNamesTaken_one": "A server named {names} is already configured in {file}. Choose another name, or edit that server.",
+  "error.mcpEditedElsewhere": "Server “{name}” was changed in {file} since you opened it; nothing was written. Open it again to see the change.",
+  "error.mcpFileChanged": "{file} changed while Gantry was saving it; nothing was written. Try again.",
+  "error.mcpNothingChosen": "Choose at least one server.",
 } as const;
 
 /** A message's key. */

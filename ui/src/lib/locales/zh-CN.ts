@@ -364,4 +364,12 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "mcpImport.submit": "导入 {count} 个服务器",
   "mcpImport.submit_one": "导入 {count} 个服务器",
   "mcpImport.back": "返回",
+
+  // Everyday refusals from the backend, worded here (CommandError.reason).
+  "error.mcpStarting": "MCP 服务器仍在启动，请稍后再试。",
+  "error.mcpNamesTaken": "{file} 中已配置以下名称：{names}。请换用其他名称，或编辑这些服务器。",
+  "error.mcpNamesTaken_one": "{file} 中已配置名为 {names} 的服务器。请换一个名称，或编辑该服务器。",
+  "error.mcpEditedElsewhere": "自你打开后，服务器“{name}”已在 {file} 中被修改；未写入任何内容。请重新打开以查看更改。",
+  "error.mcpFileChanged": "Gantry 保存期间 {file} 被修改；未写入任何内容，请重试。",
+  "error.mcpNothingChosen": "请至少选择一个服务器。",
 };
