@@ -395,40 +395,42 @@ fn starting() -> CommandError {
     .with_reason(ErrorReason::McpStarting)
 }
 
-/// The command error for a change the user's file refused.
+/// The command error for a change the user's file refused; the everyday refusals carry their
+/// reason, which the UI words in its language.
 fn edit_error(error: EditError) -> CommandError {
-    let kind = match &error {
-        EditError::UnknownServer { .. } => ErrorKind::NotFound,
-        EditError::Write { .. } => ErrorKind::Io,
-        EditError::Changed { .. } | EditError::EditedElsewhere { .. } => ErrorKind::Busy,
+    let shown = |file: &std::path::Path| file.display().to_string();
+    let (kind, reason) = match &error {
+        EditError::UnknownServer { .. } => (ErrorKind::NotFound, None),
+        EditError::Write { .. } => (ErrorKind::Io, None),
+        EditError::Changed { file } => (
+            ErrorKind::Busy,
+            Some(ErrorReason::McpFileChanged { file: shown(file) }),
+        ),
+        EditError::EditedElsewhere { name, file } => (
+            ErrorKind::Busy,
+            Some(ErrorReason::McpEditedElsewhere {
+                name: name.clone(),
+                file: shown(file),
+            }),
+        ),
+        EditError::Taken { names, file } => (
+            ErrorKind::InvalidInput,
+            Some(ErrorReason::McpNamesTaken {
+                names: names.clone(),
+                file: shown(file),
+            }),
+        ),
+        EditError::NothingChosen => (ErrorKind::InvalidInput, Some(ErrorReason::McpNothingChosen)),
         EditError::Invalid(_)
         | EditError::Broken(_)
         | EditError::Source(_)
         | EditError::NoServers
         | EditError::NotOne { .. }
-        | EditError::NothingChosen
-        | EditError::NotImportable { .. }
-        | EditError::Taken { .. } => ErrorKind::InvalidInput,
+        | EditError::NotImportable { .. } => (ErrorKind::InvalidInput, None),
     };
-    let reason = match &error {
-        EditError::Taken { names, file } => Some(ErrorReason::McpNamesTaken {
-            names: names.clone(),
-            file: file.display().to_string(),
-        }),
-        EditError::EditedElsewhere { name, file } => Some(ErrorReason::McpEditedElsewhere {
-            name: name.clone(),
-            file: file.display().to_string(),
-        }),
-        EditError::Changed { file } => Some(ErrorReason::McpFileChanged {
-            file: file.display().to_string(),
-        }),
-        EditError::NothingChosen => Some(ErrorReason::McpNothingChosen),
-        _ => None,
-    };
-    let answer = CommandError::new(kind, error.to_string());
-    match reason {
-        Some(reason) => answer.with_reason(reason),
-        None => answer,
+    CommandError {
+        reason,
+        ..CommandError::new(kind, error.to_string())
     }
 }
 
