@@ -38,9 +38,7 @@ impl App {
     /// Starts WebKitWebDriver and, through it, `gantry ARGS...` with browser automation on, with
     /// a fresh data folder of its own (an empty database, no MCP configuration).
     pub async fn launch(scenario: &str, args: &[&str]) -> Result<Self> {
-        let data = tempfile::Builder::new()
-            .prefix("gantry-e2e-data-")
-            .tempdir()?;
+        let data = crate::fixture::data_dir();
         let mut app = Self::launch_with_data(scenario, args, data.path(), true).await?;
         app._own_data = Some(data);
         Ok(app)

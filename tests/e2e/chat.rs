@@ -26,10 +26,7 @@ impl ChatRig {
     /// Starts the provider with `turns` and saves it as the app's active provider.
     pub(crate) async fn new(turns: Vec<Turn>) -> Self {
         let fixture = Fixture::new();
-        let data = tempfile::Builder::new()
-            .prefix("gantry-e2e-data-")
-            .tempdir()
-            .unwrap();
+        let data = crate::fixture::data_dir();
         let provider = ScriptedProvider::start(Script::new(turns)).await.unwrap();
         let store = Store::open(data.path().join(gantry_store::DATABASE_FILE))
             .await

@@ -12,6 +12,14 @@ pub struct Fixture {
 /// The contents of `src/main.rs`: markup in a file must be shown as text, never run.
 pub const MAIN_RS: &str = "fn main() {\n    // <script>document.title = 'pwned'</script>\n    println!(\"<img src=x onerror=alert(1)>\");\n}\n";
 
+/// A fresh data folder for one app (its database, and its user configuration under `config/`).
+pub fn data_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("gantry-e2e-data-")
+        .tempdir()
+        .expect("a temporary data folder")
+}
+
 impl Fixture {
     /// Creates the project:
     ///

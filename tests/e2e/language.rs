@@ -82,10 +82,7 @@ async fn the_window_speaks_chinese_on_a_chinese_system_and_english_once_chosen()
     }
     let _serial = SERIAL.lock().await;
     let fixture = Fixture::new();
-    let data = tempfile::Builder::new()
-        .prefix("gantry-e2e-data-")
-        .tempdir()
-        .unwrap();
+    let data = crate::fixture::data_dir();
     let scenario = "language";
 
     // The welcome screen first: the system's language, nothing chosen.

@@ -57,10 +57,7 @@ async fn mcp_servers_connect_wait_for_trust_restart_and_stop_with_the_app() {
     }
     let _serial = SERIAL.lock().await;
     let fixture = Fixture::new();
-    let data = tempfile::Builder::new()
-        .prefix("gantry-e2e-data-")
-        .tempdir()
-        .unwrap();
+    let data = crate::fixture::data_dir();
     let everything = npm_server("server-everything");
     write_json(
         &data.path().join("config/gantry/mcp.json"),

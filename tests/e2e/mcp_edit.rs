@@ -74,10 +74,7 @@ async fn mcp_servers_are_added_edited_switched_off_per_project_and_imported() {
     let _serial = SERIAL.lock().await;
     let project = Fixture::new();
     let other = Fixture::new();
-    let data = tempfile::Builder::new()
-        .prefix("gantry-e2e-data-")
-        .tempdir()
-        .unwrap();
+    let data = crate::fixture::data_dir();
     // The second project was opened before, so the welcome screen lists it.
     let store = Store::open(data.path().join(gantry_store::DATABASE_FILE))
         .await

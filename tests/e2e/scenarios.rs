@@ -587,10 +587,7 @@ async fn the_window_size_is_remembered_across_restarts() {
         return;
     }
     let _serial = SERIAL.lock().await;
-    let data = tempfile::Builder::new()
-        .prefix("gantry-e2e-data-")
-        .tempdir()
-        .unwrap();
+    let data = crate::fixture::data_dir();
     let app = App::launch_with_data("window-size", &[], data.path(), true)
         .await
         .unwrap();
