@@ -43,7 +43,9 @@ fn measure(
     runtime.block_on(async {
         let started = Instant::now();
         for _ in 0..calls {
-            let observation = manager.dispatch("noop", arguments).await;
+            let observation = manager
+                .dispatch("noop", arguments, &gantry_tools::CallContext::detached())
+                .await;
             assert!(observation.is_ok());
         }
         started.elapsed()

@@ -62,7 +62,11 @@ fn child(file: &Path, offset: usize) {
         "limit": 200,
     });
     let started = Instant::now();
-    let observation = runtime.block_on(manager.dispatch("read_file", arguments));
+    let observation = runtime.block_on(manager.dispatch(
+        "read_file",
+        arguments,
+        &gantry_tools::CallContext::detached(),
+    ));
     let elapsed = started.elapsed();
     assert!(observation.is_ok(), "{}", observation.text);
     let header = observation.text.lines().next().unwrap_or_default();

@@ -425,7 +425,9 @@ fn ours(
     args: &str,
 ) -> Counts {
     runtime.block_on(async {
-        let obs = manager.dispatch(tool, args).await;
+        let obs = manager
+            .dispatch(tool, args, &gantry_tools::CallContext::detached())
+            .await;
         assert!(obs.is_ok(), "{}", obs.text);
         header_counts(&obs.text)
     })

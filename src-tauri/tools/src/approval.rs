@@ -6,7 +6,8 @@
 //! whole; run_command is approved per program and subcommand, so allowing `cargo test` does not
 //! allow `rm -rf`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -60,14 +61,11 @@ impl std::fmt::Display for SessionGrant {
     }
 }
 
-/// What the user allowed for the current session. Cleared when the session changes.
+/// What the user allowed for one session (kept by [`crate::ToolSession`]).
 #[derive(Debug, Clone, Default)]
-pub struct SessionGrants {
+pub(crate) struct SessionGrants {
     whole_tools: BTreeSet<String>,
     keys: BTreeMap<String, BTreeSet<String>>,
-    /// Bumped by every [`Self::clear`], so an answer given for an earlier session (a dialog
-    /// still open when the user switched sessions) can be recognised and not granted.
-    generation: u64,
 }
 
 impl SessionGrants {
@@ -130,16 +128,10 @@ impl SessionGrants {
         whole.chain(keyed).collect()
     }
 
-    /// Forgets everything and starts a new generation.
+    /// Forgets everything.
     pub fn clear(&mut self) {
         self.whole_tools.clear();
         self.keys.clear();
-        self.generation += 1;
-    }
-
-    /// Which session (counted by [`Self::clear`]) these grants belong to.
-    pub fn generation(&self) -> u64 {
-        self.generation
     }
 }
 
@@ -174,6 +166,11 @@ pub enum Preview {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
+    /// The call being decided (the model's `tool_call_id`): the key that links the dialog to
+    /// the call's card.
+    pub call_id: String,
+    /// The session the call belongs to, when it is stored.
+    pub session_id: Option<String>,
     /// The tool's name.
     pub tool: String,
     /// Its permission level.
@@ -220,6 +217,55 @@ pub struct FixedApprover(pub ApprovalDecision);
 impl Approver for FixedApprover {
     async fn decide(&self, _request: ApprovalRequest) -> ApprovalDecision {
         self.0.clone()
+    }
+}
+
+/// Answers from a queue (deny when it runs out) and remembers every request: scripted runs and
+/// tests.
+#[derive(Debug, Default)]
+pub struct ScriptedApprover {
+    answers: Mutex<VecDeque<ApprovalDecision>>,
+    seen: Mutex<Vec<ApprovalRequest>>,
+}
+
+impl ScriptedApprover {
+    /// An approver giving `answers` in order, then denying.
+    pub fn new(answers: impl IntoIterator<Item = ApprovalDecision>) -> std::sync::Arc<Self> {
+        std::sync::Arc::new(Self {
+            answers: Mutex::new(answers.into_iter().collect()),
+            seen: Mutex::default(),
+        })
+    }
+
+    /// Every request so far, oldest first.
+    pub fn requests(&self) -> Vec<ApprovalRequest> {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// How many requests were made.
+    pub fn asked(&self) -> usize {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}
+
+#[async_trait]
+impl Approver for ScriptedApprover {
+    async fn decide(&self, request: ApprovalRequest) -> ApprovalDecision {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(request);
+        self.answers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+            .unwrap_or(ApprovalDecision::Deny { reason: None })
     }
 }
 

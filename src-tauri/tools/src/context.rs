@@ -13,6 +13,7 @@ use crate::prompt::UserPrompter;
 /// Everything a tool function receives besides its arguments. Cheap to clone.
 #[derive(Clone)]
 pub struct ToolContext {
+    call_id: String,
     project: Arc<ProjectRoot>,
     files: Arc<FileLedger>,
     cancel: CancellationToken,
@@ -23,11 +24,24 @@ impl ToolContext {
     /// A context for `project` with a fresh ledger, no user and a token nobody cancels.
     pub fn new(project: Arc<ProjectRoot>) -> Self {
         Self {
+            call_id: String::new(),
             project,
             files: Arc::default(),
             cancel: CancellationToken::new(),
             prompter: None,
         }
+    }
+
+    /// The same context for the call `call_id`.
+    #[must_use]
+    pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
+        self.call_id = call_id.into();
+        self
+    }
+
+    /// The call being run (the model's `tool_call_id`); empty outside a dispatch.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
     }
 
     /// The same context with the session's file ledger.
@@ -85,6 +99,7 @@ impl ToolContext {
 impl std::fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
             .field("root", &self.root())
             .field("cancelled", &self.cancel.is_cancelled())
             .field("prompter", &self.prompter.is_some())

@@ -4,11 +4,20 @@
 //! — and each one can only make the verdict stricter or settle a pending question: a denial is
 //! final, an allowance can only be tightened, and only a pending "ask" can be resolved either way.
 //! So no later check can undo an earlier refusal, whatever it is.
+//!
+//! The gate owns the approver step ([`Gate::decide`]): it builds the [`ApprovalRequest`] (with
+//! the call's id and session, and the tool's preview), tells the call's observer, waits for the
+//! answer or the call's cancellation, and records an "allow for this session" answer in the
+//! call's session.
 
+use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 
-use crate::approval::ApprovalDecision;
+use crate::approval::{ApprovalDecision, ApprovalRequest, ApprovalScope, Approver};
+use crate::call::CallContext;
+use crate::context::ToolContext;
 use crate::permission::Policy;
+use crate::tool::{PreparedCall, Tool};
 
 /// How the permission check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -173,6 +182,104 @@ impl Verdict {
                 detail: reason.clone().filter(|r| !r.trim().is_empty()),
             }),
         }
+    }
+}
+
+/// One call at the gate.
+pub(crate) struct Gate<'a> {
+    /// The tool called.
+    pub tool: &'a dyn Tool,
+    /// The project's policy for it.
+    pub policy: Policy,
+    /// The call with its validated arguments.
+    pub prepared: &'a dyn PreparedCall,
+    /// What the tool's preview may read.
+    pub context: &'a ToolContext,
+    /// The call's id, session, observer and cancellation.
+    pub call: &'a CallContext,
+}
+
+/// How the gate ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Gated {
+    /// The call runs.
+    Allowed(Decision),
+    /// The call does not run.
+    Refused(Decision),
+    /// The call was cancelled while the approver was asked.
+    Cancelled,
+}
+
+impl Gate<'_> {
+    /// Runs the checks in order: policy, session grants, approver (`None`: nobody can answer,
+    /// so an Ask is refused).
+    pub(crate) async fn decide(self, approver: Option<&dyn Approver>) -> Gated {
+        let name = self.tool.name();
+        let scope = self.prepared.scope();
+        let mut verdict = Verdict::from_policy(self.policy);
+        if verdict == Verdict::Ask {
+            verdict = verdict.then(Verdict::from_grants(
+                self.call.session().covering(name, &scope),
+            ));
+        }
+        if verdict == Verdict::Ask {
+            let answer = match approver {
+                None => None,
+                Some(approver) => match self.ask(approver, &scope).await {
+                    Some(answer) => Some(answer),
+                    None => return Gated::Cancelled,
+                },
+            };
+            if answer == Some(ApprovalDecision::AllowForSession) {
+                self.call.session().grant(name, &scope);
+            }
+            verdict = verdict.then(Verdict::from_approver(answer.as_ref()));
+        }
+        match verdict {
+            Verdict::Allow(decision) => Gated::Allowed(decision),
+            Verdict::Refuse(decision) => Gated::Refused(decision),
+            // `Ask` can't survive the approver step; if it ever did, fail closed.
+            Verdict::Ask => {
+                Gated::Refused(Decision::new(DecisionKind::Denied, Decider::NoApprover))
+            }
+        }
+    }
+
+    /// Asks the approver about the call; `None` when the call was cancelled first. A panicking
+    /// approver denies.
+    async fn ask(
+        &self,
+        approver: &dyn Approver,
+        scope: &ApprovalScope,
+    ) -> Option<ApprovalDecision> {
+        let name = self.tool.name();
+        let asked = async {
+            let request = ApprovalRequest {
+                call_id: self.call.call_id().to_owned(),
+                session_id: self.call.session().id().map(str::to_owned),
+                tool: name.to_owned(),
+                level: self.tool.level(),
+                description: self.tool.description().to_owned(),
+                arguments: self.prepared.arguments().clone(),
+                preview: self.prepared.preview(self.context).await,
+                session_scope: scope.describe(name),
+            };
+            self.call.observer().approval_requested(&request);
+            approver.decide(request).await
+        };
+        let guarded = std::panic::AssertUnwindSafe(asked).catch_unwind();
+        let answer = tokio::select! {
+            biased;
+            () = self.call.cancel_token().cancelled() => return None,
+            answer = guarded => answer.unwrap_or(ApprovalDecision::Deny {
+                reason: Some("the approval dialog failed".into()),
+            }),
+        };
+        self.call.observer().approval_resolved(
+            self.call.call_id(),
+            !matches!(answer, ApprovalDecision::Deny { .. }),
+        );
+        Some(answer)
     }
 }
 

@@ -4,7 +4,8 @@
 //! program changed the file since, applying the edit would silently merge two views of the
 //! file. The read and write tools record a [`FileStamp`] of every file they touch; the edit
 //! tool compares the file's current stamp with the recorded one and refuses when they differ.
-//! Grants and this ledger both belong to the session and are cleared when it changes.
+//! Grants and this ledger both belong to the session ([`crate::ToolSession`]): a new session
+//! starts with neither.
 
 use std::collections::HashMap;
 use std::fs::Metadata;

@@ -2,10 +2,11 @@
 //!
 //! The model calls tools; Gantry owns them and decides what may run. A tool is a typed async
 //! function whose argument struct yields its JSON Schema ([`ToolFn`], usually through the
-//! [`macro@tool`] attribute). The [`ToolManager`] registers tools, holds the project's [`PolicySet`]
-//! and the session's grants, asks the [`Approver`] when a policy says Ask, and turns every call —
-//! good, bad, denied, failed or cancelled — into an [`Observation`] the model can read, with one
-//! [`AuditRecord`] per call.
+//! [`macro@tool`] attribute). The [`ToolManager`] registers tools, holds the project's
+//! [`PolicySet`], asks the [`Approver`] when a policy says Ask, and turns every call — good, bad,
+//! denied, failed or cancelled — into an [`Observation`] the model can read, with one
+//! [`AuditRecord`] per call. Each call brings its [`CallContext`]: its id, its session's grants
+//! and file ledger ([`ToolSession`]), who hears about its approval, and its cancellation.
 //!
 //! Module chain (one way, as in the seed): `permission` → `tool` → `manager`; the built-in tools
 //! depend on the core, never on each other.
@@ -17,6 +18,7 @@ extern crate self as gantry_tools;
 // depend on one flat API and the module layout can change freely.
 pub(crate) mod approval;
 pub(crate) mod audit;
+pub(crate) mod call;
 pub(crate) mod coerce;
 pub(crate) mod command_scope;
 pub(crate) mod confine;
@@ -29,6 +31,7 @@ pub(crate) mod observation;
 pub(crate) mod permission;
 pub(crate) mod prompt;
 pub(crate) mod secret_env;
+pub(crate) mod session;
 pub(crate) mod tool;
 
 // Public modules: the built-in tools, and utilities other crates use as a group (the
@@ -42,9 +45,10 @@ pub mod walk;
 
 pub use approval::{
     ApprovalDecision, ApprovalRequest, ApprovalScope, Approver, FixedApprover, Preview,
-    SessionGrant,
+    ScriptedApprover, SessionGrant,
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
+pub use call::{CallContext, CallObserver, NoObserver};
 pub use coerce::ArgumentProblem;
 pub use command_scope::command_scope;
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
@@ -58,6 +62,7 @@ pub use observation::{Observation, ObservationKind, duration_millis};
 pub use permission::{ParseNameError, PermissionLevel, Policy, PolicySet};
 pub use prompt::{PromptError, UserPrompter, UserQuestion};
 pub use secret_env::{is_secret_env, register_secret_env, scrubbed_environment};
+pub use session::ToolSession;
 pub use tool::{
     IntoTool, PreparedCall, Tool, ToolError, ToolFn, ToolOutput, ToolResult, ToolSource, TypedTool,
 };

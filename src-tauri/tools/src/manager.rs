@@ -1,12 +1,12 @@
 //! The ToolManager: the registry, the permission gate, and dispatch.
 //!
-//! One manager serves one open project session. Dispatch never fails: whatever the model sends
+//! One manager serves one open project (all its sessions). Dispatch never fails: whatever the model sends
 //! (an unknown name, broken JSON, wrong types) and whatever the tool does (errors, panics,
 //! cancellation), the result is an [`Observation`] the model can read, and one audit record.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use futures::FutureExt;
@@ -14,18 +14,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval::{ApprovalDecision, ApprovalRequest, Approver, SessionGrant, SessionGrants};
+use crate::approval::Approver;
 use crate::audit::{AuditRecord, AuditSink, NoAudit, RESULT_EXCERPT_CHARS};
+use crate::call::CallContext;
 use crate::coerce::{ArgumentProblem, coerce_arguments};
 use crate::confine::ProjectRoot;
 use crate::context::ToolContext;
-use crate::gate::{Decider, Decision, DecisionKind, Verdict};
-use crate::ledger::FileLedger;
+use crate::gate::{Decider, Decision, DecisionKind, Gate, Gated};
 use crate::observation::{Observation, ObservationKind};
 use crate::permission::{PermissionLevel, Policy, PolicySet};
 use crate::prompt::UserPrompter;
 use crate::text::excerpt;
-use crate::tool::{IntoTool, Tool, ToolOutput, ToolSource};
+use crate::tool::{IntoTool, PreparedCall, Tool, ToolOutput, ToolSource};
 
 /// Errors of the manager's own API (dispatch never returns one).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -93,14 +93,13 @@ pub struct ToolInfo {
     pub source: ToolSource,
 }
 
-/// Registry, gate and dispatcher for one project session.
+/// Registry, gate and dispatcher for one project. Sessions' grants and file ledgers are not
+/// kept here: each call brings its session in its [`CallContext`], so sessions of one project
+/// can run at once on one manager.
 pub struct ToolManager {
     project: Arc<ProjectRoot>,
-    files: Arc<FileLedger>,
     tools: RwLock<BTreeMap<String, Arc<dyn Tool>>>,
     policies: RwLock<PolicySet>,
-    grants: Mutex<SessionGrants>,
-    session_id: RwLock<Option<String>>,
     approver: Option<Arc<dyn Approver>>,
     prompter: Option<Arc<dyn UserPrompter>>,
     audit: Arc<dyn AuditSink>,
@@ -136,11 +135,8 @@ impl ToolManager {
         })?;
         Ok(Self {
             project: Arc::new(project),
-            files: Arc::default(),
             tools: RwLock::default(),
             policies: RwLock::default(),
-            grants: Mutex::default(),
-            session_id: RwLock::default(),
             approver: None,
             prompter: None,
             audit: Arc::new(NoAudit),
@@ -358,85 +354,32 @@ impl ToolManager {
         self.set_policy(name, Policy::Disabled)
     }
 
-    // ----- session ----------------------------------------------------------------------------
-
-    /// Starts (or switches to) a session: audit records carry its id, and every grant and file
-    /// stamp of the previous session is dropped.
-    pub fn start_session(&self, session_id: Option<String>) {
-        *self
-            .session_id
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = session_id;
-        self.reset_approvals();
-        self.files.clear();
-    }
-
-    /// The current session's id.
-    pub fn session_id(&self) -> Option<String> {
-        self.session_id
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// Drops every "allow for this session" grant.
-    pub fn reset_approvals(&self) {
-        self.grants
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
-    }
-
-    /// Allows every call of a tool for the rest of the session.
-    pub fn approve_tool(&self, name: &str) -> Result<(), ManagerError> {
-        self.get(name)
-            .ok_or_else(|| ManagerError::UnknownTool(name.to_owned()))?;
-        self.grants
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .grant(name, &crate::ApprovalScope::WholeTool);
-        Ok(())
-    }
-
-    /// What the session has allowed so far.
-    pub fn session_grants(&self) -> Vec<SessionGrant> {
-        self.grants
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .list()
-    }
-
-    /// Withdraws one grant; true when it existed.
-    pub fn revoke_grant(&self, grant: &SessionGrant) -> bool {
-        self.grants
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .revoke(grant)
-    }
-
     // ----- dispatch ---------------------------------------------------------------------------
 
-    /// Runs one call as the model asked for it and returns what the model should read.
-    pub async fn dispatch(&self, name: &str, arguments: impl Into<ToolArguments>) -> Observation {
-        self.dispatch_cancellable(name, arguments, &CancellationToken::new())
-            .await
-    }
-
-    /// [`Self::dispatch`], stopped when `cancel` fires: a pending approval is withdrawn, a
-    /// running tool is dropped (tools clean up on drop, e.g. run_command kills its process
-    /// group), and the observation says the call was cancelled.
-    pub async fn dispatch_cancellable(
+    /// Runs one call as the model asked for it and returns what the model should read. The
+    /// call's context says which call and session it is (the session's grants and file ledger
+    /// apply), who hears about its approval step, and when to stop: on cancellation a pending
+    /// approval is withdrawn, a running tool is dropped (tools clean up on drop, e.g.
+    /// run_command kills its process group), and the observation says the call was cancelled.
+    ///
+    /// Three steps, each of which can end the call with an observation: [`Self::validate`]
+    /// (the tool exists, the arguments read and coerce), the gate (policy, session grants, the
+    /// approver) and the run.
+    pub async fn dispatch(
         &self,
         name: &str,
         arguments: impl Into<ToolArguments>,
-        cancel: &CancellationToken,
+        call: &CallContext,
     ) -> Observation {
         let started = Instant::now();
         let started_at_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|since| i64::try_from(since.as_millis()).unwrap_or(i64::MAX))
             .unwrap_or_default();
-        let mut outcome = self.evaluate(name, arguments.into(), cancel).await;
+        let mut outcome = match self.validate(name, arguments.into()) {
+            Ok(valid) => self.gate_and_run(valid, call).await,
+            Err(outcome) => *outcome,
+        };
         let duration = started.elapsed();
         let observation = Observation {
             tool: name.to_owned(),
@@ -448,7 +391,7 @@ impl ToolManager {
             diff: outcome.output.diff.take(),
         };
         let record = AuditRecord {
-            session_id: self.session_id(),
+            session_id: call.session().id().map(str::to_owned),
             tool: name.to_owned(),
             level: outcome.level,
             arguments: outcome.arguments,
@@ -462,164 +405,139 @@ impl ToolManager {
         observation
     }
 
-    async fn evaluate(
-        &self,
-        name: &str,
-        arguments: ToolArguments,
-        cancel: &CancellationToken,
-    ) -> Outcome {
+    /// The first step: finds the tool, reads the arguments, coerces them against its schema and
+    /// lets the tool check them. A failure is the call's outcome.
+    fn validate(&self, name: &str, arguments: ToolArguments) -> Result<ValidCall, Box<Outcome>> {
         let Some(tool) = self.get(name) else {
             let available = self.tool_names().join(", ");
-            return Outcome::engine(
+            return Err(Box::new(Outcome::engine(
                 arguments.into_value_lossy(),
                 ObservationKind::Error,
                 format!("[error] unknown tool '{name}'; available: {available}"),
-            );
+            )));
         };
         let level = tool.level();
         let mut value = match arguments.parse() {
             Ok(value) => value,
             Err(message) => {
-                return Outcome::engine(Value::Null, ObservationKind::Error, message).at(level);
+                return Err(Box::new(
+                    Outcome::engine(Value::Null, ObservationKind::Error, message).at(level),
+                ));
             }
         };
         let mut problems = coerce_arguments(tool.parameters(), &mut value);
-        let prepared = if problems.is_empty() {
+        if problems.is_empty() {
             match tool.prepare(value.clone()) {
-                Ok(prepared) => Some(prepared),
-                Err(more) => {
-                    problems = more;
-                    None
-                }
+                Ok(prepared) => return Ok(ValidCall { tool, prepared }),
+                Err(more) => problems = more,
             }
-        } else {
-            None
-        };
-        let Some(prepared) = prepared else {
-            return Outcome::engine(
+        }
+        Err(Box::new(
+            Outcome::engine(
                 value,
                 ObservationKind::BadArguments,
                 bad_arguments_text(name, &problems),
             )
-            .at(level);
-        };
+            .at(level),
+        ))
+    }
 
+    /// The gate, then (if it allows) the run.
+    async fn gate_and_run(&self, valid: ValidCall, call: &CallContext) -> Outcome {
+        let ValidCall { tool, prepared } = valid;
+        let name = tool.name().to_owned();
+        let level = tool.level();
         let context = ToolContext::new(Arc::clone(&self.project))
-            .with_files(Arc::clone(&self.files))
-            .with_cancel(cancel.child_token())
+            .with_call_id(call.call_id())
+            .with_files(Arc::clone(call.session().files()))
+            .with_cancel(call.cancel_token().child_token())
             .with_prompter(self.prompter.clone());
-
-        // The gate: policy, then session grants, then the approver.
         let policy = self
             .policies
             .read()
             .unwrap_or_else(PoisonError::into_inner)
-            .effective(name, level);
-        let scope = prepared.scope();
-        let mut verdict = Verdict::from_policy(policy);
-        if verdict == Verdict::Ask {
-            let grants = self.grants.lock().unwrap_or_else(PoisonError::into_inner);
-            let covered = grants.covers(name, &scope).then(|| scope.describe(name));
-            verdict = verdict.then(Verdict::from_grants(covered));
+            .effective(&name, level);
+        let gated = Gate {
+            tool: tool.as_ref(),
+            policy,
+            prepared: prepared.as_ref(),
+            context: &context,
+            call,
         }
-        if verdict == Verdict::Ask {
-            // Grants answered after the session changed must not leak into the new session.
-            let generation = self
-                .grants
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .generation();
-            let answer = match &self.approver {
-                None => None,
-                Some(approver) => {
-                    let asked = async {
-                        let preview = prepared.preview(&context).await;
-                        let request = ApprovalRequest {
-                            tool: name.to_owned(),
-                            level,
-                            description: tool.description().to_owned(),
-                            arguments: prepared.arguments().clone(),
-                            preview,
-                            session_scope: scope.describe(name),
-                        };
-                        approver.decide(request).await
-                    };
-                    let guarded = std::panic::AssertUnwindSafe(asked).catch_unwind();
-                    tokio::select! {
-                        biased;
-                        () = cancel.cancelled() => {
-                            return Outcome::cancelled(prepared.arguments().clone(), Decision::not_evaluated()).at(level);
-                        }
-                        answer = guarded => Some(answer.unwrap_or(ApprovalDecision::Deny {
-                            reason: Some("the approval dialog failed".into()),
-                        })),
-                    }
-                }
-            };
-            if answer == Some(ApprovalDecision::AllowForSession) {
-                let mut grants = self.grants.lock().unwrap_or_else(PoisonError::into_inner);
-                if grants.generation() == generation {
-                    grants.grant(name, &scope);
-                }
+        .decide(self.approver.as_deref())
+        .await;
+        let arguments = prepared.arguments().clone();
+        let decision = match gated {
+            Gated::Allowed(decision) => decision,
+            Gated::Cancelled => {
+                return Outcome::cancelled(arguments, Decision::not_evaluated()).at(level);
             }
-            verdict = verdict.then(Verdict::from_approver(answer.as_ref()));
-        }
-
-        let decision = match verdict {
-            Verdict::Allow(decision) => decision,
-            refused => {
-                // `Ask` can't survive the approver step; if it ever did, fail closed.
-                let decision = match refused {
-                    Verdict::Refuse(decision) => decision,
-                    _ => Decision::new(DecisionKind::Denied, Decider::NoApprover),
-                };
+            Gated::Refused(decision) => {
                 let kind = if decision.kind == DecisionKind::Disabled {
                     ObservationKind::Disabled
                 } else {
                     ObservationKind::Denied
                 };
-                let output = ToolOutput::text(refusal_text(name, level, &decision));
+                let output = ToolOutput::text(refusal_text(&name, level, &decision));
                 return Outcome {
                     level: Some(level),
-                    arguments: prepared.arguments().clone(),
+                    arguments,
                     decision,
                     kind,
                     output,
                 };
             }
         };
+        run(&name, prepared, context, call.cancel_token(), decision)
+            .await
+            .at(level)
+            .with_arguments(arguments)
+    }
+}
 
-        let arguments = prepared.arguments().clone();
-        let running = std::panic::AssertUnwindSafe(prepared.run(context)).catch_unwind();
-        let result = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Outcome::cancelled(arguments, decision).at(level),
-            result = running => result,
-        };
-        let (kind, output) = match result {
-            Ok(Ok(output)) if output.is_error => (ObservationKind::Error, output),
-            Ok(Ok(output)) => (ObservationKind::Ok, output),
-            Ok(Err(error)) => (
+/// A call whose tool exists and whose arguments the tool accepted.
+struct ValidCall {
+    tool: Arc<dyn Tool>,
+    prepared: Box<dyn PreparedCall>,
+}
+
+/// The last step: runs an allowed call, turning errors, panics and cancellation into its outcome.
+async fn run(
+    name: &str,
+    prepared: Box<dyn PreparedCall>,
+    context: ToolContext,
+    cancel: &CancellationToken,
+    decision: Decision,
+) -> Outcome {
+    let running = std::panic::AssertUnwindSafe(prepared.run(context)).catch_unwind();
+    let result = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return Outcome::cancelled(Value::Null, decision),
+        result = running => result,
+    };
+    let (kind, output) = match result {
+        Ok(Ok(output)) if output.is_error => (ObservationKind::Error, output),
+        Ok(Ok(output)) => (ObservationKind::Ok, output),
+        Ok(Err(error)) => (
+            ObservationKind::Error,
+            ToolOutput::text(format!("[error] {error}")),
+        ),
+        Err(_panic) => {
+            tracing::error!(tool = name, "tool panicked");
+            (
                 ObservationKind::Error,
-                ToolOutput::text(format!("[error] {error}")),
-            ),
-            Err(_panic) => {
-                tracing::error!(tool = name, "tool panicked");
-                (
-                    ObservationKind::Error,
-                    ToolOutput::text(format!(
-                        "[error] tool '{name}' failed unexpectedly (internal error)"
-                    )),
-                )
-            }
-        };
-        Outcome {
-            level: Some(level),
-            arguments,
-            decision,
-            kind,
-            output,
+                ToolOutput::text(format!(
+                    "[error] tool '{name}' failed unexpectedly (internal error)"
+                )),
+            )
         }
+    };
+    Outcome {
+        level: None,
+        arguments: Value::Null,
+        decision,
+        kind,
+        output,
     }
 }
 
@@ -655,6 +573,11 @@ impl Outcome {
 
     fn at(mut self, level: PermissionLevel) -> Self {
         self.level = Some(level);
+        self
+    }
+
+    fn with_arguments(mut self, arguments: Value) -> Self {
+        self.arguments = arguments;
         self
     }
 }

@@ -1,6 +1,5 @@
 //! Every branch of dispatch, the gate, grants across sessions, cancellation and concurrency.
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -10,7 +9,11 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::*;
-use crate::{ApprovalScope, MemoryAudit, Preview, ToolContext, ToolError, ToolResult, tool};
+use crate::{
+    ApprovalDecision, ApprovalRequest, ApprovalScope, MemoryAudit, Preview, ScriptedApprover,
+    SessionGrant, ToolContext, ToolError, ToolResult, ToolSession, tool,
+};
+use tokio_util::sync::CancellationToken;
 
 static ECHO_RUNS: AtomicUsize = AtomicUsize::new(0);
 
@@ -110,40 +113,6 @@ struct SleepArgs {
 async fn sleepy(args: SleepArgs) -> ToolResult {
     tokio::time::sleep(Duration::from_millis(args.ms)).await;
     Ok("slept".into())
-}
-
-/// Answers from a queue and remembers every request.
-#[derive(Default)]
-struct ScriptedApprover {
-    answers: Mutex<VecDeque<ApprovalDecision>>,
-    seen: Mutex<Vec<ApprovalRequest>>,
-}
-
-impl ScriptedApprover {
-    fn new(answers: impl IntoIterator<Item = ApprovalDecision>) -> Arc<Self> {
-        Arc::new(Self {
-            answers: Mutex::new(answers.into_iter().collect()),
-            seen: Mutex::default(),
-        })
-    }
-
-    fn asked(&self) -> usize {
-        self.seen.lock().unwrap().len()
-    }
-}
-
-#[async_trait]
-impl Approver for ScriptedApprover {
-    async fn decide(&self, request: ApprovalRequest) -> ApprovalDecision {
-        self.seen.lock().unwrap().push(request);
-        self.answers
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or(ApprovalDecision::Deny {
-                reason: Some("script ran out".into()),
-            })
-    }
 }
 
 /// Never answers (a dialog left open).
@@ -263,7 +232,10 @@ fn duplicate_and_invalid_names_are_typed_errors() {
 #[tokio::test]
 async fn unknown_tool_lists_what_exists() {
     let f = fixture(None);
-    let obs = f.manager.dispatch("reed_file", "{}").await;
+    let obs = f
+        .manager
+        .dispatch("reed_file", "{}", &CallContext::detached())
+        .await;
     assert_eq!(obs.kind, ObservationKind::Error);
     assert_eq!(
         obs.text,
@@ -274,7 +246,10 @@ async fn unknown_tool_lists_what_exists() {
 #[tokio::test]
 async fn malformed_json_is_an_error_observation() {
     let f = fixture(None);
-    let obs = f.manager.dispatch("echo", r#"{"text": "hi""#).await;
+    let obs = f
+        .manager
+        .dispatch("echo", r#"{"text": "hi""#, &CallContext::detached())
+        .await;
     assert_eq!(obs.kind, ObservationKind::Error);
     assert!(
         obs.text
@@ -287,11 +262,20 @@ async fn malformed_json_is_an_error_observation() {
 #[tokio::test]
 async fn empty_string_means_no_arguments() {
     let f = fixture(None);
-    let obs = f.manager.dispatch("fail", "").await;
+    let obs = f
+        .manager
+        .dispatch("fail", "", &CallContext::detached())
+        .await;
     assert_eq!(obs.text, "[error] nope");
-    let obs = f.manager.dispatch("fail", "  ").await;
+    let obs = f
+        .manager
+        .dispatch("fail", "  ", &CallContext::detached())
+        .await;
     assert_eq!(obs.text, "[error] nope");
-    let obs = f.manager.dispatch("fail", Value::Null).await;
+    let obs = f
+        .manager
+        .dispatch("fail", Value::Null, &CallContext::detached())
+        .await;
     assert_eq!(obs.text, "[error] nope");
 }
 
@@ -300,13 +284,21 @@ async fn arguments_are_coerced_before_the_tool_runs() {
     let f = fixture(None);
     let obs = f
         .manager
-        .dispatch("echo", r#"{"text": "ab", "times": "3", "loud": "true"}"#)
+        .dispatch(
+            "echo",
+            r#"{"text": "ab", "times": "3", "loud": "true"}"#,
+            &CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Ok);
     assert_eq!(obs.text, "ABABAB");
     let obs = f
         .manager
-        .dispatch("echo", json!({"text": "x", "times": 2.0, "loud": null}))
+        .dispatch(
+            "echo",
+            json!({"text": "x", "times": 2.0, "loud": null}),
+            &CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.text, "xx");
 }
@@ -317,7 +309,11 @@ async fn bad_arguments_name_every_field_and_never_reach_the_tool() {
     let before = ECHO_RUNS.load(Ordering::SeqCst);
     let obs = f
         .manager
-        .dispatch("echo", r#"{"times": "many", "loud": "maybe", "colour": 1}"#)
+        .dispatch(
+            "echo",
+            r#"{"times": "many", "loud": "maybe", "colour": 1}"#,
+            &CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::BadArguments);
     assert_eq!(
@@ -329,7 +325,10 @@ async fn bad_arguments_name_every_field_and_never_reach_the_tool() {
          - colour: expected no such field (known fields: text, times, loud), received number 1"
     );
     assert_eq!(ECHO_RUNS.load(Ordering::SeqCst), before);
-    let obs = f.manager.dispatch("echo", "[1]").await;
+    let obs = f
+        .manager
+        .dispatch("echo", "[1]", &CallContext::detached())
+        .await;
     assert_eq!(obs.kind, ObservationKind::BadArguments);
     assert!(
         obs.text
@@ -343,7 +342,10 @@ async fn bad_arguments_name_every_field_and_never_reach_the_tool() {
 async fn dangerous_tools_start_disabled_and_enable_sets_ask() {
     let approver = ScriptedApprover::new([ApprovalDecision::AllowOnce]);
     let f = fixture(Some(approver.clone()));
-    let obs = f.manager.dispatch("shell", r#"{"command": "ls"}"#).await;
+    let obs = f
+        .manager
+        .dispatch("shell", r#"{"command": "ls"}"#, &CallContext::detached())
+        .await;
     assert_eq!(obs.kind, ObservationKind::Disabled);
     assert_eq!(
         obs.text,
@@ -352,7 +354,10 @@ async fn dangerous_tools_start_disabled_and_enable_sets_ask() {
     assert_eq!(approver.asked(), 0);
 
     assert_eq!(f.manager.enable("shell"), Ok(Policy::Ask));
-    let obs = f.manager.dispatch("shell", r#"{"command": "ls"}"#).await;
+    let obs = f
+        .manager
+        .dispatch("shell", r#"{"command": "ls"}"#, &CallContext::detached())
+        .await;
     assert_eq!(obs.text, "ran ls");
     assert_eq!(obs.decision.kind, DecisionKind::AllowedOnce);
     assert_eq!(approver.asked(), 1);
@@ -366,7 +371,10 @@ async fn dangerous_tools_start_disabled_and_enable_sets_ask() {
 #[tokio::test]
 async fn ask_without_an_approver_fails_closed() {
     let f = fixture(None);
-    let obs = f.manager.dispatch("touch", r#"{"name": "a.txt"}"#).await;
+    let obs = f
+        .manager
+        .dispatch("touch", r#"{"name": "a.txt"}"#, &CallContext::detached())
+        .await;
     assert_eq!(obs.kind, ObservationKind::Denied);
     assert_eq!(
         obs.text,
@@ -385,13 +393,19 @@ async fn deny_passes_the_reason_and_leaves_the_disk_alone() {
         ApprovalDecision::Deny { reason: None },
     ]);
     let f = fixture(Some(approver.clone()));
-    let obs = f.manager.dispatch("touch", r#"{"name": "a.txt"}"#).await;
+    let obs = f
+        .manager
+        .dispatch("touch", r#"{"name": "a.txt"}"#, &CallContext::detached())
+        .await;
     assert_eq!(obs.kind, ObservationKind::Denied);
     assert_eq!(
         obs.text,
         "[denied] the user denied tool 'touch': use b.txt instead"
     );
-    let obs = f.manager.dispatch("touch", r#"{"name": "a.txt"}"#).await;
+    let obs = f
+        .manager
+        .dispatch("touch", r#"{"name": "a.txt"}"#, &CallContext::detached())
+        .await;
     assert_eq!(obs.text, "[denied] the user denied tool 'touch'");
     assert!(!f.manager.root().join("a.txt").exists());
 }
@@ -400,9 +414,12 @@ async fn deny_passes_the_reason_and_leaves_the_disk_alone() {
 async fn the_approver_sees_coerced_arguments_preview_and_scope() {
     let approver = ScriptedApprover::new([ApprovalDecision::AllowOnce]);
     let f = fixture(Some(approver.clone()));
-    let obs = f.manager.dispatch("touch", r#"{"name": "a.txt"}"#).await;
+    let obs = f
+        .manager
+        .dispatch("touch", r#"{"name": "a.txt"}"#, &CallContext::detached())
+        .await;
     assert_eq!(obs.text, "touched a.txt");
-    let seen = approver.seen.lock().unwrap();
+    let seen = approver.requests();
     let request = &seen[0];
     assert_eq!(request.tool, "touch");
     assert_eq!(request.level, PermissionLevel::Sensitive);
@@ -422,26 +439,28 @@ async fn allow_once_asks_again_next_time() {
     let approver =
         ScriptedApprover::new([ApprovalDecision::AllowOnce, ApprovalDecision::AllowOnce]);
     let f = fixture(Some(approver.clone()));
-    f.manager.dispatch("touch", r#"{"name": "a"}"#).await;
-    f.manager.dispatch("touch", r#"{"name": "b"}"#).await;
+    let session = Arc::new(ToolSession::new("s"));
+    let call = CallContext::new("c", Arc::clone(&session));
+    f.manager.dispatch("touch", r#"{"name": "a"}"#, &call).await;
+    f.manager.dispatch("touch", r#"{"name": "b"}"#, &call).await;
     assert_eq!(approver.asked(), 2);
-    assert!(f.manager.session_grants().is_empty());
+    assert!(session.session_grants().is_empty());
 }
 
 #[tokio::test]
-async fn allow_for_session_lasts_until_the_session_changes() {
+async fn allow_for_session_lasts_for_that_session_only() {
     let approver = ScriptedApprover::new([
         ApprovalDecision::AllowForSession,
         ApprovalDecision::AllowOnce,
     ]);
     let f = fixture(Some(approver.clone()));
-    f.manager.start_session(Some("s1".into()));
-    let first = f.manager.dispatch("touch", r#"{"name": "a"}"#).await;
+    let s1 = CallContext::new("c1", Arc::new(ToolSession::new("s1")));
+    let first = f.manager.dispatch("touch", r#"{"name": "a"}"#, &s1).await;
     assert_eq!(
         (first.decision.kind, first.decision.by),
         (DecisionKind::AllowedForSession, Decider::User)
     );
-    let second = f.manager.dispatch("touch", r#"{"name": "b"}"#).await;
+    let second = f.manager.dispatch("touch", r#"{"name": "b"}"#, &s1).await;
     assert_eq!(
         (second.decision.kind, second.decision.by),
         (DecisionKind::AllowedForSession, Decider::SessionGrant)
@@ -449,9 +468,9 @@ async fn allow_for_session_lasts_until_the_session_changes() {
     assert_eq!(second.decision.detail.as_deref(), Some("touch"));
     assert_eq!(approver.asked(), 1);
 
-    f.manager.start_session(Some("s2".into()));
-    assert!(f.manager.session_grants().is_empty());
-    let third = f.manager.dispatch("touch", r#"{"name": "c"}"#).await;
+    let s2 = CallContext::new("c2", Arc::new(ToolSession::new("s2")));
+    assert!(s2.session().session_grants().is_empty());
+    let third = f.manager.dispatch("touch", r#"{"name": "c"}"#, &s2).await;
     assert_eq!(third.decision.kind, DecisionKind::AllowedOnce);
     assert_eq!(approver.asked(), 2);
     let sessions: Vec<Option<String>> = f
@@ -477,21 +496,19 @@ async fn session_grants_cover_exactly_their_scope_keys() {
     ]);
     let f = fixture(Some(approver.clone()));
     f.manager.enable("shell").unwrap();
+    let call = CallContext::new("c", Arc::new(ToolSession::new("s")));
     assert_eq!(
         f.manager
-            .dispatch("shell", r#"{"command": "git status"}"#)
+            .dispatch("shell", r#"{"command": "git status"}"#, &call)
             .await
             .kind,
         ObservationKind::Ok
     );
-    assert_eq!(
-        approver.seen.lock().unwrap()[0].session_scope,
-        ["shell: git status"]
-    );
+    assert_eq!(approver.requests()[0].session_scope, ["shell: git status"]);
     // Covered: no question.
     assert_eq!(
         f.manager
-            .dispatch("shell", r#"{"command": "git status"}"#)
+            .dispatch("shell", r#"{"command": "git status"}"#, &call)
             .await
             .kind,
         ObservationKind::Ok
@@ -500,14 +517,14 @@ async fn session_grants_cover_exactly_their_scope_keys() {
     // A different key, or an extra part, asks (and is denied).
     assert_eq!(
         f.manager
-            .dispatch("shell", r#"{"command": "git push"}"#)
+            .dispatch("shell", r#"{"command": "git push"}"#, &call)
             .await
             .kind,
         ObservationKind::Denied
     );
     assert_eq!(
         f.manager
-            .dispatch("shell", r#"{"command": "git status; rm -rf ~"}"#)
+            .dispatch("shell", r#"{"command": "git status; rm -rf ~"}"#, &call)
             .await
             .kind,
         ObservationKind::Denied
@@ -516,34 +533,34 @@ async fn session_grants_cover_exactly_their_scope_keys() {
     // A call that can't be scoped asks every time, even if "allowed for session".
     assert_eq!(
         f.manager
-            .dispatch("shell", r#"{"command": "`x`"}"#)
+            .dispatch("shell", r#"{"command": "`x`"}"#, &call)
             .await
             .kind,
         ObservationKind::Ok
     );
     assert_eq!(
         f.manager
-            .dispatch("shell", r#"{"command": "`x`"}"#)
+            .dispatch("shell", r#"{"command": "`x`"}"#, &call)
             .await
             .kind,
         ObservationKind::Denied
     );
     assert_eq!(approver.asked(), 5);
-    let grants: Vec<String> = f
-        .manager
+    let grants: Vec<String> = call
+        .session()
         .session_grants()
         .iter()
         .map(ToString::to_string)
         .collect();
     assert_eq!(grants, ["shell: git status"]);
     // Revoking brings the question back.
-    assert!(f.manager.revoke_grant(&SessionGrant {
+    assert!(call.session().revoke(&SessionGrant {
         tool: "shell".into(),
         key: Some("git status".into())
     }));
     assert_eq!(
         f.manager
-            .dispatch("shell", r#"{"command": "git status"}"#)
+            .dispatch("shell", r#"{"command": "git status"}"#, &call)
             .await
             .kind,
         ObservationKind::Denied
@@ -554,14 +571,18 @@ async fn session_grants_cover_exactly_their_scope_keys() {
 async fn approve_tool_and_auto_policy_skip_the_approver() {
     let approver = ScriptedApprover::new([]);
     let f = fixture(Some(approver.clone()));
-    f.manager.approve_tool("touch").unwrap();
+    let call = CallContext::new("c", Arc::new(ToolSession::new("s")));
+    call.session().approve_tool("touch");
     assert_eq!(
-        f.manager.dispatch("touch", r#"{"name": "a"}"#).await.kind,
+        f.manager
+            .dispatch("touch", r#"{"name": "a"}"#, &call)
+            .await
+            .kind,
         ObservationKind::Ok
     );
-    f.manager.reset_approvals();
+    call.session().revoke_all();
     f.manager.set_policy("touch", Policy::Auto).unwrap();
-    let obs = f.manager.dispatch("touch", r#"{"name": "b"}"#).await;
+    let obs = f.manager.dispatch("touch", r#"{"name": "b"}"#, &call).await;
     assert_eq!(
         (obs.kind, obs.decision.kind, obs.decision.by),
         (ObservationKind::Ok, DecisionKind::Auto, Decider::Policy)
@@ -569,9 +590,12 @@ async fn approve_tool_and_auto_policy_skip_the_approver() {
     assert_eq!(approver.asked(), 0);
     // A grant can't loosen a Disabled policy.
     f.manager.set_policy("touch", Policy::Disabled).unwrap();
-    f.manager.approve_tool("touch").unwrap();
+    call.session().approve_tool("touch");
     assert_eq!(
-        f.manager.dispatch("touch", r#"{"name": "c"}"#).await.kind,
+        f.manager
+            .dispatch("touch", r#"{"name": "c"}"#, &call)
+            .await
+            .kind,
         ObservationKind::Disabled
     );
     assert_eq!(
@@ -585,12 +609,18 @@ async fn approve_tool_and_auto_policy_skip_the_approver() {
 #[tokio::test]
 async fn tool_errors_and_panics_become_observations() {
     let f = fixture(None);
-    let obs = f.manager.dispatch("fail", "{}").await;
+    let obs = f
+        .manager
+        .dispatch("fail", "{}", &CallContext::detached())
+        .await;
     assert_eq!(
         (obs.kind, obs.text.as_str()),
         (ObservationKind::Error, "[error] nope")
     );
-    let obs = f.manager.dispatch("boom", "{}").await;
+    let obs = f
+        .manager
+        .dispatch("boom", "{}", &CallContext::detached())
+        .await;
     assert_eq!(obs.kind, ObservationKind::Error);
     assert_eq!(
         obs.text,
@@ -599,7 +629,7 @@ async fn tool_errors_and_panics_become_observations() {
     // The manager still works afterwards.
     assert!(
         f.manager
-            .dispatch("echo", r#"{"text": "ok"}"#)
+            .dispatch("echo", r#"{"text": "ok"}"#, &CallContext::detached())
             .await
             .is_ok()
     );
@@ -617,7 +647,11 @@ async fn cancellation_stops_a_running_tool_promptly() {
     let started = Instant::now();
     let obs = f
         .manager
-        .dispatch_cancellable("sleepy", r#"{"ms": 10000}"#, &cancel)
+        .dispatch(
+            "sleepy",
+            r#"{"ms": 10000}"#,
+            &CallContext::detached().with_cancel(cancel.clone()),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Cancelled);
     assert!(
@@ -642,7 +676,11 @@ async fn cancellation_withdraws_a_pending_approval() {
     });
     let obs = f
         .manager
-        .dispatch_cancellable("touch", r#"{"name": "a"}"#, &cancel)
+        .dispatch(
+            "touch",
+            r#"{"name": "a"}"#,
+            &CallContext::detached().with_cancel(cancel.clone()),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Cancelled);
     assert!(!f.manager.root().join("a").exists());
@@ -654,7 +692,11 @@ async fn many_calls_run_concurrently_on_one_manager() {
     let started = Instant::now();
     let calls = (0..50).map(|_| {
         let f = Arc::clone(&f);
-        tokio::spawn(async move { f.manager.dispatch("sleepy", r#"{"ms": 100}"#).await })
+        tokio::spawn(async move {
+            f.manager
+                .dispatch("sleepy", r#"{"ms": 100}"#, &CallContext::detached())
+                .await
+        })
     });
     let results = futures::future::join_all(calls).await;
     assert!(results.iter().all(|r| r.as_ref().unwrap().is_ok()));
@@ -673,15 +715,17 @@ async fn every_dispatch_leaves_one_audit_record() {
         reason: Some("no".into()),
     }]);
     let f = fixture(Some(approver));
-    f.manager.start_session(Some("s".into()));
+    let call = CallContext::new("c", Arc::new(ToolSession::new("s")));
     f.manager
-        .dispatch("echo", r#"{"text": "hi", "times": "2"}"#)
+        .dispatch("echo", r#"{"text": "hi", "times": "2"}"#, &call)
         .await;
-    f.manager.dispatch("nope", r#"{"a": 1}"#).await;
-    f.manager.dispatch("echo", "{").await;
-    f.manager.dispatch("echo", "{}").await;
-    f.manager.dispatch("touch", r#"{"name": "x"}"#).await;
-    f.manager.dispatch("shell", r#"{"command": "ls"}"#).await;
+    f.manager.dispatch("nope", r#"{"a": 1}"#, &call).await;
+    f.manager.dispatch("echo", "{", &call).await;
+    f.manager.dispatch("echo", "{}", &call).await;
+    f.manager.dispatch("touch", r#"{"name": "x"}"#, &call).await;
+    f.manager
+        .dispatch("shell", r#"{"command": "ls"}"#, &call)
+        .await;
     let records = f.audit.records();
     let summary: Vec<(&str, &str, &str, &str)> = records
         .iter()
@@ -740,34 +784,119 @@ impl Approver for GatedApprover {
 }
 
 #[tokio::test]
-async fn an_answer_given_after_a_session_switch_grants_nothing_to_the_new_session() {
+async fn two_sessions_on_one_manager_keep_their_own_grants_and_files() {
     let approver = Arc::new(GatedApprover {
         release: tokio::sync::Notify::new(),
         asked: tokio::sync::Notify::new(),
         answer: ApprovalDecision::AllowForSession,
     });
     let f = Arc::new(fixture(Some(approver.clone())));
-    f.manager.start_session(Some("s1".into()));
+    let first = CallContext::new("c1", Arc::new(ToolSession::new("s1")));
+    let second = CallContext::new("c2", Arc::new(ToolSession::new("s2")));
+    // s1's approval is pending while s2 runs its own calls.
     let pending = {
-        let f = Arc::clone(&f);
-        tokio::spawn(async move { f.manager.dispatch("touch", r#"{"name": "a"}"#).await })
+        let (f, first) = (Arc::clone(&f), first.clone());
+        tokio::spawn(async move {
+            f.manager
+                .dispatch("touch", r#"{"name": "a"}"#, &first)
+                .await
+        })
     };
     approver.asked.notified().await;
-    f.manager.start_session(Some("s2".into()));
+    second.session().approve_tool("touch");
+    let obs = f
+        .manager
+        .dispatch("touch", r#"{"name": "b"}"#, &second)
+        .await;
+    assert_eq!(obs.decision.by, Decider::SessionGrant);
     approver.release.notify_one();
     let obs = pending.await.unwrap();
-    // The call the user allowed still runs, but the grant does not carry into s2.
     assert_eq!(obs.kind, ObservationKind::Ok);
-    assert!(f.manager.session_grants().is_empty());
+    // Each session holds exactly what it was given.
+    let listed = |call: &CallContext| -> Vec<String> {
+        call.session()
+            .session_grants()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    assert_eq!(listed(&first), ["touch"]);
+    assert_eq!(listed(&second), ["touch"]);
+    second.session().revoke_all();
+    assert_eq!(listed(&first), ["touch"]);
+    assert!(listed(&second).is_empty());
+    let sessions: Vec<Option<String>> = f
+        .audit
+        .records()
+        .iter()
+        .map(|r| r.session_id.clone())
+        .collect();
+    assert_eq!(sessions, [Some("s2".into()), Some("s1".into())]);
+
+    // Files read in one session are unseen in the other.
+    let path = f.manager.root().join("seen.txt");
+    std::fs::write(&path, "x").unwrap();
+    first.session().files().record_current(&path);
+    assert_eq!(
+        first.session().files().freshness(&path),
+        crate::Freshness::Fresh
+    );
+    assert_eq!(
+        second.session().files().freshness(&path),
+        crate::Freshness::Unseen
+    );
+}
+
+/// Records the approval step as the agent would report it.
+#[derive(Default)]
+struct RecordingObserver(std::sync::Mutex<Vec<String>>);
+
+impl crate::CallObserver for RecordingObserver {
+    fn approval_requested(&self, request: &ApprovalRequest) {
+        self.0.lock().unwrap().push(format!(
+            "requested {} {} {:?}",
+            request.call_id, request.tool, request.session_id
+        ));
+    }
+
+    fn approval_resolved(&self, call_id: &str, allowed: bool) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("resolved {call_id} {allowed}"));
+    }
 }
 
 #[tokio::test]
-async fn a_new_session_forgets_which_files_were_read() {
-    let f = fixture(None);
-    let path = f.manager.root().join("seen.txt");
-    std::fs::write(&path, "x").unwrap();
-    f.manager.files.record_current(&path);
-    assert_eq!(f.manager.files.freshness(&path), crate::Freshness::Fresh);
-    f.manager.start_session(Some("next".into()));
-    assert_eq!(f.manager.files.freshness(&path), crate::Freshness::Unseen);
+async fn the_approval_request_carries_the_calls_id_and_session_and_is_observed() {
+    let approver = ScriptedApprover::new([
+        ApprovalDecision::AllowOnce,
+        ApprovalDecision::Deny { reason: None },
+    ]);
+    let f = fixture(Some(approver.clone()));
+    let observer = Arc::new(RecordingObserver::default());
+    let session = Arc::new(ToolSession::new("s9"));
+    for id in ["call_a", "call_b"] {
+        let call = CallContext::new(id, Arc::clone(&session)).with_observer(observer.clone());
+        f.manager.dispatch("touch", r#"{"name": "x"}"#, &call).await;
+    }
+    let ids: Vec<String> = approver
+        .requests()
+        .iter()
+        .map(|r| r.call_id.clone())
+        .collect();
+    assert_eq!(ids, ["call_a", "call_b"]);
+    assert_eq!(
+        *observer.0.lock().unwrap(),
+        [
+            "requested call_a touch Some(\"s9\")",
+            "resolved call_a true",
+            "requested call_b touch Some(\"s9\")",
+            "resolved call_b false",
+        ]
+    );
+    // An Auto call asks nobody and reports nothing.
+    let auto = CallContext::new("call_c", session).with_observer(observer.clone());
+    f.manager.dispatch("echo", r#"{"text": "x"}"#, &auto).await;
+    assert_eq!(observer.0.lock().unwrap().len(), 4);
 }

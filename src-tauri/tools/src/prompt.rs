@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct UserQuestion {
+    /// The ask_user call asking (the model's `tool_call_id`): links the dialog to its card.
+    pub call_id: String,
     /// The question, as the model wrote it.
     pub question: String,
     /// Suggested answers; the user may also answer freely.

@@ -135,6 +135,11 @@ pub trait Tool: Send + Sync + 'static {
     fn source(&self) -> ToolSource {
         ToolSource::Builtin
     }
+    /// True for a tool that talks to the user while it runs (ask_user): the loop never runs it
+    /// beside other calls, whatever its level.
+    fn interactive(&self) -> bool {
+        false
+    }
     /// Turns coerced arguments into a call ready to check and run, or says what is wrong.
     fn prepare(&self, arguments: Value) -> Result<Box<dyn PreparedCall>, Vec<ArgumentProblem>>;
 
@@ -178,6 +183,8 @@ pub trait ToolFn: Send + Sync + Sized + 'static {
     const DESCRIPTION: Option<&'static str> = None;
     /// The permission level (SAFE by default).
     const LEVEL: PermissionLevel = PermissionLevel::Safe;
+    /// Whether the tool talks to the user while it runs (see [`Tool::interactive`]).
+    const INTERACTIVE: bool = false;
 
     /// Runs the tool.
     fn call<'a>(
@@ -277,6 +284,10 @@ impl<T: ToolFn> Tool for TypedTool<T> {
 
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+
+    fn interactive(&self) -> bool {
+        T::INTERACTIVE
     }
 
     fn prepare(&self, arguments: Value) -> Result<Box<dyn PreparedCall>, Vec<ArgumentProblem>> {

@@ -17,12 +17,13 @@ pub struct AskUserArgs {
 
 /// Ask the user a question and wait for the answer. Use it when a decision is the user's to
 /// make or the request is ambiguous; offer options when the likely answers are known.
-#[tool]
+#[tool(interactive)]
 pub async fn ask_user(ctx: &ToolContext, args: AskUserArgs) -> ToolResult {
     let Some(prompter) = ctx.prompter() else {
         return Err(ToolError::new("no user is available to answer"));
     };
     let question = UserQuestion {
+        call_id: ctx.call_id().to_owned(),
         question: args.question,
         options: args.options,
     };
@@ -75,6 +76,7 @@ mod tests {
             .dispatch(
                 "ask_user",
                 r#"{"question": "Colour?", "options": ["red", "blue"]}"#,
+                &crate::call::test_call(),
             )
             .await;
         assert_eq!(
@@ -95,13 +97,21 @@ mod tests {
         let (_dir, manager) = manager(Some(prompter.clone()));
         assert!(
             manager
-                .dispatch("ask_user", r#"{"question": "Go?"}"#)
+                .dispatch(
+                    "ask_user",
+                    r#"{"question": "Go?"}"#,
+                    &crate::call::test_call()
+                )
                 .await
                 .is_ok()
         );
         assert!(
             manager
-                .dispatch("ask_user", r#"{"question": "Go?", "options": "[\"y\"]"}"#)
+                .dispatch(
+                    "ask_user",
+                    r#"{"question": "Go?", "options": "[\"y\"]"}"#,
+                    &crate::call::test_call()
+                )
                 .await
                 .is_ok()
         );
@@ -112,7 +122,11 @@ mod tests {
     async fn no_user_is_a_clear_error() {
         let (_dir, manager) = manager(None);
         let obs = manager
-            .dispatch("ask_user", r#"{"question": "Anyone?"}"#)
+            .dispatch(
+                "ask_user",
+                r#"{"question": "Anyone?"}"#,
+                &crate::call::test_call(),
+            )
             .await;
         assert_eq!(
             (obs.kind, obs.text.as_str()),
@@ -130,7 +144,13 @@ mod tests {
             seen: Mutex::default(),
         });
         let (_dir, manager) = manager(Some(prompter));
-        let obs = manager.dispatch("ask_user", r#"{"question": "?"}"#).await;
+        let obs = manager
+            .dispatch(
+                "ask_user",
+                r#"{"question": "?"}"#,
+                &crate::call::test_call(),
+            )
+            .await;
         assert_eq!(
             obs.text,
             "[error] the user dismissed the question without answering"

@@ -21,7 +21,9 @@ fn manager() -> (tempfile::TempDir, ToolManager) {
 }
 
 async fn edit(m: &ToolManager, args: Value) -> (ObservationKind, String) {
-    let obs = m.dispatch("edit_file", args).await;
+    let obs = m
+        .dispatch("edit_file", args, &crate::call::test_call())
+        .await;
     (obs.kind, obs.text)
 }
 
@@ -41,6 +43,7 @@ async fn an_exact_edit_reports_the_count_and_a_diff() {
         .dispatch(
             "edit_file",
             json!({"path": "f.txt", "old_string": "b", "new_string": "B"}),
+            &crate::call::test_call(),
         )
         .await;
     assert_eq!(
@@ -348,9 +351,13 @@ async fn stale_edits_are_refused_until_the_file_is_read_again() {
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "1\ntwo\nthree\n");
     assert!(
-        m.dispatch("read_file", json!({"path": "f.txt"}))
-            .await
-            .is_ok()
+        m.dispatch(
+            "read_file",
+            json!({"path": "f.txt"}),
+            &crate::call::test_call()
+        )
+        .await
+        .is_ok()
     );
     assert_eq!(
         edit(
@@ -362,8 +369,12 @@ async fn stale_edits_are_refused_until_the_file_is_read_again() {
         ObservationKind::Ok
     );
     // A write records the file too.
-    m.dispatch("write_file", json!({"path": "f.txt", "content": "fresh\n"}))
-        .await;
+    m.dispatch(
+        "write_file",
+        json!({"path": "f.txt", "content": "fresh\n"}),
+        &crate::call::test_call(),
+    )
+    .await;
     fs::write(&path, "changed by someone else\n").unwrap();
     assert_eq!(
         edit(
@@ -460,7 +471,9 @@ async fn data_driven_fixtures() {
             serde_json::from_str(&fs::read_to_string(fixture.dir.join("args.json")).unwrap())
                 .unwrap();
         args["path"] = json!("file.txt");
-        let obs = m.dispatch("edit_file", args).await;
+        let obs = m
+            .dispatch("edit_file", args, &crate::call::test_call())
+            .await;
         let after = fs::read(&target).unwrap();
         match fs::read(fixture.dir.join("expected")) {
             Ok(expected) => {

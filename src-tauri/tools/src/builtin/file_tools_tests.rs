@@ -2,52 +2,17 @@
 //! leaves the file system untouched; the diff the approver saw is what gets written), and
 //! read_file's memory staying O(window) on a large file.
 
-use std::collections::VecDeque;
 use std::fs;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use async_trait::async_trait;
 use serde_json::json;
 
 use crate::fsutil::atomic::TEMP_PREFIX;
 use crate::fsutil::diff::unified_diff;
 use crate::{
-    ApprovalDecision, ApprovalRequest, Approver, ObservationKind, PermissionLevel, Preview,
-    ToolManager,
+    ApprovalDecision, ObservationKind, PermissionLevel, Preview, ScriptedApprover, ToolManager,
 };
-
-/// Answers from a queue (deny when it runs out) and remembers every request.
-#[derive(Default)]
-struct ScriptedApprover {
-    answers: Mutex<VecDeque<ApprovalDecision>>,
-    seen: Mutex<Vec<ApprovalRequest>>,
-}
-
-impl ScriptedApprover {
-    fn new(answers: impl IntoIterator<Item = ApprovalDecision>) -> Arc<Self> {
-        Arc::new(Self {
-            answers: Mutex::new(answers.into_iter().collect()),
-            seen: Mutex::default(),
-        })
-    }
-
-    fn requests(&self) -> Vec<ApprovalRequest> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-#[async_trait]
-impl Approver for ScriptedApprover {
-    async fn decide(&self, request: ApprovalRequest) -> ApprovalDecision {
-        self.seen.lock().unwrap().push(request);
-        self.answers
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or(ApprovalDecision::Deny { reason: None })
-    }
-}
 
 fn deny() -> ApprovalDecision {
     ApprovalDecision::Deny {
@@ -125,7 +90,7 @@ async fn a_denied_write_or_edit_leaves_the_file_system_untouched() {
         ),
     ];
     for (tool, args) in calls {
-        let obs = m.dispatch(tool, args).await;
+        let obs = m.dispatch(tool, args, &crate::call::test_call()).await;
         assert_eq!(obs.kind, ObservationKind::Denied, "{tool}");
         assert_eq!(
             obs.text,
@@ -169,7 +134,11 @@ async fn a_denied_write_or_edit_leaves_the_file_system_untouched() {
 async fn without_an_approver_sensitive_file_tools_do_not_run() {
     let (dir, m) = project(None);
     let obs = m
-        .dispatch("write_file", json!({"path": "a.txt", "content": "x"}))
+        .dispatch(
+            "write_file",
+            json!({"path": "a.txt", "content": "x"}),
+            &crate::call::test_call(),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Denied);
     assert!(snapshot(dir.path()).is_empty());
@@ -200,7 +169,7 @@ async fn an_allowed_change_writes_exactly_the_previewed_diff() {
     ];
     for (index, (tool, args)) in steps.into_iter().enumerate() {
         let old = fs::read_to_string(&path).unwrap_or_default();
-        let obs = m.dispatch(tool, args).await;
+        let obs = m.dispatch(tool, args, &crate::call::test_call()).await;
         assert_eq!(obs.kind, ObservationKind::Ok, "{tool}: {}", obs.text);
         let new = fs::read_to_string(&path).unwrap();
         let Some(Preview::Diff {
@@ -237,6 +206,7 @@ async fn allowing_for_the_session_covers_later_writes_of_the_same_tool() {
             .dispatch(
                 "write_file",
                 json!({"path": format!("f{n}.txt"), "content": "x"}),
+                &crate::call::test_call(),
             )
             .await;
         assert!(obs.is_ok(), "{}", obs.text);
@@ -248,6 +218,7 @@ async fn allowing_for_the_session_covers_later_writes_of_the_same_tool() {
         .dispatch(
             "edit_file",
             json!({"path": "f0.txt", "old_string": "x", "new_string": "y"}),
+            &crate::call::test_call(),
         )
         .await;
     assert_eq!(obs.kind, ObservationKind::Denied);
@@ -279,6 +250,7 @@ fn read_memory_child() {
     let obs = runtime.block_on(m.dispatch(
         "read_file",
         json!({"path": name, "offset": lines - 199, "limit": 200}),
+        &crate::call::test_call(),
     ));
     let after = peak_rss_kib();
     assert!(obs.is_ok(), "{}", obs.text);

@@ -287,7 +287,9 @@ mod tests {
     }
 
     async fn glob(manager: &ToolManager, arguments: &str) -> (ObservationKind, String) {
-        let obs = manager.dispatch("glob_search", arguments).await;
+        let obs = manager
+            .dispatch("glob_search", arguments, &crate::call::test_call())
+            .await;
         (obs.kind, obs.text)
     }
 
@@ -380,7 +382,11 @@ mod tests {
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let (_dir, manager) = project(&refs);
         let obs = manager
-            .dispatch("glob_search", r#"{"pattern": "**/*.txt"}"#)
+            .dispatch(
+                "glob_search",
+                r#"{"pattern": "**/*.txt"}"#,
+                &crate::call::test_call(),
+            )
             .await;
         assert!(obs.truncated);
         let lines: Vec<&str> = obs.text.lines().collect();

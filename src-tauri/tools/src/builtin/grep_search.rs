@@ -491,7 +491,9 @@ mod tests {
     }
 
     async fn grep(manager: &ToolManager, arguments: &str) -> (ObservationKind, String) {
-        let obs = manager.dispatch("grep_search", arguments).await;
+        let obs = manager
+            .dispatch("grep_search", arguments, &crate::call::test_call())
+            .await;
         (obs.kind, obs.text)
     }
 
@@ -588,7 +590,11 @@ mod tests {
             .collect();
         let (_dir, manager) = project(&refs);
         let obs = manager
-            .dispatch("grep_search", r#"{"pattern": "hit"}"#)
+            .dispatch(
+                "grep_search",
+                r#"{"pattern": "hit"}"#,
+                &crate::call::test_call(),
+            )
             .await;
         assert!(obs.truncated);
         let lines: Vec<&str> = obs.text.lines().collect();
@@ -760,7 +766,11 @@ mod tests {
         let (dir, manager) = project(&[("long.txt", &long)]);
         write(dir.path(), "latin1.txt", b"caf\xe9 needle\n");
         let obs = manager
-            .dispatch("grep_search", r#"{"pattern": "needle"}"#)
+            .dispatch(
+                "grep_search",
+                r#"{"pattern": "needle"}"#,
+                &crate::call::test_call(),
+            )
             .await;
         assert!(obs.truncated);
         let lines: Vec<&str> = obs.text.lines().collect();

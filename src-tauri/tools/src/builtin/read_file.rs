@@ -386,7 +386,9 @@ mod tests {
     }
 
     async fn read(manager: &ToolManager, args: serde_json::Value) -> (ObservationKind, String) {
-        let obs = manager.dispatch("read_file", args).await;
+        let obs = manager
+            .dispatch("read_file", args, &crate::call::test_call())
+            .await;
         (obs.kind, obs.text)
     }
 
@@ -474,6 +476,7 @@ mod tests {
             .dispatch(
                 "read_file",
                 serde_json::json!({"path": "big.txt", "limit": 100000}),
+                &crate::call::test_call(),
             )
             .await;
         assert!(obs.is_ok() && obs.truncated);
@@ -487,6 +490,7 @@ mod tests {
             .dispatch(
                 "read_file",
                 serde_json::json!({"path": "big.txt", "offset": 2001, "limit": 5000}),
+                &crate::call::test_call(),
             )
             .await;
         assert!(
@@ -604,7 +608,11 @@ mod tests {
         let long = "é".repeat(MAX_LINE_CHARS + 500);
         fs::write(dir.path().join("min.js"), format!("short\n{long}\r\nend\n")).unwrap();
         let obs = m
-            .dispatch("read_file", serde_json::json!({"path": "min.js"}))
+            .dispatch(
+                "read_file",
+                serde_json::json!({"path": "min.js"}),
+                &crate::call::test_call(),
+            )
             .await;
         assert!(obs.truncated);
         let expected = format!(

@@ -2,20 +2,18 @@
 //! stdin, workdirs, every error path, timeouts, background jobs, cancellation (by PID: the
 //! processes must really be gone), approvals and session scopes.
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::text::truncate_middle;
 use crate::{
-    ApprovalDecision, ApprovalRequest, Approver, ObservationKind, PermissionLevel, Policy,
-    ProjectRoot, Tool, ToolFn, ToolManager,
+    ApprovalDecision, Approver, ObservationKind, PermissionLevel, Policy, ProjectRoot,
+    ScriptedApprover, Tool, ToolFn, ToolManager,
 };
 
 // ----- helpers ---------------------------------------------------------------------------------
@@ -41,7 +39,9 @@ fn project() -> (tempfile::TempDir, ToolManager) {
 }
 
 async fn run(manager: &ToolManager, arguments: Value) -> crate::Observation {
-    manager.dispatch("run_command", arguments).await
+    manager
+        .dispatch("run_command", arguments, &crate::call::test_call())
+        .await
 }
 
 /// Splits `[exit 0 in 0.1s]\nbody` into the header's status part (`exit 0`), its seconds, and
@@ -104,38 +104,6 @@ async fn pids_in(file: &Path, count: usize) -> Vec<u32> {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     panic!("{} never held {count} pids", file.display());
-}
-
-/// Answers from a queue (deny when it runs out) and remembers every request.
-#[derive(Default)]
-struct ScriptedApprover {
-    answers: Mutex<VecDeque<ApprovalDecision>>,
-    seen: Mutex<Vec<ApprovalRequest>>,
-}
-
-impl ScriptedApprover {
-    fn new(answers: impl IntoIterator<Item = ApprovalDecision>) -> Arc<Self> {
-        Arc::new(Self {
-            answers: Mutex::new(answers.into_iter().collect()),
-            seen: Mutex::default(),
-        })
-    }
-
-    fn asked(&self) -> usize {
-        self.seen.lock().unwrap().len()
-    }
-}
-
-#[async_trait]
-impl Approver for ScriptedApprover {
-    async fn decide(&self, request: ApprovalRequest) -> ApprovalDecision {
-        self.seen.lock().unwrap().push(request);
-        self.answers
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or(ApprovalDecision::Deny { reason: None })
-    }
 }
 
 fn deny() -> ApprovalDecision {
@@ -662,7 +630,11 @@ async fn cancelling_the_call_kills_the_shell_and_its_children_within_500ms() {
     });
     let command = "echo $$ > pids; sleep 1000 & echo $! >> pids; wait";
     let obs = manager
-        .dispatch_cancellable("run_command", json!({ "command": command }), &cancel)
+        .dispatch(
+            "run_command",
+            json!({ "command": command }),
+            &crate::call::test_call().with_cancel(cancel.clone()),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Cancelled);
     let (pids, cancelled_at) = watcher.await.unwrap();
@@ -751,7 +723,7 @@ async fn a_denied_command_runs_nothing_and_the_approver_saw_command_and_workdir(
     assert_eq!(obs.kind, ObservationKind::Denied);
     assert_eq!(obs.text, "[denied] the user denied tool 'run_command'");
     assert!(!dir.path().join("sub/created").exists());
-    let seen = approver.seen.lock().unwrap();
+    let seen = approver.requests();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].level, PermissionLevel::Dangerous);
     assert_eq!(
@@ -776,7 +748,7 @@ async fn the_preview_shows_an_unresolvable_workdir_as_given() {
         json!({"command": "ls", "workdir": "../elsewhere"}),
     )
     .await;
-    let seen = approver.seen.lock().unwrap();
+    let seen = approver.requests();
     assert_eq!(
         seen[0].preview,
         Some(Preview::Command {
@@ -795,7 +767,7 @@ async fn a_session_approval_covers_exactly_the_approved_keys() {
     assert_eq!(parse(&obs.text).2, "one\n");
     assert_eq!(approver.asked(), 1);
     assert_eq!(
-        approver.seen.lock().unwrap()[0].session_scope,
+        approver.requests()[0].session_scope,
         ["run_command: echo one"]
     );
 
@@ -809,7 +781,7 @@ async fn a_session_approval_covers_exactly_the_approved_keys() {
     assert_eq!(obs.kind, ObservationKind::Denied);
     assert_eq!(approver.asked(), 2);
     assert_eq!(
-        approver.seen.lock().unwrap()[1].session_scope,
+        approver.requests()[1].session_scope,
         ["run_command: echo one", "run_command: touch x"]
     );
     let obs = run(&manager, json!({"command": "echo one && echo $(touch x)"})).await;
@@ -824,7 +796,7 @@ async fn a_session_approval_covers_exactly_the_approved_keys() {
     let obs = run(&manager, json!({"command": "if true; then touch y; fi"})).await;
     assert_eq!(obs.kind, ObservationKind::Denied);
     assert_eq!(approver.asked(), 5);
-    assert!(approver.seen.lock().unwrap()[4].session_scope.is_empty());
+    assert!(approver.requests()[4].session_scope.is_empty());
     assert!(!dir.path().join("x").exists() && !dir.path().join("y").exists());
 }
 
@@ -900,7 +872,7 @@ async fn a_session_approval_at_the_root_does_not_cover_another_workdir() {
     assert_eq!(obs.kind, ObservationKind::Denied);
     assert_eq!(approver.asked(), 2);
     assert_eq!(
-        approver.seen.lock().unwrap()[1].session_scope,
+        approver.requests()[1].session_scope,
         ["run_command: in ./sub: echo root"]
     );
 

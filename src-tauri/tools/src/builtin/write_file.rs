@@ -241,6 +241,7 @@ mod tests {
             .dispatch(
                 "write_file",
                 json!({"path": "src/deep/new.rs", "content": "fn a() {}\nfn b() {}\n"}),
+                &crate::call::test_call(),
             )
             .await;
         assert_eq!(
@@ -272,6 +273,7 @@ mod tests {
             .dispatch(
                 "write_file",
                 json!({"path": "run.sh", "content": "echo new\necho two"}),
+                &crate::call::test_call(),
             )
             .await;
         assert_eq!(obs.text, "[ok] wrote run.sh (2 lines, 17 bytes)");
@@ -292,7 +294,11 @@ mod tests {
     async fn empty_content_writes_an_empty_file() {
         let (dir, m) = manager();
         let obs = m
-            .dispatch("write_file", json!({"path": "empty", "content": ""}))
+            .dispatch(
+                "write_file",
+                json!({"path": "empty", "content": ""}),
+                &crate::call::test_call(),
+            )
             .await;
         assert_eq!(obs.text, "[ok] created empty (0 lines, 0 bytes)");
         assert_eq!(fs::read(dir.path().join("empty")).unwrap(), b"");
@@ -307,6 +313,7 @@ mod tests {
             .dispatch(
                 "write_file",
                 json!({"path": "win.txt", "content": "new\nlines\n"}),
+                &crate::call::test_call(),
             )
             .await;
         assert_eq!(obs.text, "[ok] wrote win.txt (2 lines, 15 bytes)");
@@ -325,6 +332,7 @@ mod tests {
         m.dispatch(
             "write_file",
             json!({"path": "lf.txt", "content": "x\r\ny\r\n"}),
+            &crate::call::test_call(),
         )
         .await;
         assert_eq!(fs::read(dir.path().join("lf.txt")).unwrap(), b"x\r\ny\r\n");
@@ -332,6 +340,7 @@ mod tests {
         m.dispatch(
             "write_file",
             json!({"path": "crlf.txt", "content": "mixed\r\nkept\n"}),
+            &crate::call::test_call(),
         )
         .await;
         assert_eq!(
@@ -341,6 +350,7 @@ mod tests {
         m.dispatch(
             "write_file",
             json!({"path": "new.txt", "content": "\u{FEFF}bom\n"}),
+            &crate::call::test_call(),
         )
         .await;
         assert_eq!(
@@ -358,6 +368,7 @@ mod tests {
             .dispatch(
                 "write_file",
                 json!({"path": "alias.txt", "content": "new\n"}),
+                &crate::call::test_call(),
             )
             .await;
         assert_eq!(obs.text, "[ok] wrote real.txt (1 lines, 4 bytes)");
@@ -395,7 +406,11 @@ mod tests {
         ];
         for (path, expected) in cases {
             let obs = m
-                .dispatch("write_file", json!({"path": path, "content": "y"}))
+                .dispatch(
+                    "write_file",
+                    json!({"path": path, "content": "y"}),
+                    &crate::call::test_call(),
+                )
                 .await;
             assert_eq!(
                 (obs.kind, obs.text.as_str()),
@@ -404,7 +419,11 @@ mod tests {
             );
         }
         let obs = m
-            .dispatch("write_file", json!({"path": "file/child", "content": "y"}))
+            .dispatch(
+                "write_file",
+                json!({"path": "file/child", "content": "y"}),
+                &crate::call::test_call(),
+            )
             .await;
         assert!(
             obs.text
@@ -431,7 +450,13 @@ mod tests {
     #[tokio::test]
     async fn a_missing_content_is_bad_arguments() {
         let (_dir, m) = manager();
-        let obs = m.dispatch("write_file", json!({"path": "a.txt"})).await;
+        let obs = m
+            .dispatch(
+                "write_file",
+                json!({"path": "a.txt"}),
+                &crate::call::test_call(),
+            )
+            .await;
         assert_eq!(obs.kind, ObservationKind::BadArguments);
     }
 
@@ -483,10 +508,18 @@ mod tests {
             .unwrap()
             .with_approver(approver.clone());
         crate::builtin::register_builtins(&m).unwrap();
-        m.dispatch("write_file", json!({"path": "sub", "content": ""}))
-            .await;
-        m.dispatch("write_file", json!({"path": "../x", "content": ""}))
-            .await;
+        m.dispatch(
+            "write_file",
+            json!({"path": "sub", "content": ""}),
+            &crate::call::test_call(),
+        )
+        .await;
+        m.dispatch(
+            "write_file",
+            json!({"path": "../x", "content": ""}),
+            &crate::call::test_call(),
+        )
+        .await;
         let seen = approver.seen.lock().unwrap();
         assert_eq!(
             seen[0].preview,

@@ -1,0 +1,123 @@
+//! What one session holds across its calls: its id, what the user allowed for it, and what the
+//! model has seen of each file.
+//!
+//! Grants and the file ledger belong to the session, not to the project's [`crate::ToolManager`]:
+//! several sessions of one project can run at once on one manager, each with its own grants, and
+//! a new session starts with none. The front end keeps the session's [`ToolSession`] (shared by
+//! the agent's session and the panels that list or revoke grants) and passes it with every call
+//! in a [`crate::CallContext`].
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::approval::{ApprovalScope, SessionGrant, SessionGrants};
+use crate::ledger::FileLedger;
+
+/// One session's grants and file ledger.
+#[derive(Debug, Default)]
+pub struct ToolSession {
+    id: Option<String>,
+    grants: Mutex<SessionGrants>,
+    files: Arc<FileLedger>,
+}
+
+impl ToolSession {
+    /// A session stored under `id`: audit records of its calls carry the id.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self {
+            id: Some(id.into()),
+            ..Self::default()
+        }
+    }
+
+    /// A session that is not stored (a one-off `tools call`, a test): audit records carry no id.
+    pub fn detached() -> Self {
+        Self::default()
+    }
+
+    /// The session's id, when it is stored.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// What the model read or wrote in this session.
+    pub fn files(&self) -> &Arc<FileLedger> {
+        &self.files
+    }
+
+    fn grants(&self) -> MutexGuard<'_, SessionGrants> {
+        // Every operation on the grants is one insert, remove or lookup: a panic elsewhere
+        // cannot leave them half-changed.
+        self.grants.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The grants covering a call of `tool` with `scope`, as the user reads them, or `None`
+    /// when the call is not covered.
+    pub fn covering(&self, tool: &str, scope: &ApprovalScope) -> Option<Vec<String>> {
+        self.grants()
+            .covers(tool, scope)
+            .then(|| scope.describe(tool))
+    }
+
+    /// Grants what `scope` covers for the rest of the session.
+    pub fn grant(&self, tool: &str, scope: &ApprovalScope) {
+        self.grants().grant(tool, scope);
+    }
+
+    /// Allows every call of `tool` for the rest of the session.
+    pub fn approve_tool(&self, tool: &str) {
+        self.grant(tool, &ApprovalScope::WholeTool);
+    }
+
+    /// What the session has allowed so far, whole tools first, in name order.
+    pub fn session_grants(&self) -> Vec<SessionGrant> {
+        self.grants().list()
+    }
+
+    /// Withdraws one grant; true when it existed.
+    pub fn revoke(&self, grant: &SessionGrant) -> bool {
+        self.grants().revoke(grant)
+    }
+
+    /// Withdraws every grant.
+    pub fn revoke_all(&self) {
+        self.grants().clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_sessions_keep_their_own_grants_and_files() {
+        let first = ToolSession::new("1");
+        let second = ToolSession::new("2");
+        first.approve_tool("write_file");
+        first.grant(
+            "run_command",
+            &ApprovalScope::Keys(vec!["cargo test".into()]),
+        );
+        assert_eq!(
+            first.covering("write_file", &ApprovalScope::WholeTool),
+            Some(vec!["write_file".to_owned()])
+        );
+        assert_eq!(
+            second.covering("write_file", &ApprovalScope::WholeTool),
+            None
+        );
+        assert_eq!(first.session_grants().len(), 2);
+        assert!(second.session_grants().is_empty());
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a");
+        std::fs::write(&path, "x").unwrap();
+        first.files().record_current(&path);
+        assert_eq!(first.files().freshness(&path), crate::Freshness::Fresh);
+        assert_eq!(second.files().freshness(&path), crate::Freshness::Unseen);
+
+        assert_eq!(first.id(), Some("1"));
+        assert_eq!(ToolSession::detached().id(), None);
+        first.revoke_all();
+        assert!(first.session_grants().is_empty());
+    }
+}
