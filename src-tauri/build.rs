@@ -14,14 +14,20 @@
 
 use std::path::{Path, PathBuf};
 
-// The app's own commands (`COMMAND_NAMES`): each gets `allow-<name>` and `deny-<name>`
-// permissions, which the capability in `src-tauri/capabilities/` grants.
-include!("src/commands/names.rs");
+// The app's own commands, from the one table that declares them: each gets `allow-<name>` and
+// `deny-<name>` permissions, which the capability in `src-tauri/capabilities/` grants. Only the
+// names are taken here; the types are matched, never resolved.
+macro_rules! commands {
+    ($($area:ident :: $name:ident ( $request:ty ) -> $response:ty ;)*) => {
+        const COMMAND_NAMES: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+include!("src/commands/table.rs");
 
 fn main() {
     println!("cargo:rerun-if-changed=src-tauri/capabilities");
     println!("cargo:rerun-if-changed=src-tauri/build.rs");
-    println!("cargo:rerun-if-changed=src-tauri/src/commands/names.rs");
+    println!("cargo:rerun-if-changed=src-tauri/src/commands/table.rs");
     let attributes = tauri_build::Attributes::new()
         .capabilities_path_pattern("./src-tauri/capabilities/**/*.json")
         .app_manifest(tauri_build::AppManifest::new().commands(COMMAND_NAMES))

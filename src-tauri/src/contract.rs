@@ -15,28 +15,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use gantry_tools::ToolInfo;
-use gantry_watch::TreeEntry;
+use gantry_engine::CommandError;
+use gantry_engine::chat::ChatEvent;
+use gantry_engine::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
 use ts_rs::{Config, ExportError, TS, TypeVisitor};
-
-use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest};
-use crate::chat::{
-    ChatEvent, ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
-};
-use crate::commands::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
-use crate::error::CommandError;
-use crate::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
-use crate::mcp_panel::{
-    ClaudeImportPreview, ImportClaudeDesktopRequest, McpPanel, McpServerEntry, McpServerRequest,
-    SaveMcpServersRequest, SetMcpServerEnabledRequest,
-};
-use crate::preview::{FilePreview, PreviewRequest};
-use crate::project::ProjectInfo;
-use crate::provider_settings::{
-    ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
-};
-use crate::state::{LaunchState, ListDirRequest, OpenProjectRequest, RecentProject};
-use crate::tool_panel::{GrantView, RevokeGrantRequest, SetToolPolicyRequest};
 
 /// Where the bindings live, relative to the repository root.
 pub const BINDINGS_DIR: &str = "ui/src/bindings";
@@ -44,45 +26,7 @@ pub const BINDINGS_DIR: &str = "ui/src/bindings";
 /// Writes every binding into `dir` (which should be empty).
 pub fn export(dir: &Path) -> Result<(), ExportError> {
     let mut contract = Contract::new(dir);
-    contract.command::<(), LaunchState>("launch_state");
-    contract.command::<(), Vec<RecentProject>>("recent_projects");
-    contract.command::<OpenProjectRequest, ProjectInfo>("open_project");
-    contract.command::<(), Option<ProjectInfo>>("pick_project_folder");
-    contract.command::<(), ()>("close_project");
-    contract.command::<ListDirRequest, Vec<TreeEntry>>("list_dir");
-    contract.command::<(), TreeStatus>("tree_status");
-    contract.command::<PreviewRequest, FilePreview>("read_preview");
-    contract.command::<(), Vec<DialogRequest>>("pending_dialogs");
-    contract.command::<ResolveApprovalRequest, ()>("resolve_approval");
-    contract.command::<AnswerQuestionRequest, ()>("answer_question");
-    contract.command::<(), Vec<SessionSummary>>("list_sessions");
-    contract.command::<(), ChatView>("chat_state");
-    contract.command::<SessionRequest, ChatView>("open_session");
-    contract.command::<(), ChatView>("new_session");
-    contract.command::<RenameSessionRequest, SessionSummary>("rename_session");
-    contract.command::<SessionRequest, ChatView>("delete_session");
-    contract.command::<SendMessageRequest, String>("send_message");
-    contract.command::<(), ()>("cancel_turn");
-    contract.command::<(), Vec<ToolInfo>>("list_tools");
-    contract.command::<(), McpPanel>("mcp_servers");
-    contract.command::<McpServerRequest, McpPanel>("restart_mcp_server");
-    contract.command::<(), McpPanel>("trust_project_mcp");
-    contract.command::<McpServerRequest, McpServerEntry>("mcp_server_entry");
-    contract.command::<SaveMcpServersRequest, McpPanel>("save_mcp_servers");
-    contract.command::<McpServerRequest, McpPanel>("remove_mcp_server");
-    contract.command::<SetMcpServerEnabledRequest, McpPanel>("set_mcp_server_enabled");
-    contract.command::<(), ClaudeImportPreview>("claude_desktop_import_preview");
-    contract.command::<ImportClaudeDesktopRequest, McpPanel>("import_claude_desktop");
-    contract.command::<(), ProviderSettings>("provider_settings");
-    contract.command::<SaveProviderRequest, ProviderSettings>("save_provider");
-    contract.command::<ProbeProviderRequest, ProviderProbe>("probe_provider");
-    contract.command::<ProviderNameRequest, ProviderSettings>("delete_provider_key");
-    contract.command::<SetToolPolicyRequest, Vec<ToolInfo>>("set_tool_policy");
-    contract.command::<(), Vec<ToolInfo>>("reset_tool_policies");
-    contract.command::<(), Vec<GrantView>>("session_grants");
-    contract.command::<RevokeGrantRequest, Vec<GrantView>>("revoke_grant");
-    contract.command::<AuditRequest, Vec<AuditEntryView>>("audit_log");
-    contract.command::<AuditRequest, Option<AuditExport>>("export_audit");
+    crate::commands::declare(&mut contract);
     contract.event::<TreeChanged>();
     contract.event::<TreeStatus>();
     contract.event::<DialogRequest>();
@@ -91,7 +35,8 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.finish()
 }
 
-struct Contract {
+/// The contract being written: the types exported so far, the commands and the events.
+pub(crate) struct Contract {
     cfg: Config,
     /// Imported type name → file (without `.ts`), relative to the bindings folder.
     imports: BTreeMap<String, PathBuf>,
@@ -119,7 +64,11 @@ impl Contract {
         T::name(&self.cfg)
     }
 
-    fn command<Request: TS + 'static, Response: TS + 'static>(&mut self, name: &'static str) {
+    /// Adds command `name` with its request (`()`: none) and response types.
+    pub(crate) fn command<Request: TS + 'static, Response: TS + 'static>(
+        &mut self,
+        name: &'static str,
+    ) {
         let request = (std::any::TypeId::of::<Request>() != std::any::TypeId::of::<()>())
             .then(|| self.ty::<Request>());
         let response = self.ty::<Response>();

@@ -1,32 +1,20 @@
 //! Gantry's desktop app: a thin Tauri shell over the engine.
 //!
-//! The engine crates own everything that acts on the world — tools and permissions
-//! (`gantry-tools`), the project tree and its watcher (`gantry-watch`) — and this crate only
-//! connects them to a window: commands the webview calls ([`commands`]), events it listens to
-//! ([`events`]), and the dialogs through which the engine asks the user ([`approver`]). The
-//! state behind the commands ([`state`]) has no Tauri types, so it is tested without a window.
-//! The types that cross to the webview are generated as TypeScript ([`contract`]).
+//! The engine (`gantry-engine`) owns everything that acts on the world and the app's state
+//! behind every command, with no Tauri types, so it is tested without a window. This crate only
+//! connects it to a window: the commands the webview calls ([`commands`], declared once in a
+//! table), the sink that emits the engine's events to the window, the window's size
+//! ([`window_layout`]), the command line ([`args`]), and the TypeScript contract generated from
+//! the types that cross ([`contract`]).
 //!
 //! The window is locked down: a strict content security policy (no remote content, no inline
 //! script), navigation that never leaves the app's own pages, no new windows, and capabilities
 //! that grant nothing but Gantry's own commands and its events (no file-system or shell plugin:
 //! the engine owns the file system; the folder picker is opened from here).
 
-pub mod approver;
 pub mod args;
-pub mod audit_view;
-pub mod chat;
 pub mod commands;
 pub mod contract;
-pub mod error;
-pub mod events;
-pub mod mcp_panel;
-pub mod mcp_servers;
-pub mod preview;
-pub mod project;
-pub mod provider_settings;
-pub mod state;
-pub mod tool_panel;
 pub mod window_layout;
 
 use std::path::PathBuf;
@@ -35,10 +23,8 @@ use std::sync::Arc;
 use tauri::webview::NewWindowResponse;
 use tauri::{AppHandle, Emitter, Manager, Url, WebviewWindowBuilder, WindowEvent};
 
-use gantry_store::Store;
+use gantry_engine::{AppState, EventSink, Settings, Store};
 
-use crate::events::EventSink;
-use crate::state::{AppState, Settings};
 use crate::window_layout::{WINDOW_LAYOUT, WindowLayout};
 
 /// The label of the one window.
@@ -70,47 +56,7 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
     let settings = Settings::from_env();
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .invoke_handler(tauri::generate_handler![
-            commands::project::launch_state,
-            commands::project::recent_projects,
-            commands::project::open_project,
-            commands::project::pick_project_folder,
-            commands::project::close_project,
-            commands::tree::list_dir,
-            commands::tree::tree_status,
-            commands::preview::read_preview,
-            commands::dialogs::pending_dialogs,
-            commands::dialogs::resolve_approval,
-            commands::dialogs::answer_question,
-            commands::chat::list_sessions,
-            commands::chat::chat_state,
-            commands::chat::open_session,
-            commands::chat::new_session,
-            commands::chat::rename_session,
-            commands::chat::delete_session,
-            commands::chat::send_message,
-            commands::chat::cancel_turn,
-            commands::chat::list_tools,
-            commands::mcp::mcp_servers,
-            commands::mcp::restart_mcp_server,
-            commands::mcp::trust_project_mcp,
-            commands::mcp::mcp_server_entry,
-            commands::mcp::save_mcp_servers,
-            commands::mcp::remove_mcp_server,
-            commands::mcp::set_mcp_server_enabled,
-            commands::mcp::claude_desktop_import_preview,
-            commands::mcp::import_claude_desktop,
-            commands::settings::provider_settings,
-            commands::settings::save_provider,
-            commands::settings::probe_provider,
-            commands::settings::delete_provider_key,
-            commands::tools::set_tool_policy,
-            commands::tools::reset_tool_policies,
-            commands::tools::session_grants,
-            commands::tools::revoke_grant,
-            commands::audit::audit_log,
-            commands::audit::export_audit,
-        ])
+        .invoke_handler(commands::handler())
         .setup(move |app| {
             let sink: Arc<dyn EventSink> = Arc::new(WindowSink(app.handle().clone()));
             let store = tauri::async_runtime::block_on(Store::open_default()).map_err(|error| {
@@ -172,7 +118,7 @@ fn track_layout(window: &tauri::Window) {
     let app = window.app_handle().clone();
     tauri::async_runtime::spawn(async move {
         if let Some(state) = app.try_state::<AppState>() {
-            state.set_layout(layout);
+            state.save_setting_when_settled(WINDOW_LAYOUT, layout.to_setting());
         }
     });
 }

@@ -162,8 +162,9 @@ describe("tool calls", () => {
       { type: "tool_call_started", id: "w1", name: "write_file", arguments: '{"path":"a.txt","content":"x"}' },
       {
         type: "approval_requested",
-        toolCallId: "w1",
         request: {
+          callId: "w1",
+          sessionId: "1",
           tool: "write_file",
           level: "sensitive",
           description: "Write a file.",
@@ -188,6 +189,8 @@ describe("tool calls", () => {
 
   it("runs a card again once its approval is granted", () => {
     const request = {
+      callId: "w1",
+      sessionId: "1",
       tool: "write_file",
       level: "sensitive" as const,
       description: "Write a file.",
@@ -199,7 +202,7 @@ describe("tool calls", () => {
       sent(shown(), "write two"),
       started,
       { type: "tool_call_started", id: "w1", name: "write_file", arguments: "{}" },
-      { type: "approval_requested", toolCallId: "w1", request },
+      { type: "approval_requested", request },
     );
     expect(cards(state)[0]?.status).toBe("awaiting_approval");
     const allowed = play(state, { type: "approval_resolved", toolCallId: "w1", allowed: true });
@@ -209,25 +212,28 @@ describe("tool calls", () => {
     expect(cards(denied)[0]?.status).toBe("awaiting_approval");
   });
 
-  it("finds the card of an approval that carries no call id by its tool name", () => {
+  it("links an approval to its card by the call id only, never by the tool's name", () => {
+    const request = (callId: string) => ({
+      callId,
+      sessionId: "1",
+      tool: "run_command",
+      level: "dangerous" as const,
+      description: "Run.",
+      arguments: {},
+      preview: null,
+      sessionScope: [],
+    });
     const state = play(
       sent(shown(), "run"),
       started,
       { type: "tool_call_started", id: "r1", name: "run_command", arguments: "{}" },
-      {
-        type: "approval_requested",
-        toolCallId: null,
-        request: {
-          tool: "run_command",
-          level: "dangerous",
-          description: "Run.",
-          arguments: {},
-          preview: null,
-          sessionScope: [],
-        },
-      },
+      { type: "tool_call_started", id: "r2", name: "run_command", arguments: "{}" },
+      { type: "approval_requested", request: request("r1") },
     );
-    expect(cards(state)[0]?.status).toBe("awaiting_approval");
+    expect(cards(state).map((card) => card.status)).toEqual(["awaiting_approval", "running"]);
+    // An approval for a call this view never saw changes no card.
+    const unknown = play(state, { type: "approval_requested", request: request("elsewhere") });
+    expect(cards(unknown).map((card) => card.status)).toEqual(["awaiting_approval", "running"]);
   });
 
   it("keeps the diff of a result", () => {

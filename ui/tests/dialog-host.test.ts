@@ -24,6 +24,8 @@ function approval(id: number, tool = "write_file"): DialogRequest {
     kind: "approval",
     id,
     request: {
+      callId: `call_${id}`,
+      sessionId: "1",
       tool,
       level: tool === "run_command" ? "dangerous" : "sensitive",
       description: "Write a file.",
@@ -38,7 +40,7 @@ function approval(id: number, tool = "write_file"): DialogRequest {
 }
 
 function question(id: number, text = "Which one?"): DialogRequest {
-  return { kind: "question", id, question: { question: text, options: ["a", "b"] } };
+  return { kind: "question", id, question: { callId: `call_${id}`, question: text, options: ["a", "b"] } };
 }
 
 function emit(event: string, payload: unknown): void {

@@ -8,6 +8,8 @@ function approval(id: number): DialogRequest {
     kind: "approval",
     id,
     request: {
+      callId: `call_${id}`,
+      sessionId: "1",
       tool: "write_file",
       level: "sensitive",
       description: "Write a file.",
@@ -18,7 +20,7 @@ function approval(id: number): DialogRequest {
   };
 }
 function question(id: number): DialogRequest {
-  return { kind: "question", id, question: { question: "Which?", options: ["a", "b"] } };
+  return { kind: "question", id, question: { callId: `call_${id}`, question: "Which?", options: ["a", "b"] } };
 }
 
 describe("the dialog queue", () => {

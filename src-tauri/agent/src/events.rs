@@ -12,17 +12,15 @@
 //!
 //! Tool calls carry the model's `tool_call_id` so a UI can pair `tool_call_started` with its
 //! `tool_result` (results of concurrent calls may arrive out of order) and with an
-//! `approval_requested` in between. A `retrying` event means the current reply restarts: text
-//! and reasoning streamed since the last tool result (or the turn's start) are void.
+//! `approval_requested` in between, whose request carries the same id (`request.callId`). A
+//! `retrying` event means the current reply restarts: text and reasoning streamed since the last
+//! tool result (or the turn's start) are void.
 //!
-//! Approvals are observed by wrapping the session's [`Approver`] ([`ApprovalEvents`]): the
-//! wrapper emits `approval_requested` (with the call's id, known from a task-local set around
-//! each dispatch) and passes the request on to the real approver unchanged.
+//! The turn's [`EventSink`] is each call's [`CallObserver`]: the manager reports the approval
+//! step of the call it dispatches to it, so no approver needs wrapping and nothing is routed
+//! per turn.
 
-use std::sync::{Arc, Mutex, PoisonError};
-
-use async_trait::async_trait;
-use gantry_tools::{ApprovalDecision, ApprovalRequest, Approver, Observation};
+use gantry_tools::{ApprovalRequest, CallObserver, Observation};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -88,17 +86,15 @@ pub enum TurnEvent {
         /// The arguments as the model wrote them (JSON text, possibly invalid).
         arguments: String,
     },
-    /// The approver is being asked about a call.
+    /// The approver is being asked about a call (`request.callId`).
     ApprovalRequested {
-        /// The call being decided, when known.
-        tool_call_id: Option<String>,
         /// What the approver is shown.
         request: ApprovalRequest,
     },
     /// The approver answered; an allowed call runs from now on (a denied one's result follows).
     ApprovalResolved {
-        /// The call decided, when known.
-        tool_call_id: Option<String>,
+        /// The call decided.
+        tool_call_id: String,
         /// Whether the call may run.
         allowed: bool,
     },
@@ -206,69 +202,18 @@ impl From<UnboundedSender<TurnEvent>> for EventSink {
     }
 }
 
-tokio::task_local! {
-    /// The id of the tool call being dispatched in this task.
-    pub(crate) static CURRENT_CALL: String;
-}
-
-/// Reports the approval requests (and their answers) of a session's [`gantry_tools::ToolManager`] as
-/// [`TurnEvent::ApprovalRequested`] events of the running turn.
-///
-/// Wrap the real approver with [`ApprovalEvents::observe`] and install the result in the
-/// manager (`ToolManager::with_approver`) before sharing the manager; give the same
-/// `ApprovalEvents` to the session ([`crate::SessionParts::approvals`]), which points it at each
-/// turn's events. A manager whose approver was not wrapped works the same, without the events.
-#[derive(Debug, Clone, Default)]
-pub struct ApprovalEvents {
-    sink: Arc<Mutex<EventSink>>,
-}
-
-impl ApprovalEvents {
-    /// Not attached to any turn yet.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// `approver`, reporting each request to the running turn before passing it on unchanged.
-    pub fn observe(&self, approver: Arc<dyn Approver>) -> Arc<dyn Approver> {
-        Arc::new(ObservedApprover {
-            inner: approver,
-            sink: Arc::clone(&self.sink),
-        })
-    }
-
-    /// Points the events at `sink` (a turn's) or nowhere.
-    pub(crate) fn route(&self, sink: EventSink) {
-        *self.sink.lock().unwrap_or_else(PoisonError::into_inner) = sink;
-    }
-}
-
-/// An [`Approver`] that reports each request as a [`TurnEvent::ApprovalRequested`], with the id
-/// of the call being dispatched, then asks the real approver.
-struct ObservedApprover {
-    inner: Arc<dyn Approver>,
-    sink: Arc<Mutex<EventSink>>,
-}
-
-#[async_trait]
-impl Approver for ObservedApprover {
-    async fn decide(&self, request: ApprovalRequest) -> ApprovalDecision {
-        let tool_call_id = CURRENT_CALL.try_with(Clone::clone).ok();
-        let sink = self
-            .sink
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        sink.emit(TurnEvent::ApprovalRequested {
-            tool_call_id: tool_call_id.clone(),
+impl CallObserver for EventSink {
+    fn approval_requested(&self, request: &ApprovalRequest) {
+        self.emit(TurnEvent::ApprovalRequested {
             request: request.clone(),
         });
-        let decision = self.inner.decide(request).await;
-        sink.emit(TurnEvent::ApprovalResolved {
-            tool_call_id,
-            allowed: !matches!(decision, ApprovalDecision::Deny { .. }),
+    }
+
+    fn approval_resolved(&self, call_id: &str, allowed: bool) {
+        self.emit(TurnEvent::ApprovalResolved {
+            tool_call_id: call_id.to_owned(),
+            allowed,
         });
-        decision
     }
 }
 
@@ -328,8 +273,9 @@ mod tests {
             ),
             (
                 TurnEvent::ApprovalRequested {
-                    tool_call_id: Some("c2".into()),
                     request: ApprovalRequest {
+                        call_id: "c2".into(),
+                        session_id: Some("s1".into()),
                         tool: "write_file".into(),
                         level: PermissionLevel::Sensitive,
                         description: "Write".into(),
@@ -338,8 +284,8 @@ mod tests {
                         session_scope: vec!["write_file".into()],
                     },
                 },
-                json!({"type": "approval_requested", "toolCallId": "c2", "request": {
-                    "tool": "write_file", "level": "sensitive", "description": "Write",
+                json!({"type": "approval_requested", "request": {
+                    "callId": "c2", "sessionId": "s1", "tool": "write_file", "level": "sensitive", "description": "Write",
                     "arguments": {"path": "a"}, "preview": null, "sessionScope": ["write_file"]}}),
             ),
         ];

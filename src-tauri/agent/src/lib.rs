@@ -1,8 +1,11 @@
 //! Gantry's agent loop: a user message in, model calls and tool calls until the model answers.
 //!
-//! The engine half of a Gantry session, with no UI: a [`Session`] holds a project's
-//! [`gantry_tools::ToolManager`], a [`Provider`] (any OpenAI-compatible Chat Completions server)
-//! and the [`Transcript`], saved message by message through a [`TranscriptStore`].
+//! The loop only, with no UI, no database and no keychain: a [`Session`] shares a project's
+//! [`gantry_tools::ToolManager`], owns its [`gantry_tools::ToolSession`] (grants and file
+//! ledger), talks to a [`Provider`] (any OpenAI-compatible Chat Completions server) and keeps the
+//! [`Transcript`], saved message by message through a [`TranscriptStore`]. Opening a project,
+//! saving sessions in Gantry's database and finding providers with their keys are the
+//! engine's (`gantry-engine`), which both front ends share.
 //! [`Session::run_turn`] runs the streaming ReAct loop and reports what happens as
 //! [`TurnEvent`]s, which the CLI prints and the desktop app forwards to its webview.
 //!
@@ -14,7 +17,7 @@
 //! gantry_tools::builtin::register_builtins(&tools)?;
 //! let provider = Provider::from_env(ProviderConfig::default_local(), ProviderOptions::default())?;
 //! let store = Arc::new(MemoryTranscripts::new());
-//! let mut session = Session::create(SessionParts::new(tools, None, provider, store)).await?;
+//! let mut session = Session::create(SessionParts::new(Arc::new(tools), provider, store)).await?;
 //! let (events, mut receiver) = tokio::sync::mpsc::unbounded_channel();
 //! let cancel = tokio_util::sync::CancellationToken::new();
 //! let outcome = session.run_turn("What does this project do?", &cancel, events).await;
@@ -28,13 +31,11 @@
 //! Modules, one job each: `provider` (configuration, presets, the streamed request with
 //! retries), `stream` (assembling deltas by index), `transcript` (messages, validity, context
 //! fitting), `prompt` (the system prompt), `events` (what a turn reports), `persist` (where
-//! messages go), `project` (opening a project's tools, policies and MCP servers), `session`
-//! and `turn` (the loop), `error`.
+//! messages go), `session` and `turn` (the loop), `error`.
 
 pub mod error;
 pub mod events;
 pub mod persist;
-pub mod project;
 pub mod prompt;
 pub mod provider;
 pub mod session;
@@ -43,15 +44,12 @@ pub mod transcript;
 pub mod turn;
 
 pub use error::{AgentError, PersistError, ProviderError};
-pub use events::{ApprovalEvents, EventSink, TurnEndReason, TurnEvent};
-pub use persist::{MemoryTranscripts, StoreTranscripts, TranscriptStore};
-pub use project::{
-    McpStartError, OpenError, OpenProject, People, ProjectMcp, StoreTrust, open_project, start_mcp,
-};
+pub use events::{EventSink, TurnEndReason, TurnEvent};
+pub use persist::{MemoryTranscripts, TranscriptStore};
 pub use prompt::{PromptContext, system_prompt};
 pub use provider::{
     ApiKey, DEFAULT_CONTEXT_WINDOW, DEFAULT_PROVIDER, Provider, ProviderConfig, ProviderOptions,
-    ProviderSource, RetryPolicy, find_provider, provider_key, resolve_provider,
+    RetryPolicy,
 };
 pub use session::{Session, SessionOptions, SessionParts};
 pub use transcript::{

@@ -186,7 +186,7 @@ impl ProviderConfig {
         let Some(variable) = &self.api_key_env else {
             return Ok(None);
         };
-        match gantry_store::key_from_env(variable) {
+        match gantry_tools::key_from_env(variable) {
             Some(value) => Ok(Some(ApiKey::new(value))),
             None => Err(ProviderError::Config(format!(
                 "provider '{}' needs an API key: set the environment variable {variable}",
@@ -199,116 +199,6 @@ impl ProviderConfig {
 /// The context window assumed for a saved provider that names none and matches no preset:
 /// small enough for a local server's default.
 pub const DEFAULT_CONTEXT_WINDOW: u32 = 8_192;
-
-impl From<&gantry_store::ProviderConfig> for ProviderConfig {
-    /// A saved provider; without a context window, the same-named preset's or
-    /// [`DEFAULT_CONTEXT_WINDOW`].
-    fn from(saved: &gantry_store::ProviderConfig) -> Self {
-        let context_window = saved.context_window.unwrap_or_else(|| {
-            Self::preset(&saved.name).map_or(DEFAULT_CONTEXT_WINDOW, |preset| preset.context_window)
-        });
-        Self {
-            name: saved.name.clone(),
-            base_url: saved.base_url.clone(),
-            model: saved.model.clone(),
-            api_key_env: saved.api_key_env.clone(),
-            context_window,
-        }
-    }
-}
-
-impl From<&ProviderConfig> for gantry_store::ProviderConfig {
-    fn from(config: &ProviderConfig) -> Self {
-        Self {
-            name: config.name.clone(),
-            base_url: config.base_url.clone(),
-            model: config.model.clone(),
-            api_key_env: config.api_key_env.clone(),
-            context_window: Some(config.context_window),
-        }
-    }
-}
-
-/// Where a provider's configuration came from, which decides where its key is looked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderSource {
-    /// Saved in the store (`provider set`): key from the keychain, else its variable.
-    Saved,
-    /// A preset, or a configuration given by hand: key from its variable only.
-    Preset,
-}
-
-/// The provider called `name`: a provider saved in the store first, then a preset; no name
-/// means the local Ollama preset.
-pub async fn find_provider(
-    store: Option<&gantry_store::Store>,
-    name: Option<&str>,
-) -> Result<(ProviderConfig, ProviderSource), ProviderError> {
-    let Some(name) = name else {
-        return Ok((ProviderConfig::default_local(), ProviderSource::Preset));
-    };
-    if let Some(store) = store {
-        let saved =
-            store.providers().get(name).await.map_err(|error| {
-                ProviderError::Config(format!("reading saved providers: {error}"))
-            })?;
-        if let Some(saved) = saved {
-            let config = ProviderConfig::from(&saved.config);
-            config.register_key_variable();
-            return Ok((config, ProviderSource::Saved));
-        }
-    }
-    match ProviderConfig::preset(name) {
-        Some(config) => Ok((config, ProviderSource::Preset)),
-        None => {
-            let presets: Vec<String> = ProviderConfig::presets()
-                .into_iter()
-                .map(|preset| preset.name)
-                .collect();
-            Err(ProviderError::Config(format!(
-                "unknown provider '{name}': save it with `gantry-cli provider set` or use a \
-                 preset ({})",
-                presets.join(", ")
-            )))
-        }
-    }
-}
-
-/// The key for `config`.
-///
-/// A saved provider's key comes from the OS keychain, else from its environment variable; when
-/// neither has one (or the keychain is unavailable and the variable unset) it is used without a
-/// key, and a provider that needs one will say so. A preset's key comes from its variable, and
-/// a missing one is an error naming it.
-pub async fn provider_key(
-    config: &ProviderConfig,
-    source: ProviderSource,
-) -> Result<Option<ApiKey>, ProviderError> {
-    match source {
-        ProviderSource::Preset => config.api_key_from_env(),
-        ProviderSource::Saved => {
-            let saved = gantry_store::ProviderConfig::from(config);
-            match gantry_store::Secrets::new().api_key_for(&saved).await {
-                Ok(key) => Ok(key.map(|secret| ApiKey::new(secret.expose()))),
-                Err(gantry_store::SecretError::Unavailable { reason, .. }) => {
-                    tracing::warn!(provider = %config.name, %reason, "no API key: the keychain is unavailable and no variable is set");
-                    Ok(None)
-                }
-                Err(error) => Err(ProviderError::Config(error.to_string())),
-            }
-        }
-    }
-}
-
-/// [`find_provider`] and then [`provider_key`].
-pub async fn resolve_provider(
-    store: Option<&gantry_store::Store>,
-    name: Option<&str>,
-) -> Result<(ProviderConfig, Option<ApiKey>), ProviderError> {
-    let (config, source) = find_provider(store, name).await?;
-    let key = provider_key(&config, source).await?;
-    Ok((config, key))
-}
 
 fn normalise(name: &str) -> String {
     name.chars()
@@ -962,45 +852,6 @@ mod tests {
         let config = ProviderConfig::new("corp2", "https://llm.corp/v1", "m", Some(other), 10);
         let _ = config.api_key_from_env();
         assert!(gantry_tools::is_secret_env(other));
-    }
-
-    #[test]
-    fn saved_configs_map_one_to_one() {
-        let saved = gantry_store::ProviderConfig {
-            name: "work".into(),
-            base_url: "http://vllm:8000/v1".into(),
-            model: "qwen".into(),
-            api_key_env: Some("WORK_API_KEY".into()),
-            context_window: None,
-        };
-        let config = ProviderConfig::from(&saved);
-        assert_eq!(config.context_window, DEFAULT_CONTEXT_WINDOW);
-        assert_eq!(
-            gantry_store::ProviderConfig::from(&config),
-            gantry_store::ProviderConfig {
-                context_window: Some(DEFAULT_CONTEXT_WINDOW),
-                ..saved.clone()
-            }
-        );
-        let openai = gantry_store::ProviderConfig {
-            name: "openai".into(),
-            ..saved
-        };
-        assert_eq!(ProviderConfig::from(&openai).context_window, 1_047_576);
-    }
-
-    #[tokio::test]
-    async fn providers_resolve_to_presets_and_the_local_default() {
-        let (config, key) = resolve_provider(None, None).await.unwrap();
-        assert_eq!(config, ProviderConfig::default_local());
-        assert_eq!(key, None);
-        let (config, _) = resolve_provider(None, Some("LM Studio")).await.unwrap();
-        assert_eq!(config.name, "lmstudio");
-        let error = resolve_provider(None, Some("nope")).await.unwrap_err();
-        assert!(
-            error.to_string().contains("unknown provider 'nope'"),
-            "{error}"
-        );
     }
 
     #[test]

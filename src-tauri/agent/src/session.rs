@@ -1,19 +1,20 @@
 //! A session: one project's tools, one provider, one transcript.
 //!
-//! A [`Session`] owns the project's [`ToolManager`] (shared, so the app can change policies and
-//! grants while it runs), the [`Provider`] it talks to, the store its messages go to and the
-//! transcript so far. Turns run one at a time (`&mut self`); see the `turn` module for the loop.
+//! A [`Session`] shares the project's [`ToolManager`] (so the app can change policies while it
+//! runs, and other sessions of the project use the same tools), owns its [`ToolSession`] (its id,
+//! what the user allowed in it, what the model saw of each file), the [`Provider`] it talks to,
+//! the store its messages go to and the transcript so far. Turns run one at a time
+//! (`&mut self`); see the `turn` module for the loop.
 //!
-//! The manager is built by the caller (tools, prompter, audit sink, policies, MCP servers) and
-//! shared; its approver should be wrapped by the session's [`ApprovalEvents`] so that approval
-//! requests are reported to the running turn as events.
+//! The manager is built by the caller (tools, approver, prompter, audit sink, policies, MCP
+//! servers) and shared. The session's id lives in its [`ToolSession`] only; whoever needs it
+//! while a turn holds the session (the app's grants panel) keeps a clone of that `Arc`.
 
 use std::sync::Arc;
 
-use gantry_tools::{Approver, ToolManager};
+use gantry_tools::{ToolManager, ToolSession};
 
 use crate::error::{AgentError, PersistError};
-use crate::events::{ApprovalEvents, EventSink};
 use crate::persist::TranscriptStore;
 use crate::provider::Provider;
 use crate::transcript::{Message, Transcript, cancelled_result};
@@ -44,11 +45,9 @@ impl Default for SessionOptions {
 
 /// Everything a session is made of.
 pub struct SessionParts {
-    /// The project's tools, fully set up (prompter, audit sink, policies, approver wrapped by
-    /// `approvals`), shared with whoever else needs them (an MCP hub, the app's settings).
+    /// The project's tools, fully set up (approver, prompter, audit sink, policies), shared with
+    /// whoever else needs them (an MCP hub, the app's settings, other sessions).
     pub tools: Arc<ToolManager>,
-    /// Reports the approver's requests as events of the running turn.
-    pub approvals: ApprovalEvents,
     /// The model provider.
     pub provider: Provider,
     /// Where messages are saved.
@@ -58,21 +57,14 @@ pub struct SessionParts {
 }
 
 impl SessionParts {
-    /// The parts for `tools` with `approver` installed (observed) in it.
+    /// The parts for `tools`, with the default options.
     pub fn new(
-        tools: ToolManager,
-        approver: Option<Arc<dyn Approver>>,
+        tools: Arc<ToolManager>,
         provider: Provider,
         store: Arc<dyn TranscriptStore>,
     ) -> Self {
-        let approvals = ApprovalEvents::new();
-        let tools = match approver {
-            Some(approver) => tools.with_approver(approvals.observe(approver)),
-            None => tools,
-        };
         Self {
-            tools: Arc::new(tools),
-            approvals,
+            tools,
             provider,
             store,
             options: SessionOptions::default(),
@@ -89,9 +81,8 @@ impl SessionParts {
 
 /// An open session.
 pub struct Session {
-    pub(crate) id: String,
     pub(crate) tools: Arc<ToolManager>,
-    pub(crate) approvals: ApprovalEvents,
+    pub(crate) tool_session: Arc<ToolSession>,
     pub(crate) provider: Provider,
     pub(crate) store: Arc<dyn TranscriptStore>,
     pub(crate) transcript: Transcript,
@@ -101,7 +92,7 @@ pub struct Session {
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
-            .field("id", &self.id)
+            .field("id", &self.id())
             .field("provider", &self.provider)
             .field("messages", &self.transcript.len())
             .field("options", &self.options)
@@ -116,26 +107,45 @@ impl Session {
             .store
             .create_session(parts.tools.root(), Some(&parts.provider.config().model))
             .await?;
-        Ok(Self::assemble(parts, id, Transcript::new()))
+        Ok(Self::assemble(
+            parts,
+            Arc::new(ToolSession::new(id)),
+            Transcript::new(),
+        ))
     }
 
     /// Reopens session `id` with its saved messages. Tool calls a crash left without a result
     /// are answered with a saved `[cancelled]` message, so the transcript is valid again.
     pub async fn resume(parts: SessionParts, id: &str) -> Result<Self, AgentError> {
-        let messages = parts.store.load_messages(id, parts.tools.root()).await?;
-        let mut session = Self::assemble(parts, id.to_owned(), Transcript::from_messages(messages));
+        Self::resume_in(parts, Arc::new(ToolSession::new(id))).await
+    }
+
+    /// [`Self::resume`] for the session whose id, grants and file ledger are `tool_session`
+    /// (shared with whoever lists or revokes its grants).
+    pub async fn resume_in(
+        parts: SessionParts,
+        tool_session: Arc<ToolSession>,
+    ) -> Result<Self, AgentError> {
+        let id = tool_session
+            .id()
+            .ok_or_else(|| PersistError::NotFound(String::new()))?
+            .to_owned();
+        let messages = parts.store.load_messages(&id, parts.tools.root()).await?;
+        let mut session = Self::assemble(parts, tool_session, Transcript::from_messages(messages));
         for call in session.transcript.unanswered_calls() {
             session.save(cancelled_result(&call)).await?;
         }
         Ok(session)
     }
 
-    fn assemble(parts: SessionParts, id: String, transcript: Transcript) -> Self {
-        parts.tools.start_session(Some(id.clone()));
+    fn assemble(
+        parts: SessionParts,
+        tool_session: Arc<ToolSession>,
+        transcript: Transcript,
+    ) -> Self {
         Self {
-            id,
+            tool_session,
             tools: parts.tools,
-            approvals: parts.approvals,
             provider: parts.provider,
             store: parts.store,
             transcript,
@@ -145,12 +155,17 @@ impl Session {
 
     /// The session's id in the store.
     pub fn id(&self) -> &str {
-        &self.id
+        self.tool_session.id().unwrap_or_default()
     }
 
-    /// The project's tools (change policies and grants here).
+    /// The project's tools (change policies here).
     pub fn tools(&self) -> &Arc<ToolManager> {
         &self.tools
+    }
+
+    /// The session's grants and file ledger (list or revoke grants here).
+    pub fn tool_session(&self) -> &Arc<ToolSession> {
+        &self.tool_session
     }
 
     /// The provider in use.
@@ -177,14 +192,13 @@ impl Session {
     pub(crate) async fn save(&mut self, message: Message) -> Result<(), PersistError> {
         let ordinal = self.transcript.len();
         self.store
-            .append_message(&self.id, ordinal, &message)
+            .append_message(
+                self.tool_session.id().unwrap_or_default(),
+                ordinal,
+                &message,
+            )
             .await?;
         self.transcript.push(message);
         Ok(())
-    }
-
-    /// Points approval events at `sink` (the running turn's) or nowhere.
-    pub(crate) fn route_approval_events(&self, sink: EventSink) {
-        self.approvals.route(sink);
     }
 }

@@ -25,11 +25,13 @@ use std::time::Duration;
 
 use async_openai::types::chat::{ChatCompletionTools, CreateChatCompletionRequest};
 use futures::StreamExt;
-use gantry_tools::{Decision, Observation, ObservationKind, PermissionLevel, Policy, ToolManager};
+use gantry_tools::{
+    CallContext, Decision, Observation, ObservationKind, PermissionLevel, Policy, ToolManager,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::PersistError;
-use crate::events::{CURRENT_CALL, EventSink, TurnEndReason, TurnEvent};
+use crate::events::{EventSink, TurnEndReason, TurnEvent};
 use crate::prompt::{PromptContext, system_prompt};
 use crate::provider::{CallFailure, StreamSignal};
 use crate::session::Session;
@@ -90,9 +92,8 @@ impl Session {
         events: impl Into<EventSink>,
     ) -> TurnOutcome {
         let events = events.into();
-        self.route_approval_events(events.clone());
         events.emit(TurnEvent::TurnStarted {
-            session_id: self.id.clone(),
+            session_id: self.id().to_owned(),
         });
         let mut steps = 0;
         let mut usage = TokenUsage::default();
@@ -108,7 +109,6 @@ impl Session {
                 fatal: true,
             });
         }
-        self.route_approval_events(EventSink::none());
         events.emit(TurnEvent::TurnFinished {
             reason: end.reason,
             steps,
@@ -337,8 +337,14 @@ impl Session {
             // closure (a borrowing closure makes the turn's future not `Send` for every
             // lifetime, and then it cannot be spawned).
             let tools = Arc::clone(&self.tools);
+            let session = Arc::clone(&self.tool_session);
             let mut results = futures::stream::iter(calls[index..end].iter().cloned())
-                .map(move |call| dispatch(Arc::clone(&tools), call, cancel.clone(), events.clone()))
+                .map(move |call| {
+                    let context = CallContext::new(call.id.clone(), Arc::clone(&session))
+                        .with_observer(Arc::new(events.clone()))
+                        .with_cancel(cancel.clone());
+                    dispatch(Arc::clone(&tools), call, context, events.clone())
+                })
                 .buffered(limit);
             while let Some((call, observation)) = results.next().await {
                 let status = if observation.kind == ObservationKind::Cancelled {
@@ -355,16 +361,12 @@ impl Session {
     }
 }
 
-/// Tools that talk to the user, so they run alone even though they are SAFE.
-const INTERACTIVE_TOOLS: &[&str] = &["ask_user"];
-
 /// True when a call can neither ask the user nor change anything: a SAFE tool whose policy here
-/// is Auto, and which is not one of the [`INTERACTIVE_TOOLS`].
+/// is Auto, and which does not talk to the user ([`gantry_tools::Tool::interactive`]).
 fn may_run_concurrently(tools: &ToolManager, call: &ToolCall) -> bool {
-    !INTERACTIVE_TOOLS.contains(&call.name.as_str())
-        && tools
-            .get(&call.name)
-            .is_some_and(|tool| tool.level() == PermissionLevel::Safe)
+    tools
+        .get(&call.name)
+        .is_some_and(|tool| tool.level() == PermissionLevel::Safe && !tool.interactive())
         && tools.policy(&call.name) == Ok(Policy::Auto)
 }
 
@@ -372,7 +374,7 @@ fn may_run_concurrently(tools: &ToolManager, call: &ToolCall) -> bool {
 async fn dispatch(
     tools: Arc<ToolManager>,
     call: ToolCall,
-    cancel: CancellationToken,
+    context: CallContext,
     events: EventSink,
 ) -> (ToolCall, Observation) {
     events.emit(TurnEvent::ToolCallStarted {
@@ -380,11 +382,8 @@ async fn dispatch(
         name: call.name.clone(),
         arguments: call.arguments.clone(),
     });
-    let observation = CURRENT_CALL
-        .scope(
-            call.id.clone(),
-            tools.dispatch_cancellable(&call.name, call.arguments.as_str(), &cancel),
-        )
+    let observation = tools
+        .dispatch(&call.name, call.arguments.as_str(), &context)
         .await;
     events.emit(TurnEvent::ToolResult {
         id: call.id.clone(),

@@ -19,12 +19,13 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context;
 use clap::Args;
 use gantry_agent::{
-    AgentError, ApiKey, ApprovalEvents, DEFAULT_CONTEXT_WINDOW, PersistError, Provider,
-    ProviderConfig, ProviderError, ProviderOptions, ProviderSource, Session, SessionOptions,
-    SessionParts, StoreTranscripts, TurnEndReason, TurnEvent, find_provider, provider_key,
+    ApiKey, DEFAULT_CONTEXT_WINDOW, Provider, ProviderConfig, ProviderError, ProviderOptions,
+    SessionOptions, TurnEndReason, TurnEvent,
+};
+use gantry_engine::{
+    ProviderSource, SessionError, find_provider, open_session as open_agent_session, provider_key,
 };
 use gantry_store::Store;
 use gantry_tools::{ApprovalDecision, Approver, FixedApprover, Observation, UserPrompter};
@@ -82,16 +83,7 @@ pub(crate) struct ChatArgs {
 pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let interactive = std::io::stdin().is_terminal();
     let (approver, prompter) = people(args.approve, interactive);
-    // The approver is observed, so approval requests also become events of the turn.
-    let approvals = ApprovalEvents::new();
-    let project = open_project(
-        &args.project.root,
-        People {
-            approver: approver.map(|approver| approvals.observe(approver)),
-            prompter,
-        },
-    )
-    .await?;
+    let project = open_project(&args.project.root, People { approver, prompter }).await?;
     let (config, key) = provider(&args, &project.store).await?;
     let provider = Provider::new(config, key, ProviderOptions::default())
         .map_err(|error| CliError::Usage(error.to_string()))?;
@@ -112,30 +104,22 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         }
         return Err(CliError::Usage(error.to_string()));
     }
-    let parts = SessionParts {
-        tools,
-        approvals,
-        provider,
-        store: Arc::new(StoreTranscripts::new(store)),
-        options: SessionOptions {
-            max_steps: args.max_steps,
-            ..SessionOptions::default()
-        },
+    let options = SessionOptions {
+        max_steps: args.max_steps,
+        ..SessionOptions::default()
     };
-    let session = match &args.session {
-        Some(id) => Session::resume(parts, id)
-            .await
-            .map_err(|error| match error {
-                AgentError::Persist(
-                    PersistError::NotFound(_) | PersistError::OtherProject { .. },
-                ) => CliError::Usage(error.to_string()),
-                other => CliError::Failed(other.into()),
-            }),
-        None => Session::create(parts)
-            .await
-            .context("starting a session")
-            .map_err(CliError::Failed),
-    };
+    let resume = args
+        .session
+        .as_deref()
+        .map(|id| Arc::new(gantry_tools::ToolSession::new(id)));
+    let session = open_agent_session(&tools, &store, provider, options, resume)
+        .await
+        .map_err(|error| match error {
+            SessionError::Unknown(error) => CliError::Usage(error.to_string()),
+            SessionError::Failed(error) => {
+                CliError::Failed(anyhow::Error::new(error).context("starting a session"))
+            }
+        });
     let mut session = match session {
         Ok(session) => session,
         Err(error) => {

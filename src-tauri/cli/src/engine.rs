@@ -1,4 +1,4 @@
-//! Opening a project for a command: [`gantry_agent::open_project`] (the same assembly the
+//! Opening a project for a command: [`gantry_engine::open_tools`] (the same assembly the
 //! desktop app uses) with the CLI's error mapping, plus the MCP servers with their warnings on
 //! stderr.
 //!
@@ -8,20 +8,20 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use gantry_agent::{OpenError, OpenProject, ProjectMcp};
+use gantry_engine::{OpenError, ProjectMcp, ProjectTools};
 use gantry_mcp::McpHub;
 use gantry_tools::ToolManager;
 
-pub(crate) use gantry_agent::People;
+pub(crate) use gantry_engine::People;
 
 use crate::CliError;
 use crate::state::{open_store, store_error};
 
 /// A manager for the project at `root` with every built-in tool registered and the project's
 /// saved policies and audit log attached.
-pub(crate) async fn open_project(root: &Path, people: People) -> Result<OpenProject, CliError> {
+pub(crate) async fn open_project(root: &Path, people: People) -> Result<ProjectTools, CliError> {
     let store = open_store().await?;
-    gantry_agent::open_project(store, root, people)
+    gantry_engine::open_tools(store, root, people)
         .await
         .map_err(|error| match error {
             OpenError::Root(error) => CliError::Usage(error.to_string()),
@@ -67,7 +67,7 @@ pub(crate) async fn start_mcp(
     mcp: &ProjectMcp,
     trust_project_mcp: bool,
 ) -> Option<McpHub> {
-    match gantry_agent::start_mcp(manager, mcp, trust_project_mcp).await {
+    match gantry_engine::start_mcp(manager, mcp, trust_project_mcp).await {
         Ok(hub) => {
             for warning in hub.warnings() {
                 eprintln!(

@@ -235,7 +235,7 @@ async fn list(root: &Path, trust_project_mcp: bool, json: bool) -> Result<ExitCo
     let mcp = open.mcp();
     let manager = Arc::new(open.manager);
     // Unlike the other commands, a broken config is this command's failure.
-    let hub = gantry_agent::start_mcp(&manager, &mcp, trust_project_mcp)
+    let hub = gantry_engine::start_mcp(&manager, &mcp, trust_project_mcp)
         .await
         .map_err(|error| CliError::Failed(error.into()))?;
     for warning in hub.warnings() {

@@ -204,7 +204,7 @@ async fn list(store: &Store, json: bool) -> Result<(), CliError> {
             .config
             .api_key_env
             .as_deref()
-            .is_some_and(|var| gantry_store::key_from_env(var).is_some());
+            .is_some_and(|var| gantry_tools::key_from_env(var).is_some());
         let key = match secrets.get(&provider.config.name).await {
             Ok(Some(_)) => KeyStatus::Keychain,
             Ok(None) if env_set => KeyStatus::Env,

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use gantry_tools::{ApprovalDecision, FixedApprover, ObservationKind};
+use gantry_tools::{ApprovalDecision, CallContext, FixedApprover, ObservationKind};
 
 use crate::engine::{People, open_session};
 use crate::escape::for_terminal;
@@ -100,7 +100,11 @@ pub(crate) async fn call(
     let _on_signal = crate::signals::cancel_on_signal(cancel.clone());
     let observation = session
         .manager
-        .dispatch_cancellable(name, arguments.unwrap_or_default(), &cancel)
+        .dispatch(
+            name,
+            arguments.unwrap_or_default(),
+            &CallContext::detached().with_cancel(cancel),
+        )
         .await;
     session.close().await;
     println!("{}", for_terminal(&observation.text));

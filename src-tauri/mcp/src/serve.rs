@@ -12,7 +12,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use async_trait::async_trait;
 use gantry_tools::{
-    ApprovalDecision, ApprovalRequest, Approver, ManagerError, Policy, ToolManager,
+    ApprovalDecision, ApprovalRequest, Approver, CallContext, ManagerError, Policy, ToolManager,
+    ToolSession,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
@@ -148,17 +149,23 @@ pub fn auto_approve(manager: &ToolManager, names: &[String]) -> Result<Vec<Strin
     Ok(warnings)
 }
 
-/// The MCP server over a [`ToolManager`].
+/// The MCP server over a [`ToolManager`]. The connection is one session: what its user allows
+/// "for the session" lasts until the client disconnects.
 #[derive(Clone)]
 pub struct GantryServer {
     manager: Arc<ToolManager>,
     client: ClientSlot,
+    session: Arc<ToolSession>,
 }
 
 impl GantryServer {
     /// A server for `manager`; `client` is the slot its [`ElicitingApprover`] reads (if any).
     pub fn new(manager: Arc<ToolManager>, client: ClientSlot) -> Self {
-        Self { manager, client }
+        Self {
+            manager,
+            client,
+            session: Arc::new(ToolSession::detached()),
+        }
     }
 
     /// Serves one client over `transport` until it disconnects.
@@ -249,10 +256,9 @@ impl ServerHandler for GantryServer {
     ) -> Result<CallToolResponse, ErrorData> {
         self.client.set(&context.peer);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let observation = self
-            .manager
-            .dispatch_cancellable(&request.name, arguments, &context.ct)
-            .await;
+        let call = CallContext::new(format!("mcp_{}", context.id), Arc::clone(&self.session))
+            .with_cancel(context.ct.clone());
+        let observation = self.manager.dispatch(&request.name, arguments, &call).await;
         let content = vec![ContentBlock::text(observation.text.clone())];
         let result = if observation.is_ok() {
             CallToolResult::success(content)

@@ -4,9 +4,9 @@ use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_dialog::DialogExt;
 use tokio::sync::oneshot;
 
-use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest};
-use crate::error::CommandError;
-use crate::state::AppState;
+use gantry_engine::CommandError;
+use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
+use gantry_engine::state::AppState;
 
 /// The open project's tool calls that pass the filter, newest first.
 #[tauri::command]

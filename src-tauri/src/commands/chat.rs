@@ -3,11 +3,11 @@
 use gantry_tools::ToolInfo;
 use tauri::State;
 
-use crate::chat::{
+use gantry_engine::CommandError;
+use gantry_engine::chat::{
     ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
 };
-use crate::error::CommandError;
-use crate::state::AppState;
+use gantry_engine::state::AppState;
 
 /// The open project's sessions, the most recently updated first.
 #[tauri::command]

@@ -4,10 +4,10 @@ use gantry_tools::ApprovalDecision;
 use serde::Deserialize;
 use tauri::State;
 
-use crate::approver::QuestionAnswer;
-use crate::error::CommandError;
-use crate::events::DialogRequest;
-use crate::state::AppState;
+use gantry_engine::CommandError;
+use gantry_engine::dialogs::QuestionAnswer;
+use gantry_engine::events::DialogRequest;
+use gantry_engine::state::AppState;
 
 /// The argument of `resolve_approval`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]

@@ -2,12 +2,12 @@
 
 use tauri::State;
 
-use crate::error::CommandError;
-use crate::mcp_panel::{
+use gantry_engine::CommandError;
+use gantry_engine::mcp_panel::{
     ClaudeImportPreview, ImportClaudeDesktopRequest, McpPanel, McpServerEntry, McpServerRequest,
     SaveMcpServersRequest, SetMcpServerEnabledRequest,
 };
-use crate::state::AppState;
+use gantry_engine::state::AppState;
 
 /// The open project's MCP servers: transport, state, tools, last stderr lines.
 #[tauri::command]

@@ -2,9 +2,9 @@
 
 use tauri::State;
 
-use crate::error::CommandError;
-use crate::preview::{FilePreview, PreviewRequest};
-use crate::state::AppState;
+use gantry_engine::CommandError;
+use gantry_engine::preview::{FilePreview, PreviewRequest};
+use gantry_engine::state::AppState;
 
 /// A file of the open project, confined to it, as text or as "binary".
 #[tauri::command]

@@ -6,9 +6,9 @@ use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_dialog::DialogExt;
 use tokio::sync::oneshot;
 
-use crate::error::CommandError;
-use crate::project::ProjectInfo;
-use crate::state::{AppState, LaunchState, OpenProjectRequest, RecentProject};
+use gantry_engine::CommandError;
+use gantry_engine::project::ProjectInfo;
+use gantry_engine::state::{AppState, LaunchState, OpenProjectRequest, RecentProject};
 
 /// What to show on (re)load: the open project, or the welcome screen and a launch error.
 #[tauri::command]

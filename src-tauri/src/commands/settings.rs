@@ -2,11 +2,11 @@
 
 use tauri::State;
 
-use crate::error::CommandError;
-use crate::provider_settings::{
+use gantry_engine::CommandError;
+use gantry_engine::provider_settings::{
     ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
-use crate::state::AppState;
+use gantry_engine::state::AppState;
 
 /// The active provider, whether its key is stored, and the presets.
 #[tauri::command]

@@ -3,9 +3,9 @@
 use gantry_tools::ToolInfo;
 use tauri::State;
 
-use crate::error::CommandError;
-use crate::state::AppState;
-use crate::tool_panel::{GrantView, RevokeGrantRequest, SetToolPolicyRequest};
+use gantry_engine::CommandError;
+use gantry_engine::state::AppState;
+use gantry_engine::tool_panel::{GrantView, RevokeGrantRequest, SetToolPolicyRequest};
 
 /// Sets a tool's policy in the open project (it holds for the next call and is saved); returns
 /// the tools. A DANGEROUS tool turned on without `confirmDangerous` is refused with

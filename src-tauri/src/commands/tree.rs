@@ -3,9 +3,9 @@
 use gantry_watch::TreeEntry;
 use tauri::State;
 
-use crate::error::CommandError;
-use crate::events::TreeStatus;
-use crate::state::{AppState, ListDirRequest};
+use gantry_engine::CommandError;
+use gantry_engine::events::TreeStatus;
+use gantry_engine::state::{AppState, ListDirRequest};
 
 /// The visible children of a directory of the open project (ignored and vendor entries left
 /// out), directories first.

@@ -122,15 +122,6 @@ impl SecretError {
     }
 }
 
-/// The API key in the environment variable `name`: its value with surrounding white space
-/// trimmed (a key pasted with a newline still works), or `None` when it is unset, not UTF-8 or
-/// blank. The one place every crate reads a key variable.
-pub fn key_from_env(name: &str) -> Option<String> {
-    let value = std::env::var(name).ok()?;
-    let trimmed = value.trim();
-    (!trimmed.is_empty()).then(|| trimmed.to_owned())
-}
-
 /// What to tell a user whose keychain is unavailable: which variable would supply the key.
 pub fn fallback_hint(api_key_env: Option<&str>) -> String {
     match api_key_env {
@@ -218,7 +209,7 @@ impl Secrets {
             config
                 .api_key_env
                 .as_deref()
-                .and_then(key_from_env)
+                .and_then(gantry_tools::key_from_env)
                 .map(Secret::new)
         };
         match self.get(&config.name).await {
@@ -294,13 +285,6 @@ fn classify(error: keyring::Error, action: &'static str, provider: &str) -> Secr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn key_variables_are_read_trimmed_and_blank_is_none() {
-        assert_eq!(key_from_env("GANTRY_TEST_SURELY_UNSET_KEY_VAR"), None);
-        let path = std::env::var("PATH").unwrap();
-        assert_eq!(key_from_env("PATH").as_deref(), Some(path.trim()));
-    }
 
     #[test]
     fn a_secret_never_shows_its_value() {

@@ -61,7 +61,7 @@ pub use manager::{ManagerError, ToolArguments, ToolInfo, ToolManager, is_valid_t
 pub use observation::{Observation, ObservationKind, duration_millis};
 pub use permission::{ParseNameError, PermissionLevel, Policy, PolicySet};
 pub use prompt::{PromptError, UserPrompter, UserQuestion};
-pub use secret_env::{is_secret_env, register_secret_env, scrubbed_environment};
+pub use secret_env::{is_secret_env, key_from_env, register_secret_env, scrubbed_environment};
 pub use session::ToolSession;
 pub use tool::{
     IntoTool, PreparedCall, Tool, ToolError, ToolFn, ToolOutput, ToolResult, ToolSource, TypedTool,

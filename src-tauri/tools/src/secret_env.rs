@@ -60,6 +60,15 @@ pub fn scrubbed_environment() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
         .collect()
 }
 
+/// The API key in the environment variable `name`: its value with surrounding white space
+/// trimmed (a key pasted with a newline still works), or `None` when it is unset, not UTF-8 or
+/// blank. The one place every crate reads a key variable.
+pub fn key_from_env(name: &str) -> Option<String> {
+    let value = std::env::var(name).ok()?;
+    let trimmed = value.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +120,12 @@ mod tests {
         assert!(is_secret_env(custom));
         register_secret_env("   ");
         assert!(!is_secret_env(""));
+    }
+
+    #[test]
+    fn key_variables_are_read_trimmed_and_blank_is_none() {
+        assert_eq!(key_from_env("GANTRY_TEST_SURELY_UNSET_KEY_VAR"), None);
+        let path = std::env::var("PATH").unwrap();
+        assert_eq!(key_from_env("PATH").as_deref(), Some(path.trim()));
     }
 }

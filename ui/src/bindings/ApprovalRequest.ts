@@ -8,6 +8,15 @@ import type { JsonValue } from "./serde_json/JsonValue";
  */
 export type ApprovalRequest = { 
 /**
+ * The call being decided (the model's `tool_call_id`): the key that links the dialog to
+ * the call's card.
+ */
+callId: string, 
+/**
+ * The session the call belongs to, when it is stored.
+ */
+sessionId: string | null, 
+/**
  * The tool's name.
  */
 tool: string, 

@@ -32,17 +32,13 @@ name: string,
  */
 arguments: string, } | { "type": "approval_requested", 
 /**
- * The call being decided, when known.
- */
-toolCallId: string | null, 
-/**
  * What the approver is shown.
  */
 request: ApprovalRequest, } | { "type": "approval_resolved", 
 /**
- * The call decided, when known.
+ * The call decided.
  */
-toolCallId: string | null, 
+toolCallId: string, 
 /**
  * Whether the call may run.
  */

@@ -5,6 +5,10 @@
  */
 export type UserQuestion = { 
 /**
+ * The ask_user call asking (the model's `tool_call_id`): links the dialog to its card.
+ */
+callId: string, 
+/**
  * The question, as the model wrote it.
  */
 question: string, 

@@ -367,19 +367,6 @@ function updateTools(
   return changed ? withItems(state, items) : state;
 }
 
-/** The id of the newest pending card of tool `name` (for an approval without a call id). */
-function pendingCallOf(state: ChatState, name: string): string | null {
-  for (let i = state.items.length - 1; i >= 0; i -= 1) {
-    const item = state.items[i];
-    if (item?.kind !== "assistant") continue;
-    for (let j = item.tools.length - 1; j >= 0; j -= 1) {
-      const tool = item.tools[j];
-      if (tool?.name === name && tool.status === "running") return tool.id;
-    }
-  }
-  return null;
-}
-
 /** Drops what was streamed since the last tool result: the reply restarts. */
 function dropStreamed(state: ChatState): ChatState {
   const tail = streamingTail(state);
@@ -421,8 +408,7 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
     case "tool_call_started":
       return addTool(state, card({ id: event.id, name: event.name, arguments: event.arguments }));
     case "approval_requested": {
-      const id = event.toolCallId ?? pendingCallOf(state, event.request.tool);
-      if (id === null) return state;
+      const id = event.request.callId;
       return updateTools(
         state,
         (tool) => tool.id === id && tool.status === "running",
@@ -434,7 +420,7 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
       const id = event.toolCallId;
       return updateTools(
         state,
-        (tool) => tool.status === "awaiting_approval" && (id === null || tool.id === id),
+        (tool) => tool.status === "awaiting_approval" && tool.id === id,
         (tool) => ({ ...tool, status: "running" }),
       );
     }

@@ -32,11 +32,15 @@ async fn a_real_ollama_reads_a_file_and_answers() {
         config.model = model;
     }
     let provider = Provider::new(config, None, ProviderOptions::default()).unwrap();
-    let parts = SessionParts::new(tools, None, provider, Arc::new(MemoryTranscripts::new()))
-        .with_options(SessionOptions {
-            max_steps: 6,
-            ..SessionOptions::default()
-        });
+    let parts = SessionParts::new(
+        Arc::new(tools),
+        provider,
+        Arc::new(MemoryTranscripts::new()),
+    )
+    .with_options(SessionOptions {
+        max_steps: 6,
+        ..SessionOptions::default()
+    });
     let mut session = Session::create(parts).await.unwrap();
     let (sender, mut receiver) = unbounded_channel();
     let outcome = session

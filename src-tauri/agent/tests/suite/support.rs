@@ -176,7 +176,11 @@ pub fn parts(
         setup.context_window,
     );
     let provider = Provider::new(config, None, setup.provider_options).unwrap();
-    SessionParts::new(tools, setup.approver.clone(), provider, store).with_options(setup.options)
+    let tools = match setup.approver.clone() {
+        Some(approver) => tools.with_approver(approver),
+        None => tools,
+    };
+    SessionParts::new(Arc::new(tools), provider, store).with_options(setup.options)
 }
 
 impl Harness {

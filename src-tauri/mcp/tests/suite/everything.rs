@@ -32,19 +32,33 @@ async fn lists_and_calls(manager: &ToolManager, server: &str) {
     assert_eq!(schema["required"], json!(["message"]));
 
     let obs = manager
-        .dispatch(&echo, json!({"message": "hello from gantry"}))
+        .dispatch(
+            &echo,
+            json!({"message": "hello from gantry"}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
     assert_eq!(obs.text, "Echo: hello from gantry");
 
     // Loosely typed model output is coerced against the server's schema like a built-in's.
     let sum = format!("mcp__{server}__get-sum");
-    let obs = manager.dispatch(&sum, r#"{"a": "2", "b": 3}"#).await;
+    let obs = manager
+        .dispatch(
+            &sum,
+            r#"{"a": "2", "b": 3}"#,
+            &gantry_tools::CallContext::detached(),
+        )
+        .await;
     assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
     assert!(obs.text.contains('5'), "{}", obs.text);
 
     let obs = manager
-        .dispatch(&format!("mcp__{server}__get-tiny-image"), json!({}))
+        .dispatch(
+            &format!("mcp__{server}__get-tiny-image"),
+            json!({}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
     assert!(
@@ -57,6 +71,7 @@ async fn lists_and_calls(manager: &ToolManager, server: &str) {
         .dispatch(
             &format!("mcp__{server}__get-resource-links"),
             json!({"count": 2}),
+            &gantry_tools::CallContext::detached(),
         )
         .await;
     assert!(obs.text.contains("[resource: demo://"), "{}", obs.text);
@@ -65,6 +80,7 @@ async fn lists_and_calls(manager: &ToolManager, server: &str) {
         .dispatch(
             &format!("mcp__{server}__get-resource-reference"),
             json!({"resourceType": "Text", "resourceId": 1}),
+            &gantry_tools::CallContext::detached(),
         )
         .await;
     assert!(
@@ -75,7 +91,11 @@ async fn lists_and_calls(manager: &ToolManager, server: &str) {
 
     // An error result (the server's own validation) is an error observation.
     let obs = manager
-        .dispatch(&sum, json!({"a": [1], "b": {"x": 1}}))
+        .dispatch(
+            &sum,
+            json!({"a": [1], "b": {"x": 1}}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_ne!(obs.kind, ObservationKind::Ok, "{}", obs.text);
 }
@@ -106,7 +126,11 @@ async fn stdio_lists_and_calls_with_levels_from_annotations() {
 
     // ${VAR:-default} in env reached the server.
     let obs = manager
-        .dispatch("mcp__everything__get-env", json!({}))
+        .dispatch(
+            "mcp__everything__get-env",
+            json!({}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert!(
         obs.text.contains("\"GANTRY_TEST_SECRET\": \"fallback/x\""),
@@ -143,7 +167,13 @@ async fn a_stdio_server_gets_an_allowlisted_environment_plus_its_own_env() {
     }
     let hub = hub(&manager, vec![config]);
     connected(hub.server("envcheck").unwrap()).await;
-    let obs = manager.dispatch("mcp__envcheck__get-env", json!({})).await;
+    let obs = manager
+        .dispatch(
+            "mcp__envcheck__get-env",
+            json!({}),
+            &gantry_tools::CallContext::detached(),
+        )
+        .await;
     assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
     let start = obs.text.find('{').unwrap();
     let env: serde_json::Value = serde_json::from_str(&obs.text[start..]).unwrap();
@@ -179,11 +209,15 @@ async fn a_sensitive_mcp_tool_goes_through_the_approver() {
     connected(hub_denied.server("everything").unwrap()).await;
     connected(hub_allowed.server("everything").unwrap()).await;
 
-    let obs = denied.dispatch(toggle, json!({})).await;
+    let obs = denied
+        .dispatch(toggle, json!({}), &gantry_tools::CallContext::detached())
+        .await;
     assert_eq!(obs.kind, ObservationKind::Denied, "{}", obs.text);
     assert!(obs.text.starts_with("[denied]"), "{}", obs.text);
 
-    let obs = allowed.dispatch(toggle, json!({})).await;
+    let obs = allowed
+        .dispatch(toggle, json!({}), &gantry_tools::CallContext::detached())
+        .await;
     assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
     assert!(obs.text.to_lowercase().contains("logging"), "{}", obs.text);
 
@@ -251,7 +285,11 @@ async fn the_filesystem_server_works_with_its_annotations() {
     assert_eq!(manager.get(read).unwrap().level(), PermissionLevel::Safe);
     let path = root.join("notes.txt");
     let obs = manager
-        .dispatch(read, json!({"path": path.to_str().unwrap()}))
+        .dispatch(
+            read,
+            json!({"path": path.to_str().unwrap()}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
     assert!(obs.text.contains("first line"), "{}", obs.text);

@@ -30,7 +30,15 @@ async fn a_crash_fails_the_call_in_flight_at_once_and_the_server_comes_back() {
 
     let calling = {
         let manager = Arc::clone(&manager);
-        tokio::spawn(async move { manager.dispatch("mcp__faulty__hang", json!({})).await })
+        tokio::spawn(async move {
+            manager
+                .dispatch(
+                    "mcp__faulty__hang",
+                    json!({}),
+                    &gantry_tools::CallContext::detached(),
+                )
+                .await
+        })
     };
     eventually("the call is in flight", || {
         server
@@ -69,7 +77,11 @@ async fn a_crash_fails_the_call_in_flight_at_once_and_the_server_comes_back() {
     assert_ne!(after.pid, Some(pid));
     assert!(reaped(pid));
     let obs = manager
-        .dispatch("mcp__faulty__echo", json!({"text": "back"}))
+        .dispatch(
+            "mcp__faulty__echo",
+            json!({"text": "back"}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_eq!((obs.kind, obs.text.as_str()), (ObservationKind::Ok, "back"));
     hub.shutdown().await;
@@ -92,7 +104,11 @@ async fn a_killed_server_errors_cleanly_until_it_is_back() {
     sigkill(pid);
     failed(server).await;
     let obs = manager
-        .dispatch("mcp__everything__echo", json!({"message": "anyone?"}))
+        .dispatch(
+            "mcp__everything__echo",
+            json!({"message": "anyone?"}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Error);
     assert!(
@@ -109,7 +125,11 @@ async fn a_killed_server_errors_cleanly_until_it_is_back() {
         .await
         .unwrap();
     let obs = manager
-        .dispatch("mcp__everything__echo", json!({"message": "again"}))
+        .dispatch(
+            "mcp__everything__echo",
+            json!({"message": "again"}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
     assert_eq!(obs.text, "Echo: again");
@@ -123,7 +143,11 @@ async fn a_server_exiting_during_a_call_reports_its_status_and_stderr() {
     let hub = hub(&manager, vec![faulty("faulty", &[])]);
     connected(hub.server("faulty").unwrap()).await;
     let obs = manager
-        .dispatch("mcp__faulty__crash", json!({"code": 3}))
+        .dispatch(
+            "mcp__faulty__crash",
+            json!({"code": 3}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.kind, ObservationKind::Error);
     assert!(
@@ -149,7 +173,13 @@ async fn a_hanging_call_times_out_and_the_server_is_told() {
     let server = hub.server("faulty").unwrap();
     connected(server).await;
     let started = std::time::Instant::now();
-    let obs = manager.dispatch("mcp__faulty__hang", json!({})).await;
+    let obs = manager
+        .dispatch(
+            "mcp__faulty__hang",
+            json!({}),
+            &gantry_tools::CallContext::detached(),
+        )
+        .await;
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(obs.kind, ObservationKind::Error);
     assert_eq!(
@@ -166,7 +196,11 @@ async fn a_hanging_call_times_out_and_the_server_is_told() {
     .await;
     // The server is fine and still serves.
     let obs = manager
-        .dispatch("mcp__faulty__echo", json!({"text": "still here"}))
+        .dispatch(
+            "mcp__faulty__echo",
+            json!({"text": "still here"}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.text, "still here");
 
@@ -177,7 +211,11 @@ async fn a_hanging_call_times_out_and_the_server_is_told() {
         let cancel = cancel.clone();
         tokio::spawn(async move {
             manager
-                .dispatch_cancellable("mcp__faulty__hang", json!({}), &cancel)
+                .dispatch(
+                    "mcp__faulty__hang",
+                    json!({}),
+                    &gantry_tools::CallContext::detached().with_cancel(cancel.clone()),
+                )
                 .await
         })
     };
@@ -219,7 +257,13 @@ async fn garbage_on_stdout_disconnects_with_a_clear_status() {
     );
     let midway = hub.server("midway").unwrap();
     let pid = connected(midway).await.pid.unwrap();
-    let obs = manager.dispatch("mcp__midway__garbage", json!({})).await;
+    let obs = manager
+        .dispatch(
+            "mcp__midway__garbage",
+            json!({}),
+            &gantry_tools::CallContext::detached(),
+        )
+        .await;
     // The garbage comes before the answer: the call fails, the server is disconnected.
     assert_eq!(obs.kind, ObservationKind::Error, "{}", obs.text);
     let (reason, status) = failed(midway).await;
@@ -327,7 +371,13 @@ async fn annotations_set_levels_unless_the_user_did() {
         manager.policy("mcp__faulty__wipe").unwrap(),
         Policy::Disabled
     );
-    let obs = manager.dispatch("mcp__faulty__wipe", json!({})).await;
+    let obs = manager
+        .dispatch(
+            "mcp__faulty__wipe",
+            json!({}),
+            &gantry_tools::CallContext::detached(),
+        )
+        .await;
     assert_eq!(obs.kind, ObservationKind::Disabled);
     // The user's server level is not lowered by readOnlyHint; a per-tool level wins.
     assert_eq!(level("mcp__strict__echo"), PermissionLevel::Sensitive);
@@ -350,7 +400,11 @@ async fn list_changed_updates_the_registry_and_stale_listings_lose() {
     assert!(manager.get("mcp__faulty__b").is_none());
 
     let obs = manager
-        .dispatch("mcp__faulty__add_tool", json!({"name": "b"}))
+        .dispatch(
+            "mcp__faulty__add_tool",
+            json!({"name": "b"}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     assert_eq!(obs.text, "added b");
     eventually("the slow listing started", || {
@@ -362,7 +416,11 @@ async fn list_changed_updates_the_registry_and_stale_listings_lose() {
     })
     .await;
     manager
-        .dispatch("mcp__faulty__add_tool", json!({"name": "c"}))
+        .dispatch(
+            "mcp__faulty__add_tool",
+            json!({"name": "c"}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     eventually("the newer listing landed", || {
         manager.get("mcp__faulty__c").is_some()
@@ -394,7 +452,11 @@ async fn shutdown_leaves_no_process_behind() {
         .pid
         .unwrap();
     let obs = manager
-        .dispatch("mcp__faulty__spawn_sleeper", json!({}))
+        .dispatch(
+            "mcp__faulty__spawn_sleeper",
+            json!({}),
+            &gantry_tools::CallContext::detached(),
+        )
         .await;
     let sleeper: u32 = obs.text.parse().unwrap_or_else(|_| panic!("{}", obs.text));
     assert!(alive(sleeper) && alive(faulty_pid) && alive(everything_pid));

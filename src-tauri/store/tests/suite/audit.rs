@@ -43,21 +43,36 @@ async fn every_dispatch_is_recorded_with_decision_outcome_and_duration() {
         .await
         .unwrap();
     let manager = manager(&fixture, project);
-    manager.start_session(Some(session.id.to_string()));
+    let call = gantry_tools::CallContext::new(
+        "c",
+        std::sync::Arc::new(gantry_tools::ToolSession::new(session.id.to_string())),
+    );
 
     // No prompter: ask_user runs (policy auto) and fails; an unknown tool; bad arguments;
     // a disabled tool; an Ask tool denied by the approver.
-    manager.dispatch("ask_user", r#"{"question": "?"}"#).await;
-    manager.dispatch("no_such_tool", "{}").await;
-    manager.dispatch("ask_user", r#"{"question": 5}"#).await;
+    manager
+        .dispatch("ask_user", r#"{"question": "?"}"#, &call)
+        .await;
+    manager.dispatch("no_such_tool", "{}", &call).await;
+    manager
+        .dispatch("ask_user", r#"{"question": 5}"#, &call)
+        .await;
     manager.set_policy("ask_user", Policy::Disabled).unwrap();
-    manager.dispatch("ask_user", r#"{"question": "?"}"#).await;
+    manager
+        .dispatch("ask_user", r#"{"question": "?"}"#, &call)
+        .await;
     let deny = ApprovalDecision::Deny {
         reason: Some("not now".into()),
     };
     let denied = manager_with(&fixture, project, Some(deny));
     denied.set_policy("ask_user", Policy::Ask).unwrap();
-    denied.dispatch("ask_user", r#"{"question": "?"}"#).await;
+    denied
+        .dispatch(
+            "ask_user",
+            r#"{"question": "?"}"#,
+            &gantry_tools::CallContext::detached(),
+        )
+        .await;
 
     let rows = fixture
         .store
@@ -134,7 +149,13 @@ async fn secrets_in_arguments_and_results_never_reach_the_database() {
         "env": {"OPENAI_API_KEY": key, "HOME": "/home/me"},
         "nested": [{"password": password}],
     });
-    manager.dispatch("no_such_tool", arguments).await;
+    manager
+        .dispatch(
+            "no_such_tool",
+            arguments,
+            &gantry_tools::CallContext::detached(),
+        )
+        .await;
     let mut row = record("excerpt", None, DecisionKind::Auto, ObservationKind::Ok);
     row.result_excerpt = format!("OPENAI_API_KEY={key}\nPASSWORD=\"{password}\"\n");
     fixture.store.audit().record(project, &row).await.unwrap();
@@ -278,12 +299,18 @@ async fn a_failed_audit_write_is_logged_and_never_fails_the_call() {
     let fixture = Fixture::new().await;
     // A project id that does not exist: every insert breaks the foreign key.
     let manager = manager(&fixture, ProjectId(fixture.project.id.0 + 50));
-    let observation = manager.dispatch("no_such_tool", "{}").await;
+    let observation = manager
+        .dispatch("no_such_tool", "{}", &gantry_tools::CallContext::detached())
+        .await;
     assert_eq!(observation.kind, ObservationKind::Error);
     assert!(observation.text.starts_with("[error] unknown tool"));
     // A session id that is not one of the store's is dropped; the row is kept.
-    let manager = manager_for_foreign_session(&fixture);
-    manager.dispatch("no_such_tool", "{}").await;
+    let manager = self::manager(&fixture, fixture.project.id);
+    let foreign = gantry_tools::CallContext::new(
+        "c",
+        std::sync::Arc::new(gantry_tools::ToolSession::new("not-a-number")),
+    );
+    manager.dispatch("no_such_tool", "{}", &foreign).await;
     let rows = fixture
         .store
         .audit()
@@ -295,12 +322,8 @@ async fn a_failed_audit_write_is_logged_and_never_fails_the_call() {
     // A closed store: the call still ends normally.
     let closed: Store = fixture.store.clone();
     closed.close().await;
-    let observation = manager.dispatch("no_such_tool", "{}").await;
+    let observation = manager
+        .dispatch("no_such_tool", "{}", &gantry_tools::CallContext::detached())
+        .await;
     assert_eq!(observation.kind, ObservationKind::Error);
-}
-
-fn manager_for_foreign_session(fixture: &Fixture) -> ToolManager {
-    let manager = manager(fixture, fixture.project.id);
-    manager.start_session(Some("not-a-number".into()));
-    manager
 }

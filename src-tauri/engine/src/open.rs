@@ -39,9 +39,9 @@ pub enum OpenError {
     Register(ManagerError),
 }
 
-/// An open project: its tools (not shared yet, so a caller can still adjust them), and the
-/// store it is remembered in.
-pub struct OpenProject {
+/// A project's tools, opened: the manager (not shared yet, so a caller can still adjust it), and
+/// the store the project is remembered in.
+pub struct ProjectTools {
     /// The project's tools with its policies and audit log attached.
     pub manager: ToolManager,
     /// Gantry's database.
@@ -50,7 +50,7 @@ pub struct OpenProject {
     pub project: Project,
 }
 
-impl OpenProject {
+impl ProjectTools {
     /// Where this project's `.mcp.json` approvals are remembered.
     pub fn trust(&self) -> Arc<dyn ProjectTrust> {
         self.mcp().trust()
@@ -157,11 +157,11 @@ pub async fn register_saved_key_variables(store: &Store) {
 /// Remembers the folder at `root` in the store (as opening it in the app does), and builds
 /// its tool manager: the built-in tools, the saved policies, the store's audit log, and the
 /// given people.
-pub async fn open_project(
+pub async fn open_tools(
     store: Store,
     root: &Path,
     people: People,
-) -> Result<OpenProject, OpenError> {
+) -> Result<ProjectTools, OpenError> {
     let mut manager = ToolManager::new(root).map_err(OpenError::Root)?;
     let project = store.projects().open(manager.root()).await?;
     let policies = store.policies().load(project.id).await?;
@@ -176,7 +176,7 @@ pub async fn open_project(
         manager = manager.with_prompter(prompter);
     }
     builtin::register_builtins(&manager).map_err(OpenError::Register)?;
-    Ok(OpenProject {
+    Ok(ProjectTools {
         manager,
         store,
         project,
@@ -255,10 +255,10 @@ mod tests {
         let data = tempfile::tempdir().unwrap();
         let (a_root, b_root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let store = Store::open(data.path().join("gantry.db")).await.unwrap();
-        let a = open_project(store.clone(), a_root.path(), People::default())
+        let a = open_tools(store.clone(), a_root.path(), People::default())
             .await
             .unwrap();
-        let b = open_project(store, b_root.path(), People::default())
+        let b = open_tools(store, b_root.path(), People::default())
             .await
             .unwrap();
         let mcp = a.mcp();
@@ -314,7 +314,7 @@ mod tests {
         )
         .unwrap();
         let store = Store::open(data.path().join("gantry.db")).await.unwrap();
-        let open = open_project(store.clone(), root.path(), People::default())
+        let open = open_tools(store.clone(), root.path(), People::default())
             .await
             .unwrap();
         let mcp = open.mcp().with_user_file(Some(user_file));
@@ -344,7 +344,7 @@ mod tests {
             .await
             .unwrap();
         assert!(!gantry_tools::is_secret_env(variable));
-        open_project(store, root.path(), People::default())
+        open_tools(store, root.path(), People::default())
             .await
             .unwrap();
         assert!(gantry_tools::is_secret_env(variable));

@@ -355,10 +355,10 @@ fn describe(duration: Duration) -> String {
 
 /// The engine's [`Approver`] for a project opened in the app: a dialog in the webview.
 #[derive(Debug, Clone)]
-pub struct WebviewApprover(pub Arc<DialogRegistry>);
+pub struct DialogApprover(pub Arc<DialogRegistry>);
 
 #[async_trait]
-impl Approver for WebviewApprover {
+impl Approver for DialogApprover {
     async fn decide(&self, request: ApprovalRequest) -> ApprovalDecision {
         self.0.request_approval(request).await
     }
@@ -366,10 +366,10 @@ impl Approver for WebviewApprover {
 
 /// The engine's [`UserPrompter`] for a project opened in the app: a dialog in the webview.
 #[derive(Debug, Clone)]
-pub struct WebviewPrompter(pub Arc<DialogRegistry>);
+pub struct DialogPrompter(pub Arc<DialogRegistry>);
 
 #[async_trait]
-impl UserPrompter for WebviewPrompter {
+impl UserPrompter for DialogPrompter {
     async fn ask(&self, question: UserQuestion) -> Result<String, PromptError> {
         self.0.ask(question).await
     }
@@ -391,6 +391,8 @@ mod tests {
 
     fn request(tool: &str) -> ApprovalRequest {
         ApprovalRequest {
+            call_id: format!("call_{tool}"),
+            session_id: Some("1".into()),
             tool: tool.into(),
             level: PermissionLevel::Sensitive,
             description: "Write a file.".into(),
@@ -505,6 +507,7 @@ mod tests {
             async move {
                 registry
                     .ask(UserQuestion {
+                        call_id: "call_q".into(),
                         question: "Which?".into(),
                         options: vec!["a".into(), "b".into()],
                     })
@@ -547,10 +550,11 @@ mod tests {
     #[tokio::test]
     async fn a_dismissed_question_reports_dismissed() {
         let (_sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
-        let prompter = WebviewPrompter(registry.clone());
+        let prompter = DialogPrompter(registry.clone());
         let asking = tokio::spawn(async move {
             prompter
                 .ask(UserQuestion {
+                    call_id: "call_q".into(),
                     question: "Go on?".into(),
                     options: vec![],
                 })
@@ -568,7 +572,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_unanswered_request_is_denied_after_the_timeout() {
         let (sink, registry) = registry(Duration::from_secs(600));
-        let approver = WebviewApprover(registry.clone());
+        let approver = DialogApprover(registry.clone());
         let decision = approver.decide(request("write_file")).await;
         assert_eq!(
             decision,
@@ -583,6 +587,7 @@ mod tests {
 
         let question = registry
             .ask(UserQuestion {
+                call_id: "call_q".into(),
                 question: "?".into(),
                 options: vec![],
             })
@@ -602,6 +607,7 @@ mod tests {
             async move {
                 registry
                     .ask(UserQuestion {
+                        call_id: "call_q".into(),
                         question: "?".into(),
                         options: vec![],
                     })

@@ -14,9 +14,9 @@ use gantry_store::{Secrets, Store};
 use gantry_watch::TreeEntry;
 use serde::{Deserialize, Serialize};
 
-use crate::approver::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
 use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
 use crate::chat::{ChatView, SessionSummary};
+use crate::dialogs::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
 use crate::preview::{FilePreview, read_preview};
@@ -25,7 +25,6 @@ use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
 use crate::tool_panel::{self, GrantView, SetToolPolicyRequest};
-use crate::window_layout::{WINDOW_LAYOUT, WindowLayout};
 
 /// The longest path accepted from the webview, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
@@ -117,8 +116,8 @@ pub struct RecentProject {
     pub exists: bool,
 }
 
-/// How long the window's size must stay put before it is saved.
-const LAYOUT_SETTLE: Duration = Duration::from_millis(250);
+/// How long a setting must stay put before it is saved.
+const SETTING_SETTLE: Duration = Duration::from_millis(250);
 
 /// How many recent projects the welcome screen lists.
 const RECENT_PROJECTS: usize = 12;
@@ -149,7 +148,7 @@ pub struct AppState {
     project: Mutex<Option<Arc<OpenProject>>>,
     launch_error: Mutex<Option<LaunchError>>,
     next_project_id: AtomicU32,
-    layout_generation: Arc<AtomicU32>,
+    setting_generation: Arc<AtomicU32>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -174,7 +173,7 @@ impl AppState {
             project: Mutex::new(None),
             launch_error: Mutex::new(None),
             next_project_id: AtomicU32::new(0),
-            layout_generation: Arc::new(AtomicU32::new(0)),
+            setting_generation: Arc::new(AtomicU32::new(0)),
         }
     }
 
@@ -183,22 +182,18 @@ impl AppState {
         &self.store
     }
 
-    /// Saves the window's layout once it has stayed the same for a
-    /// moment (a drag sends many sizes; the last one is kept). Needs a tokio runtime.
-    pub fn set_layout(&self, layout: WindowLayout) {
-        let generation = self.layout_generation.fetch_add(1, Ordering::Relaxed) + 1;
-        let latest = Arc::clone(&self.layout_generation);
+    /// Saves the app setting `name` once it has stayed the same for a moment (dragging a
+    /// window's edge sends many sizes; the last one is kept). Needs a tokio runtime.
+    pub fn save_setting_when_settled(&self, name: &'static str, value: String) {
+        let generation = self.setting_generation.fetch_add(1, Ordering::Relaxed) + 1;
+        let latest = Arc::clone(&self.setting_generation);
         let store = self.store.clone();
         tokio::spawn(async move {
-            tokio::time::sleep(LAYOUT_SETTLE).await;
+            tokio::time::sleep(SETTING_SETTLE).await;
             if latest.load(Ordering::Relaxed) != generation {
                 return;
             }
-            if let Err(error) = store
-                .settings()
-                .set(WINDOW_LAYOUT, &layout.to_setting())
-                .await
-            {
+            if let Err(error) = store.settings().set(name, &value).await {
                 tracing::warn!(%error, "cannot remember the window's size");
             }
         });
@@ -686,12 +681,20 @@ mod tests {
         let open = state.current().unwrap();
         let read = open
             .tools()
-            .dispatch("read_file", json!({"path": "README.md"}))
+            .dispatch(
+                "read_file",
+                json!({"path": "README.md"}),
+                &gantry_tools::CallContext::detached(),
+            )
             .await;
         assert_eq!(read.kind, gantry_tools::ObservationKind::Ok);
         // DANGEROUS and disabled by default: refused without asking anyone.
         open.tools()
-            .dispatch("run_command", json!({"command": "echo hi"}))
+            .dispatch(
+                "run_command",
+                json!({"command": "echo hi"}),
+                &gantry_tools::CallContext::detached(),
+            )
             .await;
 
         let all = state.audit_log(&AuditRequest::default()).await.unwrap();

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-use gantry_agent::{McpStartError, ProjectMcp};
+use crate::open::{McpStartError, ProjectMcp, start_mcp};
 use gantry_mcp::{ClaudeImport, EditError, McpHub, Snippet, UserFile, claude_desktop_config_path};
 use gantry_tools::ToolManager;
 
@@ -85,14 +85,14 @@ impl ProjectServers {
         let tools = Arc::clone(&self.tools);
         let choices = self.choices.clone();
         tokio::spawn(async move {
-            let started = gantry_agent::start_mcp(&tools, &choices, false).await;
+            let started = start_mcp(&tools, &choices, false).await;
             adopt(&weak, started).await;
         });
     }
 
     /// Starts the servers and waits until each has connected or failed once.
     pub async fn start(self: &Arc<Self>) {
-        let started = gantry_agent::start_mcp(&self.tools, &self.choices, false).await;
+        let started = start_mcp(&self.tools, &self.choices, false).await;
         adopt(&Arc::downgrade(self), started).await;
     }
 
@@ -202,7 +202,7 @@ impl ProjectServers {
         replacing: Option<String>,
         original: Option<String>,
     ) -> Result<McpPanel, CommandError> {
-        let snippet = Snippet::parse(text).map_err(edit_error)?;
+        let snippet = Snippet::parse(text)?;
         let _change = self.changes.lock().await;
         self.ready()?;
         let file = self.user_file()?;
@@ -395,45 +395,6 @@ fn starting() -> CommandError {
     .with_reason(ErrorReason::McpStarting)
 }
 
-/// The command error for a change the user's file refused; the everyday refusals carry their
-/// reason, which the UI words in its language.
-fn edit_error(error: EditError) -> CommandError {
-    let shown = |file: &std::path::Path| file.display().to_string();
-    let (kind, reason) = match &error {
-        EditError::UnknownServer { .. } => (ErrorKind::NotFound, None),
-        EditError::Write { .. } => (ErrorKind::Io, None),
-        EditError::Changed { file } => (
-            ErrorKind::Busy,
-            Some(ErrorReason::McpFileChanged { file: shown(file) }),
-        ),
-        EditError::EditedElsewhere { name, file } => (
-            ErrorKind::Busy,
-            Some(ErrorReason::McpEditedElsewhere {
-                name: name.clone(),
-                file: shown(file),
-            }),
-        ),
-        EditError::Taken { names, file } => (
-            ErrorKind::InvalidInput,
-            Some(ErrorReason::McpNamesTaken {
-                names: names.clone(),
-                file: shown(file),
-            }),
-        ),
-        EditError::NothingChosen => (ErrorKind::InvalidInput, Some(ErrorReason::McpNothingChosen)),
-        EditError::Invalid(_)
-        | EditError::Broken(_)
-        | EditError::Source(_)
-        | EditError::NoServers
-        | EditError::NotOne { .. }
-        | EditError::NotImportable { .. } => (ErrorKind::InvalidInput, None),
-    };
-    CommandError {
-        reason,
-        ..CommandError::new(kind, error.to_string())
-    }
-}
-
 /// Runs file work off the async workers.
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, EditError> + Send + 'static,
@@ -441,14 +402,14 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|error| CommandError::internal(error.to_string()))?
-        .map_err(edit_error)
+        .map_err(CommandError::from)
 }
 
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use gantry_agent::People;
+    use crate::open::{People, open_tools};
     use gantry_store::Store;
     use serde_json::json;
 
@@ -457,7 +418,7 @@ mod tests {
     /// The official "everything" server from the npm fixtures.
     fn everything() -> serde_json::Value {
         let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/mcp-servers/node_modules/@modelcontextprotocol")
+            .join("../../tests/fixtures/mcp-servers/node_modules/@modelcontextprotocol")
             .join("server-everything/dist/index.js");
         assert!(
             entry.exists(),
@@ -477,7 +438,7 @@ mod tests {
     async fn rig() -> Rig {
         let (data, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let store = Store::open(data.path().join("gantry.db")).await.unwrap();
-        let opened = gantry_agent::open_project(store, root.path(), People::default())
+        let opened = open_tools(store, root.path(), People::default())
             .await
             .unwrap();
         let user_file = data.path().join("config/gantry/mcp.json");

@@ -1,6 +1,6 @@
 //! An open project: its confined root, its lazily listed tree, the watcher that keeps the
 //! webview's tree current, its tools (built-ins and MCP servers', through the same
-//! `gantry_agent::open_project` as the CLI) and its chat.
+//! `open_tools` as the CLI) and its chat.
 //!
 //! Opening is quick whatever the project's size: the root is checked and the first listing is
 //! the webview's own `list_dir` call. The watcher, whose start walks every shown directory once,
@@ -12,18 +12,18 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use gantry_agent::{ApprovalEvents, People};
 use gantry_store::Store;
 use gantry_tools::{ProjectRoot, ToolManager};
 use gantry_watch::{ProjectTree, TreeWatcher};
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::approver::{DialogRegistry, WebviewApprover, WebviewPrompter};
 use crate::chat::ProjectChat;
+use crate::dialogs::{DialogApprover, DialogPrompter, DialogRegistry};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeChanged, TreeStatus, WatchState, emit};
 use crate::mcp_servers::ProjectServers;
+use crate::open::{People, open_tools};
 
 /// The open project, as the webview knows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -79,15 +79,11 @@ impl OpenProject {
             Ok::<_, CommandError>((root, tree))
         })
         .await??;
-        // The approver is observed so that approval requests also become events of the turn.
-        let approvals = ApprovalEvents::new();
         let people = People {
-            approver: Some(approvals.observe(Arc::new(WebviewApprover(dialogs.clone())))),
-            prompter: Some(Arc::new(WebviewPrompter(dialogs.clone()))),
+            approver: Some(Arc::new(DialogApprover(dialogs.clone()))),
+            prompter: Some(Arc::new(DialogPrompter(dialogs.clone()))),
         };
-        let opened = gantry_agent::open_project(store, root.path(), people)
-            .await
-            .map_err(|error| CommandError::internal(error.to_string()))?;
+        let opened = open_tools(store, root.path(), people).await?;
         let mcp_choices = opened.mcp();
         let tools = Arc::new(opened.manager);
         let mcp = Arc::new(ProjectServers::new(Arc::clone(&tools), mcp_choices));
@@ -96,7 +92,6 @@ impl OpenProject {
             opened.project.id,
             opened.store.clone(),
             Arc::clone(&tools),
-            approvals,
             sink,
         )
         .await?;

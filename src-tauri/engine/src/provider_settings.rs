@@ -6,13 +6,12 @@
 //! so the app works without an account. The key itself never crosses back to the webview: the
 //! view says only whether one is stored.
 
-use gantry_agent::{
-    ApiKey, Provider, ProviderConfig, ProviderOptions, ProviderSource, find_provider, provider_key,
-};
+use gantry_agent::{ApiKey, Provider, ProviderConfig, ProviderOptions};
 use gantry_store::{Secret, SecretError, Secrets, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CommandError, ErrorKind};
+use crate::providers::{ProviderSource, find_provider, provider_key};
 
 /// The setting that names the active provider (a saved provider or a preset).
 pub const ACTIVE_PROVIDER: &str = "provider.active";

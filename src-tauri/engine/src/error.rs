@@ -5,9 +5,14 @@
 //! command body is a `?` away from a typed answer, and nothing a command receives can make the
 //! backend panic: a bad path, an unknown dialog id, a project that is not open are all errors.
 
-use gantry_tools::ConfineError;
+use gantry_mcp::EditError;
+use gantry_store::StoreError;
+use gantry_tools::{ConfineError, ManagerError};
 use gantry_watch::TreeError;
 use serde::Serialize;
+
+use crate::open::{McpStartError, OpenError};
+use crate::sessions::SessionError;
 
 /// What kind of failure a command reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -163,6 +168,95 @@ impl From<ConfineError> for CommandError {
             ConfineError::RootNotDirectory { .. } => ErrorKind::NotADirectory,
         };
         Self::new(kind, error.to_string())
+    }
+}
+
+/// A change the user's MCP file refused; the everyday refusals carry their reason, which the UI
+/// words in its language.
+impl From<EditError> for CommandError {
+    fn from(error: EditError) -> Self {
+        let shown = |file: &std::path::Path| file.display().to_string();
+        let (kind, reason) = match &error {
+            EditError::UnknownServer { .. } => (ErrorKind::NotFound, None),
+            EditError::Write { .. } => (ErrorKind::Io, None),
+            EditError::Changed { file } => (
+                ErrorKind::Busy,
+                Some(ErrorReason::McpFileChanged { file: shown(file) }),
+            ),
+            EditError::EditedElsewhere { name, file } => (
+                ErrorKind::Busy,
+                Some(ErrorReason::McpEditedElsewhere {
+                    name: name.clone(),
+                    file: shown(file),
+                }),
+            ),
+            EditError::Taken { names, file } => (
+                ErrorKind::InvalidInput,
+                Some(ErrorReason::McpNamesTaken {
+                    names: names.clone(),
+                    file: shown(file),
+                }),
+            ),
+            EditError::NothingChosen => {
+                (ErrorKind::InvalidInput, Some(ErrorReason::McpNothingChosen))
+            }
+            EditError::Invalid(_)
+            | EditError::Broken(_)
+            | EditError::Source(_)
+            | EditError::NoServers
+            | EditError::NotOne { .. }
+            | EditError::NotImportable { .. } => (ErrorKind::InvalidInput, None),
+        };
+        CommandError {
+            reason,
+            ..CommandError::new(kind, error.to_string())
+        }
+    }
+}
+
+impl From<StoreError> for CommandError {
+    /// A value the user gave that the store refuses is theirs to fix; anything else is the
+    /// database failing.
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Invalid { .. } | StoreError::BadRoot { .. } => {
+                Self::invalid(error.to_string())
+            }
+            other => Self::internal(format!("the database failed: {other}")),
+        }
+    }
+}
+
+impl From<OpenError> for CommandError {
+    /// A folder that can't be a project is the user's to fix, and the message says why.
+    fn from(error: OpenError) -> Self {
+        match error {
+            OpenError::Root(ManagerError::BadRoot { path, reason }) => Self::new(
+                ErrorKind::InvalidInput,
+                format!("{} can't be opened as a project: {reason}", path.display()),
+            ),
+            OpenError::Root(other) => Self::invalid(other.to_string()),
+            OpenError::Store(error) => error.into(),
+            OpenError::Register(error) => Self::internal(error.to_string()),
+        }
+    }
+}
+
+impl From<SessionError> for CommandError {
+    fn from(error: SessionError) -> Self {
+        match error {
+            SessionError::Unknown(error) => Self::not_found(error.to_string()),
+            SessionError::Failed(error) => Self::internal(error.to_string()),
+        }
+    }
+}
+
+impl From<McpStartError> for CommandError {
+    fn from(error: McpStartError) -> Self {
+        match error {
+            McpStartError::Config(error) => Self::invalid(error.to_string()),
+            McpStartError::Switches(error) => Self::internal(error.to_string()),
+        }
     }
 }
 

@@ -5,9 +5,11 @@
 //! [`ChatEvent`]s, tagged with the project and the session so a page that switched away ignores
 //! a finishing turn's last events.
 //!
-//! - The **current session** is an id (or none: a fresh chat whose session is created by its
-//!   first message). Switching sets the id, cancels a running turn and resets the session's
-//!   approvals in the tool manager; the engine's `Session` is loaded lazily by the next message.
+//! - The **current session** is a [`ToolSession`] — its id, its grants and its file ledger — or
+//!   none: a fresh chat whose session is created by its first message. Switching cancels a
+//!   running turn and makes another session current, with the grants of its own (none, until
+//!   the user allows something in it); the agent's `Session` is loaded lazily by the next
+//!   message and shares the same `ToolSession`, so the id is kept in one place.
 //! - **One turn at a time** per project: `send` refuses with [`ErrorKind::Busy`] while one runs.
 //!   The running flag is cleared *before* the final `turn_finished` event is sent, so the webview
 //!   can send the next message as soon as it sees the turn end.
@@ -16,18 +18,17 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use gantry_agent::{
-    ApprovalEvents, Message, Provider, Session, SessionOptions, SessionParts, StoreTranscripts,
-    TurnEvent,
-};
+use gantry_agent::{Message, Provider, Session, SessionOptions, TurnEvent};
 use gantry_store::{ProjectId, SessionId, Store};
-use gantry_tools::ToolManager;
+use gantry_tools::{SessionGrant, ToolManager, ToolSession};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{CommandError, ErrorKind};
 use crate::events::{Event, EventSink, emit};
+use crate::sessions::open_session;
+use crate::transcripts::from_stored;
 
 /// The longest message accepted from the webview, in bytes.
 const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -133,10 +134,9 @@ pub struct ProjectChat {
     project: ProjectId,
     store: Store,
     tools: Arc<ToolManager>,
-    approvals: ApprovalEvents,
     sink: Arc<dyn EventSink>,
-    /// The current session's id; `None` for a fresh chat.
-    current: Mutex<Option<String>>,
+    /// The current session (its id, grants and file ledger); `None` for a fresh chat.
+    current: Mutex<Option<Arc<ToolSession>>>,
     /// The engine's session, once a message was sent in it (held by a running turn).
     session: Arc<tokio::sync::Mutex<Option<Session>>>,
     turn: TurnSlot,
@@ -160,14 +160,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl ProjectChat {
-    /// The chat of store project `project` (app project `project_id`), whose tools report
-    /// approval requests through `approvals`. Continues the project's most recent session.
+    /// The chat of store project `project` (app project `project_id`) with its `tools`.
+    /// Continues the project's most recent session.
     pub async fn open(
         project_id: u32,
         project: ProjectId,
         store: Store,
         tools: Arc<ToolManager>,
-        approvals: ApprovalEvents,
         sink: Arc<dyn EventSink>,
     ) -> Result<Self, CommandError> {
         let latest = store
@@ -177,14 +176,12 @@ impl ProjectChat {
             .map_err(store_error)?
             .into_iter()
             .next()
-            .map(|session| session.id.to_string());
-        tools.start_session(latest.clone());
+            .map(|session| Arc::new(ToolSession::new(session.id.to_string())));
         Ok(Self {
             project_id,
             project,
             store,
             tools,
-            approvals,
             sink,
             current: Mutex::new(latest),
             session: Arc::new(tokio::sync::Mutex::new(None)),
@@ -202,8 +199,26 @@ impl ProjectChat {
         self.project
     }
 
-    fn current_id(&self) -> Option<String> {
+    /// The current session's id, grants and file ledger; `None` for a fresh chat.
+    pub fn current(&self) -> Option<Arc<ToolSession>> {
         lock(&self.current).clone()
+    }
+
+    fn current_id(&self) -> Option<String> {
+        self.current()
+            .and_then(|session| session.id().map(str::to_owned))
+    }
+
+    /// What the current session has allowed so far (nothing for a fresh chat).
+    pub fn grants(&self) -> Vec<SessionGrant> {
+        self.current()
+            .map(|session| session.session_grants())
+            .unwrap_or_default()
+    }
+
+    /// Withdraws one of the current session's grants; true when it existed.
+    pub fn revoke(&self, grant: &SessionGrant) -> bool {
+        self.current().is_some_and(|session| session.revoke(grant))
     }
 
     /// The project's sessions, the most recently updated first.
@@ -235,7 +250,7 @@ impl ProjectChat {
             .map_err(store_error)?;
         let messages = stored
             .into_iter()
-            .filter_map(|stored| gantry_agent::persist::from_stored(stored.message))
+            .filter_map(|stored| from_stored(stored.message))
             .collect();
         let running = lock(&self.turn)
             .as_ref()
@@ -263,15 +278,14 @@ impl ProjectChat {
         }
     }
 
-    /// Makes `id` the current session (a fresh chat for `None`): stops a running turn and
-    /// resets the session's approvals.
+    /// Makes `id` the current session (a fresh chat for `None`): stops a running turn; the
+    /// session starts with no grants.
     pub async fn switch(&self, id: Option<String>) -> Result<ChatView, CommandError> {
         if let Some(id) = &id {
             self.own_session(id).await?;
         }
         self.cancel();
-        *lock(&self.current) = id.clone();
-        self.tools.start_session(id);
+        *lock(&self.current) = id.map(|id| Arc::new(ToolSession::new(id)));
         self.view().await
     }
 
@@ -376,16 +390,22 @@ impl ProjectChat {
         cancel: CancellationToken,
     ) -> Result<String, CommandError> {
         let mut slot = Arc::clone(&self.session).lock_owned().await;
-        let current = self.current_id();
-        let loaded = slot.as_ref().map(|session| session.id().to_owned());
-        if loaded.is_none() || loaded != current {
+        let current = self.current();
+        let loaded = slot.as_ref().map(Session::tool_session);
+        let is_current = match (loaded, &current) {
+            (Some(loaded), Some(current)) => Arc::ptr_eq(loaded, current),
+            _ => false,
+        };
+        if !is_current {
             *slot = None;
-            let parts = self.parts(provider.clone());
-            let session = match &current {
-                Some(id) => Session::resume(parts, id).await,
-                None => Session::create(parts).await,
-            }
-            .map_err(|error| CommandError::internal(error.to_string()))?;
+            let session = open_session(
+                &self.tools,
+                &self.store,
+                provider.clone(),
+                SessionOptions::default(),
+                current,
+            )
+            .await?;
             *slot = Some(session);
         }
         let Some(session) = slot.as_mut() else {
@@ -393,7 +413,7 @@ impl ProjectChat {
         };
         session.set_provider(provider);
         let session_id = session.id().to_owned();
-        *lock(&self.current) = Some(session_id.clone());
+        *lock(&self.current) = Some(Arc::clone(session.tool_session()));
         if let Some(turn) = lock(&self.turn).as_mut() {
             turn.session_id.clone_from(&session_id);
         }
@@ -433,23 +453,14 @@ impl ProjectChat {
         });
         Ok(session_id)
     }
-
-    fn parts(&self, provider: Provider) -> SessionParts {
-        SessionParts {
-            tools: Arc::clone(&self.tools),
-            approvals: self.approvals.clone(),
-            provider,
-            store: Arc::new(StoreTranscripts::new(self.store.clone())),
-            options: SessionOptions::default(),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
 
-    use gantry_agent::{People, ProviderConfig, ProviderOptions};
+    use crate::open::{People, open_tools};
+    use gantry_agent::{ProviderConfig, ProviderOptions};
     use gantry_scripted_provider::{Expect, Script, ScriptedProvider, Turn};
     use serde_json::json;
 
@@ -468,7 +479,7 @@ mod tests {
         let project = tempfile::tempdir().unwrap();
         let data = tempfile::tempdir().unwrap();
         let store = Store::open(data.path().join("gantry.db")).await.unwrap();
-        let opened = gantry_agent::open_project(store.clone(), project.path(), People::default())
+        let opened = open_tools(store.clone(), project.path(), People::default())
             .await
             .unwrap();
         let sink = Arc::new(RecordingSink::default());
@@ -477,7 +488,6 @@ mod tests {
             opened.project.id,
             store.clone(),
             Arc::new(opened.manager),
-            ApprovalEvents::new(),
             sink.clone(),
         )
         .await

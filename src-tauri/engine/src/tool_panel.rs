@@ -93,8 +93,8 @@ pub async fn reset_policies(project: &OpenProject) -> Result<Vec<ToolInfo>, Comm
 /// What the current session has allowed, whole tools first.
 pub fn grants(project: &OpenProject) -> Vec<GrantView> {
     project
-        .tools()
-        .session_grants()
+        .chat()
+        .grants()
         .into_iter()
         .map(|grant| GrantView {
             label: grant.to_string(),
@@ -106,7 +106,7 @@ pub fn grants(project: &OpenProject) -> Vec<GrantView> {
 /// Withdraws one grant (the next such call asks again) and returns the grants left. A grant the
 /// session does not hold: [`ErrorKind::NotFound`].
 pub fn revoke(project: &OpenProject, grant: &SessionGrant) -> Result<Vec<GrantView>, CommandError> {
-    if !project.tools().revoke_grant(grant) {
+    if !project.chat().revoke(grant) {
         return Err(CommandError::not_found(format!(
             "the session holds no grant for {grant}"
         )));
@@ -304,8 +304,21 @@ mod tests {
     async fn grants_are_listed_with_a_label_and_revoked() {
         let rig = rig().await;
         let project = rig.project();
+        // A fresh chat holds no grants; a stored session gets its own.
         assert!(grants(&project).is_empty());
-        project.tools().approve_tool("write_file").unwrap();
+        let stored = rig
+            .store
+            .sessions()
+            .create(project.store_project(), "t", None)
+            .await
+            .unwrap();
+        project
+            .chat()
+            .switch(Some(stored.id.to_string()))
+            .await
+            .unwrap();
+        let session = project.chat().current().unwrap();
+        session.approve_tool("write_file");
         let listed = grants(&project);
         assert_eq!(
             serde_json::to_value(&listed).unwrap(),
@@ -313,7 +326,11 @@ mod tests {
         );
         let left = revoke(&project, &listed[0].grant).unwrap();
         assert!(left.is_empty());
-        assert!(project.tools().session_grants().is_empty());
+        assert!(session.session_grants().is_empty());
+        // Switching sessions leaves the grants behind.
+        session.approve_tool("edit_file");
+        project.chat().switch(None).await.unwrap();
+        assert!(grants(&project).is_empty());
     }
 
     #[test]

@@ -1,0 +1,161 @@
+//! Which provider a session talks to, and its key: saved providers from the store with their
+//! keys from the OS keychain, presets with keys from their variables.
+//!
+//! The agent's [`ProviderConfig`] (what a request is made with: a window is always known) and the
+//! store's [`SavedProvider`] (a row: the window may be left to the preset) stay two types on
+//! purpose; [`from_saved`] and [`to_saved`] are the one conversion each way.
+
+use gantry_agent::{ApiKey, DEFAULT_CONTEXT_WINDOW, ProviderConfig, ProviderError};
+use gantry_store::{ProviderConfig as SavedProvider, SecretError, Secrets, Store};
+
+/// A saved provider as requests use it; without a context window, the same-named preset's or
+/// [`DEFAULT_CONTEXT_WINDOW`].
+pub fn from_saved(saved: &SavedProvider) -> ProviderConfig {
+    let context_window = saved.context_window.unwrap_or_else(|| {
+        ProviderConfig::preset(&saved.name)
+            .map_or(DEFAULT_CONTEXT_WINDOW, |preset| preset.context_window)
+    });
+    ProviderConfig {
+        name: saved.name.clone(),
+        base_url: saved.base_url.clone(),
+        model: saved.model.clone(),
+        api_key_env: saved.api_key_env.clone(),
+        context_window,
+    }
+}
+
+/// A provider as the store saves it.
+pub fn to_saved(config: &ProviderConfig) -> SavedProvider {
+    SavedProvider {
+        name: config.name.clone(),
+        base_url: config.base_url.clone(),
+        model: config.model.clone(),
+        api_key_env: config.api_key_env.clone(),
+        context_window: Some(config.context_window),
+    }
+}
+
+/// Where a provider's configuration came from, which decides where its key is looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderSource {
+    /// Saved in the store (`provider set`): key from the keychain, else its variable.
+    Saved,
+    /// A preset, or a configuration given by hand: key from its variable only.
+    Preset,
+}
+
+/// The provider called `name`: a provider saved in the store first, then a preset; no name
+/// means the local Ollama preset.
+pub async fn find_provider(
+    store: Option<&Store>,
+    name: Option<&str>,
+) -> Result<(ProviderConfig, ProviderSource), ProviderError> {
+    let Some(name) = name else {
+        return Ok((ProviderConfig::default_local(), ProviderSource::Preset));
+    };
+    if let Some(store) = store {
+        let saved =
+            store.providers().get(name).await.map_err(|error| {
+                ProviderError::Config(format!("reading saved providers: {error}"))
+            })?;
+        if let Some(saved) = saved {
+            let config = from_saved(&saved.config);
+            config.register_key_variable();
+            return Ok((config, ProviderSource::Saved));
+        }
+    }
+    match ProviderConfig::preset(name) {
+        Some(config) => Ok((config, ProviderSource::Preset)),
+        None => {
+            let presets: Vec<String> = ProviderConfig::presets()
+                .into_iter()
+                .map(|preset| preset.name)
+                .collect();
+            Err(ProviderError::Config(format!(
+                "unknown provider '{name}': save it with `gantry-cli provider set` or use a \
+                 preset ({})",
+                presets.join(", ")
+            )))
+        }
+    }
+}
+
+/// The key for `config`.
+///
+/// A saved provider's key comes from the OS keychain, else from its environment variable; when
+/// neither has one (or the keychain is unavailable and the variable unset) it is used without a
+/// key, and a provider that needs one will say so. A preset's key comes from its variable, and
+/// a missing one is an error naming it.
+pub async fn provider_key(
+    config: &ProviderConfig,
+    source: ProviderSource,
+) -> Result<Option<ApiKey>, ProviderError> {
+    match source {
+        ProviderSource::Preset => config.api_key_from_env(),
+        ProviderSource::Saved => {
+            let saved = to_saved(config);
+            match Secrets::new().api_key_for(&saved).await {
+                Ok(key) => Ok(key.map(|secret| ApiKey::new(secret.expose()))),
+                Err(SecretError::Unavailable { reason, .. }) => {
+                    tracing::warn!(provider = %config.name, %reason, "no API key: the keychain is unavailable and no variable is set");
+                    Ok(None)
+                }
+                Err(error) => Err(ProviderError::Config(error.to_string())),
+            }
+        }
+    }
+}
+
+/// [`find_provider`] and then [`provider_key`].
+pub async fn resolve_provider(
+    store: Option<&Store>,
+    name: Option<&str>,
+) -> Result<(ProviderConfig, Option<ApiKey>), ProviderError> {
+    let (config, source) = find_provider(store, name).await?;
+    let key = provider_key(&config, source).await?;
+    Ok((config, key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saved_configs_map_one_to_one() {
+        let saved = SavedProvider {
+            name: "work".into(),
+            base_url: "http://vllm:8000/v1".into(),
+            model: "qwen".into(),
+            api_key_env: Some("WORK_API_KEY".into()),
+            context_window: None,
+        };
+        let config = from_saved(&saved);
+        assert_eq!(config.context_window, DEFAULT_CONTEXT_WINDOW);
+        assert_eq!(
+            to_saved(&config),
+            SavedProvider {
+                context_window: Some(DEFAULT_CONTEXT_WINDOW),
+                ..saved.clone()
+            }
+        );
+        let openai = SavedProvider {
+            name: "openai".into(),
+            ..saved
+        };
+        assert_eq!(from_saved(&openai).context_window, 1_047_576);
+    }
+
+    #[tokio::test]
+    async fn providers_resolve_to_presets_and_the_local_default() {
+        let (config, key) = resolve_provider(None, None).await.unwrap();
+        assert_eq!(config, ProviderConfig::default_local());
+        assert_eq!(key, None);
+        let (config, _) = resolve_provider(None, Some("LM Studio")).await.unwrap();
+        assert_eq!(config.name, "lmstudio");
+        let error = resolve_provider(None, Some("nope")).await.unwrap_err();
+        assert!(
+            error.to_string().contains("unknown provider 'nope'"),
+            "{error}"
+        );
+    }
+}
