@@ -46,7 +46,7 @@ pub use approval::{
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use coerce::ArgumentProblem;
-pub use command_scope::command_scope;
+pub use command_scope::{OptionEffect, ShellConstruct, Unscoped, command_scope};
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
 pub use fsutil::atomic::{AtomicWriteError, write_atomic};
