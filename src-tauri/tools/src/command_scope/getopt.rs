@@ -60,12 +60,27 @@ impl Options {
     /// abbreviation of a long name (getopt and git accept unambiguous prefixes), or under a
     /// listed prefix ending in `.`.
     pub fn harm(&self, name: &str) -> Option<OptionEffect> {
-        let own = self.harmful.iter().find_map(|&(listed, effect)| {
-            let abbreviates = name.starts_with("--") && name.len() > 3 && listed.starts_with(name);
-            let under = listed.ends_with('.') && name.starts_with(listed);
-            (listed == name || abbreviates || under).then_some(effect)
-        });
-        own.or_else(|| self.also.iter().find_map(|table| table.harm(name)))
+        self.harm_exactly(name).or_else(|| {
+            // `--glob` may abbreviate `--globalconfig`; only when no option is called that.
+            (name.starts_with("--") && name.len() > 3)
+                .then(|| self.find_harm(&|listed| listed.starts_with(name)))
+                .flatten()
+        })
+    }
+
+    /// What `name` does by its exact name or a listed prefix ending in `.`.
+    fn harm_exactly(&self, name: &str) -> Option<OptionEffect> {
+        self.find_harm(&|listed| {
+            listed == name || (listed.ends_with('.') && name.starts_with(listed))
+        })
+    }
+
+    fn find_harm(&self, matches: &dyn Fn(&str) -> bool) -> Option<OptionEffect> {
+        let own = self
+            .harmful
+            .iter()
+            .find_map(|&(listed, effect)| matches(listed).then_some(effect));
+        own.or_else(|| self.also.iter().find_map(|table| table.find_harm(matches)))
     }
 
     /// The refusal for an option this table does not list as harmless.

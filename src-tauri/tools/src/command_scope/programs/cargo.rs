@@ -37,7 +37,7 @@ fn cargo(call: &Call) -> Result<(), Unscoped> {
     CARGO.check(&call.with_args(args))
 }
 
-const CARGO: Family = Family {
+pub(super) const CARGO: Family = Family {
     global: Options {
         flags: "-V --version --list",
         optional: "--explain",

@@ -12,7 +12,7 @@ use crate::command_scope::unscoped::Unscoped;
 pub(super) const PROGRAMS: &[(&str, Rule)] = &[("find", Rule::Custom(find))];
 
 /// GNU find's options, tests and actions.
-const FIND: Options = Options {
+pub(super) const FIND: Options = Options {
     flags: "-H -L -P -print -print0 -ls -prune -quit -depth -d -empty -readable -writable \
             -executable -nouser -nogroup -true -false -not -a -o -and -or -follow -xdev \
             -mount -noleaf -ignore_readdir_race -noignore_readdir_race -daystart -version \

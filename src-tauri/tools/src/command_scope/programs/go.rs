@@ -53,7 +53,7 @@ const BUILD: Table = Table::single_dash(Options {
 });
 
 /// go test's own flags (before or after the packages).
-const TEST: Options = Options {
+pub(super) const TEST: Options = Options {
     flags: "-short -failfast -benchmem -json -args",
     values: "-run -skip -count -timeout -bench -benchtime -cpu -parallel -shuffle -fuzz \
              -fuzztime -fuzzminimizetime -list -vet",

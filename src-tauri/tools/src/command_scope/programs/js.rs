@@ -94,7 +94,11 @@ const NPM: Family = Family {
 };
 
 const PNPM: Family = Family {
-    global: PACKAGE_MANAGER,
+    global: Options {
+        values: "-F --filter",
+        also: &[&PACKAGE_MANAGER],
+        ..Options::NONE
+    },
     subcommands: &[
         ("test", Rule::Table(&SCRIPT)),
         ("t", Rule::Table(&SCRIPT)),
@@ -116,7 +120,7 @@ const YARN: Family = Family {
 };
 
 /// node's own options (before the script).
-const NODE: Options = Options {
+pub(super) const NODE: Options = Options {
     flags: "--test --watch --watch-preserve-output -c --check --enable-source-maps \
             --trace-warnings --trace-uncaught --trace-deprecation --throw-deprecation \
             --pending-deprecation --no-deprecation --no-warnings --experimental-vm-modules \

@@ -16,7 +16,7 @@ pub(super) const PROGRAMS: &[(&str, Rule)] =
     &[("make", Rule::Custom(make)), ("gmake", Rule::Custom(make))];
 
 /// GNU make's options.
-const MAKE: Options = Options {
+pub(super) const MAKE: Options = Options {
     flags: "-k --keep-going -s --silent --quiet -B --always-make -n --just-print --dry-run \
             --recon -w --print-directory --no-print-directory -r --no-builtin-rules -R \
             --no-builtin-variables -q --question -i --ignore-errors -d --trace -p \

@@ -43,6 +43,8 @@ pub(super) mod scan;
 mod sed;
 mod sed_script;
 pub(super) mod simple;
+#[cfg(test)]
+mod tests;
 
 use super::getopt::{Options, Style};
 use super::unscoped::Unscoped;

@@ -28,7 +28,7 @@ pub(super) const PROGRAMS: &[(&str, Rule)] = &[
 ];
 
 /// The modules `python -m` may run with a table.
-const MODULES: &[(&str, Rule)] = &[
+pub(super) const MODULES: &[(&str, Rule)] = &[
     ("pytest", Rule::Table(&PYTEST)),
     ("pip", Rule::Family(&PIP)),
     ("unittest", Rule::Table(&UNITTEST)),
@@ -42,7 +42,7 @@ pub(super) fn interpreter_alias(name: &str) -> Option<&'static str> {
 }
 
 /// The interpreter's own options (before the script).
-const PYTHON: Options = Options {
+pub(super) const PYTHON: Options = Options {
     flags: "-u -B -E -s -S -I -q -v -b -O -x -R -P -d -V --version -h --help",
     values: "-m",
     harmful: &[("-c", EvaluatesCode)],

@@ -14,7 +14,7 @@ use crate::command_scope::word::Word;
 pub(super) const PROGRAMS: &[(&str, Rule)] = &[("sed", Rule::Custom(sed))];
 
 /// GNU sed's options.
-const SED: Options = Options {
+pub(super) const SED: Options = Options {
     flags: "-n --quiet --silent -E -r --regexp-extended -s --separate -u --unbuffered -z \
             --null-data --posix --debug --sandbox -b --binary --follow-symlinks",
     values: "-e --expression -l --line-length",

@@ -109,7 +109,7 @@ const DATE: Table = Table::getopt(Options {
 });
 
 /// bash's printf builtin, whose only option is `-v`.
-const PRINTF: Options = Options {
+pub(super) const PRINTF: Options = Options {
     harmful: &[("-v", SetsVariable)],
     ..Options::NONE
 };
