@@ -2,8 +2,9 @@
 //!
 //! A shell command can do anything the user can, so this tool is off until the user enables it,
 //! asks before every call, and can be allowed for the session only per program and subcommand
-//! ([`crate::command_scope`]: approving `git status` never lets `git push` or
-//! `git status; rm -rf ~` through; a command the parser does not understand always asks). The
+//! ([`crate::command_scope()`]: approving `git status` never lets `git push` or
+//! `git status; rm -rf ~` through; a command the parser does not understand, or with an option
+//! that may do more than its key shows, always asks). The
 //! approver sees the command and the project-relative working directory.
 //!
 //! # How a command runs

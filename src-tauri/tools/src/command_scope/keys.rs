@@ -101,6 +101,11 @@ pub(super) fn program_keys(keying: &mut Keying, words: &[Word]) -> Result<(), Un
             Wrapped::Runs(inner) if inner < words.len() => {
                 return program_keys(keying, &words[inner..]);
             }
+            // What xargs appends would reach the wrapper itself: `xargs env` or `xargs sudo`
+            // runs whatever command its input names.
+            Wrapped::Runs(_) | Wrapped::Alone if keying.appended => {
+                return Err(Unscoped::InputArguments { program: name });
+            }
             Wrapped::Runs(_) | Wrapped::Alone => false,
             Wrapped::Keyed => return Ok(()),
         },

@@ -34,12 +34,12 @@
 //!
 //! # Limits of the scheme
 //!
-//! A key scopes a program and its subcommand, not its operands: approving `rm -rf build`
-//! approves `rm -rf build /`... only because the key holds `build`, and approving `npm run`
-//! approves any script, `make test` any further target, `ssh host` any remote command. Keys are
-//! approved one by one, so approved pieces combine (`cd ..` and `rm -rf build` approved
-//! separately let `cd .. && rm -rf build` through). Both follow from "program + subcommand"
-//! being the unit the user approves; the prompt shows the keys so the user sees that unit.
+//! A key scopes a program, its subcommand and its options, not its operands: approving `git
+//! add src` approves `git add .`, approving `npm run build` any script, `make test` further
+//! targets (`make test install`), `ssh host` any remote command. Keys are approved one by one,
+//! so approved pieces combine (`cd ..` and `rm -rf build` approved separately let `cd .. && rm
+//! -rf build` through). Both follow from "program + subcommand" being the unit the user
+//! approves; the prompt shows the keys so the user sees that unit.
 
 mod getopt;
 mod keys;

@@ -132,6 +132,12 @@ const ROWS: &[Row] = &[
     ("xargs missing option value", "xargs -n", Err("`-n` of `xargs` needs a value")),
     ("xargs dynamic option value", "xargs -n $N rm", Err("`$N` is only known when the command runs")),
     ("xargs alone", "ls | xargs", Ok(&["ls", "xargs"])),
+    ("xargs gives env its command", "ls | xargs env", Err("`xargs` may pass options read from its input to `env`")),
+    ("xargs gives sudo its command", "xargs sudo", Err("`xargs` may pass options read from its input to `sudo`")),
+    ("xargs gives timeout its command", "xargs timeout 5", Err("`xargs` may pass options read from its input to `timeout`")),
+    ("xargs gives busybox its applet", "xargs busybox", Err("`xargs` may pass options read from its input to `busybox`")),
+    ("xargs gives sh its script", "xargs sh", Err("`sh` runs whatever its standard input holds")),
+    ("xargs gives a script its options", "xargs sh build.sh", Err("`xargs` may pass options read from its input to `build.sh`")),
     ("xargs unknown option", "ls | xargs --frobnicate rm", Err("`--frobnicate` is not known to be harmless for `xargs`")),
     ("env by path is a program", "/usr/bin/env rm x", Ok(&["/usr/bin/env rm"])),
     ("env by path has no table", "/usr/bin/env rm -rf /", Err("`-rf` is not known to be harmless for `/usr/bin/env`")),
@@ -400,6 +406,11 @@ fn approved_keys_do_not_cover_attacks() {
         "busybox sh -c 'git status; rm -rf /'",
         "taskset 1 git push",
         "stdbuf -oL cargo install evil",
+        "cargo test --config=target.x.runner=sh",
+        "cargo test -- --logfile /home/user/.bashrc",
+        "git status --porcelain; git log --output=x",
+        "ls -la --hyperlink; find . -delete",
+        "rm -rf build -exec",
     ] {
         if let Ok(keys) = command_scope(attack) {
             assert!(

@@ -7,7 +7,7 @@
 //! - [`passthrough`]: `nohup`, `time`, `nice`, `timeout DURATION`, `stdbuf`, `ionice`,
 //!   `taskset MASK`, `command` and `exec` do not change what runs, so the key is the wrapped
 //!   command's (`timeout 5 rm -rf /` is `rm -rf /`).
-//! - [`env`]: `env` with only assignments is the same as leading assignments; its `-i` and
+//! - [`env`](mod@env): `env` with only assignments is the same as leading assignments; its `-i` and
 //!   `-u NAME` stay in the key (`env -i make`).
 //! - [`privilege`]: `sudo` adds a key of its own and prefixes the wrapped command's key
 //!   (`sudo rm x` gives `sudo` and `sudo rm x`), so an approval given to a command as root
@@ -20,7 +20,7 @@
 //!   input may be options, so the program must have no harmful ones.
 //! - [`shells`]: `sh -c` / `bash -c` / `dash -c` / `ash -c` with a literal string are parsed
 //!   recursively; other shells with `-c`, and any shell reading its input, are never scoped.
-//! - [`test`]: `test` and `[` with `$` or a backtick in an operand are never scoped.
+//! - [`test`](mod@test): `test` and `[` with `$` or a backtick in an operand are never scoped.
 //!
 //! Wrappers are recognised only by their bare names; `/usr/bin/env rm` is keyed as a program
 //! of its own.
