@@ -50,7 +50,7 @@ pub use approval::{
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use call::{CallContext, CallObserver, NoObserver};
 pub use coerce::ArgumentProblem;
-pub use command_scope::command_scope;
+pub use command_scope::{OptionEffect, ShellConstruct, Unscoped, command_scope};
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
 pub use fsutil::atomic::{AtomicWriteError, write_atomic};

@@ -2,8 +2,9 @@
 //!
 //! A shell command can do anything the user can, so this tool is off until the user enables it,
 //! asks before every call, and can be allowed for the session only per program and subcommand
-//! ([`crate::command_scope`]: approving `git status` never lets `git push` or
-//! `git status; rm -rf ~` through; a command the parser does not understand always asks). The
+//! ([`crate::command_scope()`]: approving `git status` never lets `git push` or
+//! `git status; rm -rf ~` through; a command the parser does not understand, or with an option
+//! that may do more than its key shows, always asks). The
 //! approver sees the command and the project-relative working directory.
 //!
 //! # How a command runs
@@ -194,7 +195,7 @@ pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult 
 }
 
 /// What allowing a call for the session covers: the command's keys, or nothing when it cannot
-/// be parsed.
+/// be scoped (it cannot be parsed, or an option may do more than its key shows).
 ///
 /// Outside the project root every key carries the working directory (`in ./sub: cargo test`):
 /// the same command runs different code in another folder (its own build script, test suite,
@@ -203,7 +204,7 @@ pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult 
 /// such as `sub/..`, is simply another folder that asks again). The prefix cannot be forged
 /// by a command: `in` is a reserved word, which [`command_scope`] never keys as a program.
 fn run_command_scope(args: &RunCommandArgs) -> ApprovalScope {
-    let Some(keys) = command_scope(&args.command) else {
+    let Ok(keys) = command_scope(&args.command) else {
         return ApprovalScope::Never;
     };
     match workdir_label(&args.workdir) {
