@@ -17,6 +17,7 @@ extern crate self as gantry_tools;
 // depend on one flat API and the module layout can change freely.
 pub(crate) mod approval;
 pub(crate) mod audit;
+pub(crate) mod beneath;
 pub(crate) mod coerce;
 pub(crate) mod command_scope;
 pub(crate) mod confine;
@@ -45,11 +46,12 @@ pub use approval::{
     SessionGrant,
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
+pub use beneath::OpenError;
 pub use coerce::ArgumentProblem;
 pub use command_scope::command_scope;
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
-pub use fsutil::atomic::{AtomicWriteError, write_atomic};
+pub use fsutil::atomic::{AtomicWriteError, write_atomic, write_atomic_beneath};
 pub use gantry_tools_macros::tool;
 pub use gate::{Decider, Decision, DecisionKind};
 pub use ledger::{FileLedger, FileStamp, Freshness};
