@@ -176,8 +176,8 @@ pub(crate) fn open_listed_file(
     if !metadata.is_file() {
         return Err(OpenError::NotRegular);
     }
-    // Back to blocking reads (a regular file ignores the flag, but readers may not expect it).
-    rustix::fs::fcntl_setfl(&file, OFlags::empty()).map_err(|errno| OpenError::Io(errno.into()))?;
+    // O_NONBLOCK stays: it has no effect on regular files (open(2)), and clearing it would
+    // cost a system call per file of a search.
     Ok((file, metadata))
 }
 
