@@ -50,9 +50,11 @@ use std::fmt;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use rustix::fs::{Mode, OFlags};
+
+use crate::secret_env::PassList;
 
 /// How many symlinks one resolution may follow before it is treated as a loop (Linux allows 40
 /// per lookup, so a legitimate chain the kernel accepts is accepted here too).
@@ -119,9 +121,13 @@ pub struct ProjectRoot {
     /// The root directory, opened once (`O_PATH`): every file operation of the tools starts
     /// from it, so a rename of the root's path or a symlink swapped in below cannot redirect it.
     dir: Arc<OwnedFd>,
+    /// The variables this project's commands receive on purpose ([`crate::secret_env`]),
+    /// shared by every clone.
+    env_pass: Arc<RwLock<PassList>>,
 }
 
-/// Two roots are equal when they name the same folder the same way (descriptors aside).
+/// Two roots are equal when they name the same folder the same way (descriptors and settings
+/// aside).
 impl PartialEq for ProjectRoot {
     fn eq(&self, other: &Self) -> bool {
         self.root == other.root && self.alias == other.alias
@@ -177,6 +183,7 @@ impl ProjectRoot {
             root,
             alias,
             dir: Arc::new(dir),
+            env_pass: Arc::default(),
         })
     }
 
@@ -188,6 +195,11 @@ impl ProjectRoot {
     /// The root directory's descriptor, from which [`crate::beneath`] opens every file.
     pub(crate) fn dir_fd(&self) -> BorrowedFd<'_> {
         self.dir.as_fd()
+    }
+
+    /// Where [`crate::secret_env`] keeps the project's pass list.
+    pub(crate) fn env_pass_cell(&self) -> &RwLock<PassList> {
+        &self.env_pass
     }
 
     /// Resolves a path from a tool's arguments (relative to the root, or absolute under it) to

@@ -30,6 +30,7 @@ pub(crate) mod observation;
 pub(crate) mod permission;
 pub(crate) mod prompt;
 pub(crate) mod secret_env;
+pub(crate) mod secret_value;
 pub(crate) mod tool;
 
 // Public modules: the built-in tools, and utilities other crates use as a group (the
@@ -59,7 +60,11 @@ pub use manager::{ManagerError, ToolArguments, ToolInfo, ToolManager, is_valid_t
 pub use observation::{Observation, ObservationKind, duration_millis};
 pub use permission::{ParseNameError, PermissionLevel, Policy, PolicySet};
 pub use prompt::{PromptError, UserPrompter, UserQuestion};
-pub use secret_env::{is_secret_env, register_secret_env, scrubbed_environment};
+pub use secret_env::{
+    DBUS_BLOCKED, PassList, is_secret_env, is_secret_var, register_secret_env, scrub_environment,
+    scrubbed_environment, scrubbed_environment_passing,
+};
+pub use secret_value::is_secret_value;
 pub use tool::{
     IntoTool, PreparedCall, Tool, ToolError, ToolFn, ToolOutput, ToolResult, ToolSource, TypedTool,
 };
