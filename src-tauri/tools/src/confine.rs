@@ -28,22 +28,33 @@
 //!   a path (`notes/~draft`) is an ordinary name.
 //! - The empty string is an error rather than a quiet alias for the root; `.` is the root.
 //!
-//! # What this does not defend (time of check, time of use)
+//! # Time of check, time of use
 //!
-//! Resolution inspects the file system as it is *now*; the caller opens the returned path a
-//! moment later. Anyone able to change the project tree in between — another process of the
-//! user, or a command the agent itself started in the background — can swap a checked
-//! directory for a symlink, and the later open will follow it. The returned path contains no
-//! symlinks at the time of the check, which closes every race that needs the *user's string*
-//! to be re-interpreted, but not a concurrent rename of one of its directories. Closing that
-//! needs `openat2(RESOLVE_BENEATH)` or a descriptor-relative walk, which this module does not
-//! do. Hard links are not detected either: a hard link in the project to a file elsewhere is
-//! just a file in the project (creating one needs write access to both places already), and
-//! neither are bind mounts.
+//! Resolution inspects the file system as it is *now*; the file is opened a moment later.
+//! Anyone able to change the project tree in between — another process of the user, or a
+//! command the agent itself started in the background — can swap a checked directory for a
+//! symlink to somewhere else, and an open *by path* would follow it. So the tools never open
+//! the returned absolute path: each [`ProjectRoot`] holds a descriptor of the root directory,
+//! opened once, and every file the tools read or write is opened relative to it with
+//! `openat2(RESOLVE_BENEATH)` (see [`crate::beneath`]), which fails instead of leaving the
+//! root whatever was swapped in meanwhile. The resolved path is symlink-free at the time of the
+//! check, so in the normal case the kernel follows nothing; a symlink raced in that points
+//! outside is refused with the same "outside the project" message.
+//!
+//! Hard links are not detected: a hard link in the project to a file elsewhere is just a file
+//! in the project (creating one needs write access to both places already), and neither are
+//! bind mounts. A directory *moved* out of the project while a call holds its descriptor takes
+//! the call's write with it; that is the mover's directory, not a place of their choosing.
 
 use std::fmt;
 use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use rustix::fs::{Mode, OFlags};
+
+use crate::secret_env::PassList;
 
 /// How many symlinks one resolution may follow before it is treated as a loop (Linux allows 40
 /// per lookup, so a legitimate chain the kernel accepts is accepted here too).
@@ -99,53 +110,96 @@ pub enum ConfineError {
     },
 }
 
-/// The directory a session's tools are confined to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The directory a session's tools are confined to. Cloning shares the root's descriptor.
+#[derive(Debug, Clone)]
 pub struct ProjectRoot {
     /// Canonical (absolute, symlink-free) root.
     root: PathBuf,
     /// The root as the caller spelled it, when that is absolute, free of `..` and different
     /// from `root`; absolute paths under it are accepted as well.
     alias: Option<PathBuf>,
+    /// The root directory, opened once (`O_PATH`): every file operation of the tools starts
+    /// from it, so a rename of the root's path or a symlink swapped in below cannot redirect it.
+    dir: Arc<OwnedFd>,
+    /// The variables this project's commands receive on purpose ([`crate::secret_env`]),
+    /// shared by every clone.
+    env_pass: Arc<RwLock<PassList>>,
 }
+
+/// Two roots are equal when they name the same folder the same way (descriptors and settings
+/// aside).
+impl PartialEq for ProjectRoot {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root && self.alias == other.alias
+    }
+}
+
+impl Eq for ProjectRoot {}
 
 /// A path that resolved to a place inside the project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedPath {
     absolute: PathBuf,
     relative: String,
+    /// `absolute` below the root, bytes intact (empty for the root itself).
+    beneath: PathBuf,
 }
 
 impl ProjectRoot {
-    /// Opens `path` as a project root: canonicalises it and checks it is an existing directory.
+    /// Opens `path` as a project root: canonicalises it, checks it is an existing directory and
+    /// opens a descriptor of it for the tools' file operations.
     pub fn new(path: impl AsRef<Path>) -> Result<Self, ConfineError> {
         let given = path.as_ref();
-        let root =
-            std::fs::canonicalize(given).map_err(|source| ConfineError::RootUnavailable {
-                root: given.to_path_buf(),
-                source,
-            })?;
-        let metadata =
-            std::fs::metadata(&root).map_err(|source| ConfineError::RootUnavailable {
-                root: given.to_path_buf(),
-                source,
-            })?;
+        let unavailable = |source: io::Error| ConfineError::RootUnavailable {
+            root: given.to_path_buf(),
+            source,
+        };
+        let root = std::fs::canonicalize(given).map_err(unavailable)?;
+        let metadata = std::fs::metadata(&root).map_err(unavailable)?;
         if !metadata.is_dir() {
             return Err(ConfineError::RootNotDirectory {
                 root: given.to_path_buf(),
             });
+        }
+        let dir = rustix::fs::open(
+            &root,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|errno| unavailable(errno.into()))?;
+        // The descriptor must be the directory just checked, not one renamed into its place.
+        let opened = rustix::fs::fstat(&dir).map_err(|errno| unavailable(errno.into()))?;
+        if !same_inode(&opened, &metadata) {
+            return Err(unavailable(io::Error::other(
+                "the folder was replaced while it was being opened",
+            )));
         }
         let alias = Some(given.components().collect::<PathBuf>()).filter(|alias| {
             alias.is_absolute()
                 && *alias != root
                 && !alias.components().any(|c| c == Component::ParentDir)
         });
-        Ok(Self { root, alias })
+        Ok(Self {
+            root,
+            alias,
+            dir: Arc::new(dir),
+            env_pass: Arc::default(),
+        })
     }
 
     /// The canonical root directory.
     pub fn path(&self) -> &Path {
         &self.root
+    }
+
+    /// The root directory's descriptor, from which [`crate::beneath`] opens every file.
+    pub(crate) fn dir_fd(&self) -> BorrowedFd<'_> {
+        self.dir.as_fd()
+    }
+
+    /// Where [`crate::secret_env`] keeps the project's pass list.
+    pub(crate) fn env_pass_cell(&self) -> &RwLock<PassList> {
+        &self.env_pass
     }
 
     /// Resolves a path from a tool's arguments (relative to the root, or absolute under it) to
@@ -176,17 +230,25 @@ impl ProjectRoot {
         } else {
             walk.walk(self.root.clone(), path)?
         };
-        let relative = match absolute.strip_prefix(&self.root) {
-            Ok(rest) if rest.as_os_str().is_empty() => ".".to_owned(),
-            Ok(rest) => rest
+        // The walk never leaves the root; refuse rather than trust that blindly.
+        let beneath = match absolute.strip_prefix(&self.root) {
+            Ok(rest) => rest.to_path_buf(),
+            Err(_) => return Err(walk.outside()),
+        };
+        let relative = if beneath.as_os_str().is_empty() {
+            ".".to_owned()
+        } else {
+            beneath
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy())
                 .collect::<Vec<_>>()
-                .join("/"),
-            // The walk never leaves the root; refuse rather than trust that blindly.
-            Err(_) => return Err(walk.outside()),
+                .join("/")
         };
-        Ok(ResolvedPath { absolute, relative })
+        Ok(ResolvedPath {
+            absolute,
+            relative,
+            beneath,
+        })
     }
 
     /// The part of an absolute path below the root (canonical or as given), if it is under it.
@@ -214,6 +276,19 @@ impl ResolvedPath {
     pub fn is_root(&self) -> bool {
         self.relative == "."
     }
+
+    /// The path below the project root, with its bytes as they are (empty for the root): what
+    /// is opened relative to the root's descriptor. No `.`, `..` or symlink in it, as of the
+    /// resolution.
+    pub fn beneath(&self) -> &Path {
+        &self.beneath
+    }
+}
+
+/// True when `stat` (of a descriptor) and `metadata` (of a path) are the same file.
+fn same_inode(stat: &rustix::fs::Stat, metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    stat.st_dev == metadata.dev() && stat.st_ino == metadata.ino()
 }
 
 impl fmt::Display for ResolvedPath {

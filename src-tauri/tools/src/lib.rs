@@ -18,6 +18,7 @@ extern crate self as gantry_tools;
 // depend on one flat API and the module layout can change freely.
 pub(crate) mod approval;
 pub(crate) mod audit;
+pub(crate) mod beneath;
 pub(crate) mod call;
 pub(crate) mod coerce;
 pub(crate) mod command_scope;
@@ -31,6 +32,7 @@ pub(crate) mod observation;
 pub(crate) mod permission;
 pub(crate) mod prompt;
 pub(crate) mod secret_env;
+pub(crate) mod secret_value;
 pub(crate) mod session;
 pub(crate) mod tool;
 
@@ -48,12 +50,13 @@ pub use approval::{
     ScriptedApprover, SessionGrant,
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
+pub use beneath::OpenError;
 pub use call::{CallContext, CallObserver, NoObserver};
 pub use coerce::ArgumentProblem;
 pub use command_scope::{OptionEffect, ShellConstruct, Unscoped, command_scope};
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
-pub use fsutil::atomic::{AtomicWriteError, write_atomic};
+pub use fsutil::atomic::{AtomicWriteError, write_atomic, write_atomic_beneath};
 pub use gantry_tools_macros::tool;
 pub use gate::{Decider, Decision, DecisionKind};
 pub use ledger::{FileLedger, FileStamp, Freshness};
@@ -61,7 +64,11 @@ pub use manager::{ManagerError, ToolArguments, ToolInfo, ToolManager, is_valid_t
 pub use observation::{Observation, ObservationKind, duration_millis};
 pub use permission::{ParseNameError, PermissionLevel, Policy, PolicySet};
 pub use prompt::{PromptError, UserPrompter, UserQuestion};
-pub use secret_env::{is_secret_env, key_from_env, register_secret_env, scrubbed_environment};
+pub use secret_env::{
+    DBUS_BLOCKED, PassList, is_secret_env, is_secret_var, key_from_env, register_secret_env,
+    scrub_environment, scrubbed_environment, scrubbed_environment_passing,
+};
+pub use secret_value::is_secret_value;
 pub use session::ToolSession;
 pub use tool::{
     IntoTool, PreparedCall, Tool, ToolError, ToolFn, ToolOutput, ToolResult, ToolSource, TypedTool,

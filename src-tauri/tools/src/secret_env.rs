@@ -1,63 +1,205 @@
-//! Which environment variables hold secrets, so that no child process Gantry starts sees them.
+//! Which environment variables a child process Gantry starts must not see, and which a project
+//! passes on purpose.
 //!
-//! Two sources: name patterns that catch the usual conventions (`*_API_KEY`, `*_TOKEN`,
-//! `*SECRET*`, `*PASSWORD*`, `GITHUB_PAT`, ...), and names the engine registers at run time
-//! with [`register_secret_env`] — the variables provider configurations read their API keys
-//! from (`api_key_env`), which may be called anything. The registry is process-wide on
-//! purpose: a key variable known to any part of the engine is a secret for every child the
-//! process starts, whichever session or tool starts it, and a registration can never be
-//! forgotten by a code path that builds its own `ToolManager` or `ToolContext`.
+//! A variable is withheld when (see [`is_secret_var`]):
+//!
+//! - its **name** follows a secret convention, in any case: it contains `KEY`, `TOKEN`,
+//!   `SECRET`, `PASSWORD`, `PASSWD`, `CREDENTIAL` or `WEBHOOK`, or has a `_`-separated part
+//!   `PAT` (`GITHUB_PAT`), `JWT` (`CI_JOB_JWT`), `DSN` (`SENTRY_DSN`) or `AUTH`
+//!   (`NPM_CONFIG__AUTH`, `DOCKER_AUTH_CONFIG`) — except `SSH_AUTH_SOCK`, the agent socket git
+//!   over SSH needs, which can sign with a key but never reveals it;
+//! - it is Gantry's own (`GANTRY_*`), or a provider's key variable the engine registered with
+//!   [`register_secret_env`] (it may be called anything);
+//! - its **value** has the shape of a credential ([`crate::secret_value`]): a URL with a
+//!   password or a token in it, a webhook URL, a JWT, auth JSON, a private key. That catches
+//!   `DATABASE_URL=postgres://app:pw@db/app` while `DATABASE_URL=postgres://localhost/db` stays;
+//! - it is `DBUS_SESSION_BUS_ADDRESS`: the session bus is where the desktop keyring (Secret
+//!   Service) answers, and Gantry keeps its API keys there; a child that reached the bus read
+//!   them back. The environment a child gets instead sets it to `disabled:` ([`DBUS_BLOCKED`]),
+//!   because D-Bus libraries (GLib, libdbus, sd-bus) fall back to `$XDG_RUNTIME_DIR/bus` when the
+//!   variable is unset but not when it is set to an address they cannot use. This stops the
+//!   keyring tools that follow the convention (`secret-tool`, Python's `keyring`); a program that
+//!   dials the socket's path by itself still reaches it, which only the OS sandbox
+//!   (gantry-sandbox) prevents. `DBUS_SYSTEM_BUS_ADDRESS` is kept: the system bus holds no user
+//!   secrets (the keyring lives on the session bus), and its well-known socket path works
+//!   without the variable anyway, so removing it would protect nothing.
+//!
+//! A project may pass variables **on purpose** ([`PassList`]): a test suite that needs
+//! `DATABASE_URL` with its password, or an authenticated `HTTPS_PROXY`. A listed variable
+//! passes whatever its name or value says, with three exceptions that no list opens, because
+//! they are Gantry's and not the project's: `DBUS_SESSION_BUS_ADDRESS` (the keyring holding
+//! Gantry's keys), `GANTRY_*`, and the registered provider key variables (the model's own
+//! credentials; a project that needs a key of its own gives it its own variable). The list
+//! belongs to the project: [`ProjectRoot::set_env_pass`] stores it where run_command reads it.
+//!
+//! The registry of provider key variables is process-wide on purpose: a key variable known to
+//! any part of the engine is a secret for every child the process starts, whichever session or
+//! tool starts it, and a registration can never be forgotten by a code path that builds its own
+//! `ToolManager` or `ToolContext`.
 
 use std::collections::BTreeSet;
-use std::sync::RwLock;
+use std::ffi::{OsStr, OsString};
+use std::sync::{PoisonError, RwLock};
+
+use crate::confine::ProjectRoot;
+use crate::secret_value::is_secret_value;
 
 /// Substrings (of the upper-cased name) that mark a secret. `KEY` covers `API_KEY`, `APIKEY`
 /// and `PRIVATE_KEY`.
-const SECRET_WORDS: &[&str] = &["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"];
+const SECRET_WORDS: &[&str] = &[
+    "KEY",
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIAL",
+    "WEBHOOK",
+];
 
 /// Whole `_`-separated parts of the upper-cased name that mark a secret (`GITHUB_PAT`,
-/// `GL_PAT_RO`), checked as parts so that `LD_LIBRARY_PATH` stays.
-const SECRET_PARTS: &[&str] = &["PAT"];
+/// `CI_JOB_JWT`, `SENTRY_DSN`, `NPM_CONFIG__AUTH`), checked as parts so that `LD_LIBRARY_PATH`
+/// and `GIT_AUTHOR_NAME` stay.
+const SECRET_PARTS: &[&str] = &["PAT", "JWT", "DSN", "AUTH"];
+
+/// Names the parts rule would catch that are not secrets (exact, upper case).
+const NOT_SECRET: &[&str] = &["SSH_AUTH_SOCK"];
+
+/// The session bus's address variable: never passed (see the module docs).
+pub const DBUS_SESSION: &str = "DBUS_SESSION_BUS_ADDRESS";
+
+/// What [`DBUS_SESSION`] is set to in a child's environment: an address no D-Bus library can
+/// connect to, so none falls back to the default socket.
+pub const DBUS_BLOCKED: &str = "disabled:";
 
 /// Names registered with [`register_secret_env`], upper-cased.
 static REGISTERED: RwLock<BTreeSet<String>> = RwLock::new(BTreeSet::new());
 
 /// Marks the variable `name` as a secret for the rest of the process: no child process
-/// started through [`scrubbed_environment`] (run_command, MCP servers) will receive it.
-/// Blank names are ignored; names compare without regard to case.
+/// started through [`scrubbed_environment`] (run_command, MCP servers) will receive it, even
+/// when a project lists it in its [`PassList`]. Blank names are ignored; names compare without
+/// regard to case.
 pub fn register_secret_env(name: &str) {
     let name = name.trim();
     if name.is_empty() {
         return;
     }
     // A poisoned lock still holds a valid set: a panic elsewhere must not stop scrubbing.
-    let mut registered = REGISTERED
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut registered = REGISTERED.write().unwrap_or_else(PoisonError::into_inner);
     registered.insert(name.to_ascii_uppercase());
 }
 
-/// True for variables a child process must not see: names matching the secret patterns (see
-/// the module docs) in any case, Gantry's own `GANTRY_*`, and every registered name.
+/// True for variables a child process must not see *by their name*: the secret name patterns
+/// (see the module docs) in any case, `DBUS_SESSION_BUS_ADDRESS`, Gantry's own `GANTRY_*`, and
+/// every registered name. [`is_secret_var`] looks at the value too.
 pub fn is_secret_env(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    if upper.starts_with("GANTRY_")
-        || SECRET_WORDS.iter().any(|word| upper.contains(word))
-        || upper.split('_').any(|part| SECRET_PARTS.contains(&part))
-    {
+    if never_passed(&upper) {
         return true;
     }
-    REGISTERED
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .contains(&upper)
+    !NOT_SECRET.contains(&upper.as_str())
+        && (SECRET_WORDS.iter().any(|word| upper.contains(word))
+            || upper.split('_').any(|part| SECRET_PARTS.contains(&part)))
 }
 
-/// This process's environment without the variables [`is_secret_env`] names.
-pub fn scrubbed_environment() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    std::env::vars_os()
-        .filter(|(name, _)| !is_secret_env(&name.to_string_lossy()))
-        .collect()
+/// True for variables a child process must not see, by name ([`is_secret_env`]) or by value
+/// ([`crate::secret_value::is_secret_value`]; a value that is not UTF-8 is read lossily).
+pub fn is_secret_var(name: &str, value: &OsStr) -> bool {
+    is_secret_env(name) || is_secret_value(&value.to_string_lossy())
+}
+
+/// Gantry's own variables, which no pass list opens (`upper` is the upper-cased name).
+fn never_passed(upper: &str) -> bool {
+    upper == DBUS_SESSION
+        || upper.starts_with("GANTRY_")
+        || REGISTERED
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(upper)
+}
+
+/// The variables a project passes to its commands on purpose, secret or not (see the module
+/// docs for the three that never pass). Names are exact (environment names are case-sensitive).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PassList {
+    names: BTreeSet<String>,
+}
+
+impl PassList {
+    /// A list of `names`; surrounding blanks are trimmed and blank names dropped.
+    pub fn new<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            names: names
+                .into_iter()
+                .map(|name| name.as_ref().trim().to_owned())
+                .filter(|name| !name.is_empty())
+                .collect(),
+        }
+    }
+
+    /// True when `name` is listed.
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// The listed names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(String::as_str)
+    }
+
+    /// True when nothing is listed.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// `vars` as a child may see them: without secrets ([`is_secret_var`]) unless `pass` lists
+/// them, never with Gantry's own variables, and with [`DBUS_SESSION`] set to [`DBUS_BLOCKED`].
+pub fn scrub_environment(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+    pass: &PassList,
+) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = vars
+        .into_iter()
+        .filter(|(name, value)| {
+            let name = name.to_string_lossy();
+            if never_passed(&name.to_ascii_uppercase()) {
+                return false;
+            }
+            pass.contains(&name) || !is_secret_var(&name, value)
+        })
+        .collect();
+    env.push((DBUS_SESSION.into(), DBUS_BLOCKED.into()));
+    env
+}
+
+/// This process's environment as a child may see it, with the variables `pass` lets through
+/// (see [`scrub_environment`]).
+pub fn scrubbed_environment_passing(pass: &PassList) -> Vec<(OsString, OsString)> {
+    scrub_environment(std::env::vars_os(), pass)
+}
+
+/// This process's environment as a child may see it, nothing passed on purpose.
+pub fn scrubbed_environment() -> Vec<(OsString, OsString)> {
+    scrubbed_environment_passing(&PassList::default())
+}
+
+impl ProjectRoot {
+    /// Sets the variables this project's commands receive on purpose (run_command reads it at
+    /// every call). Shared by every clone of this root and every context built on it.
+    pub fn set_env_pass(&self, pass: PassList) {
+        *self
+            .env_pass_cell()
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = pass;
+    }
+
+    /// The variables this project's commands receive on purpose (empty unless set).
+    pub fn env_pass(&self) -> PassList {
+        self.env_pass_cell()
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
 }
 
 /// The API key in the environment variable `name`: its value with surrounding white space
@@ -93,6 +235,18 @@ mod tests {
             "gantry_log",
             "aws_secret_access_key",
             "Api_Key",
+            // From the review: names whose values reached children.
+            "SENTRY_DSN",
+            "SLACK_WEBHOOK_URL",
+            "DOCKER_AUTH_CONFIG",
+            "NPM_CONFIG__AUTH",
+            "NPM_CONFIG__AUTHTOKEN",
+            "npm_config__auth",
+            "CI_JOB_JWT",
+            "CI_JOB_JWT_V2",
+            "DBUS_SESSION_BUS_ADDRESS",
+            "PDO_DSN",
+            "DISCORD_WEBHOOK",
         ] {
             assert!(is_secret_env(name), "{name}");
         }
@@ -107,9 +261,143 @@ mod tests {
             "CARGO_HOME",
             "SSH_AUTH_SOCK",
             "MY_GANTRY_THING",
+            "GIT_AUTHOR_NAME",
+            "XAUTHORITY",
+            "DBUS_SYSTEM_BUS_ADDRESS",
+            "XDG_RUNTIME_DIR",
+            "RUST_LOG",
+            // Judged by their values (below), not their names.
+            "DATABASE_URL",
+            "REDIS_URL",
+            "MONGODB_URI",
         ] {
             assert!(!is_secret_env(name), "{name}");
         }
+    }
+
+    /// The review's variables with realistic values, and ordinary ones that must stay.
+    pub(crate) const LEAKED: &[(&str, &str)] = &[
+        (
+            "DATABASE_URL",
+            "postgres://app:hunter2@db.internal:5432/app",
+        ),
+        ("REDIS_URL", "redis://:s3cret@cache:6379/0"),
+        (
+            "MONGODB_URI",
+            "mongodb+srv://admin:pw@cluster0.example.net/db",
+        ),
+        (
+            "SENTRY_DSN",
+            "https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/2",
+        ),
+        (
+            "SLACK_WEBHOOK_URL",
+            "https://hooks.slack.com/services/T00/B00/XXXX",
+        ),
+        (
+            "DOCKER_AUTH_CONFIG",
+            r#"{"auths":{"r.example.com":{"auth":"dXNlcjpwYXNz"}}}"#,
+        ),
+        ("NPM_CONFIG__AUTH", "dXNlcjpwYXNz"),
+        ("NPM_CONFIG__AUTHTOKEN", "npm_abcdef"),
+        ("CI_JOB_JWT", crate::secret_value::tests::JWT),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"),
+        // Innocent names, secret values.
+        ("MY_SERVICE", "https://api.example.com/v1?access_token=abc"),
+        ("UPSTREAM", "https://user:pw@git.example.com/repo.git"),
+        ("SESSION_HEADER", crate::secret_value::tests::JWT),
+    ];
+
+    /// Variables that must reach a child as they are.
+    pub(crate) const KEPT: &[(&str, &str)] = &[
+        ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        ("HOME", "/home/dev"),
+        ("LANG", "en_US.UTF-8"),
+        ("RUST_LOG", "info,hyper=warn"),
+        ("HOMEPAGE_URL", "https://example.com"),
+        ("LOCAL_DATABASE_URL", "postgres://localhost/db"),
+        ("SSH_AUTH_SOCK", "/run/user/1000/ssh-agent.socket"),
+        (
+            "DBUS_SYSTEM_BUS_ADDRESS",
+            "unix:path=/run/dbus/system_bus_socket",
+        ),
+    ];
+
+    fn os(vars: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+        vars.iter()
+            .map(|(name, value)| ((*name).into(), (*value).into()))
+            .collect()
+    }
+
+    fn lookup<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a OsStr> {
+        env.iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_os_str())
+    }
+
+    #[test]
+    fn secrets_are_scrubbed_by_name_or_value_and_the_rest_kept() {
+        let env = scrub_environment(os(LEAKED).into_iter().chain(os(KEPT)), &PassList::default());
+        for (name, value) in LEAKED {
+            assert!(is_secret_var(name, OsStr::new(value)), "{name}");
+            if *name != DBUS_SESSION {
+                assert_eq!(lookup(&env, name), None, "{name} passed");
+            }
+        }
+        for (name, value) in KEPT {
+            assert!(!is_secret_var(name, OsStr::new(value)), "{name}");
+            assert_eq!(lookup(&env, name), Some(OsStr::new(value)), "{name}");
+        }
+        // The session bus is blocked, not just unset, so no library falls back to its socket.
+        let buses: Vec<_> = env.iter().filter(|(key, _)| key == DBUS_SESSION).collect();
+        assert_eq!(buses.len(), 1);
+        assert_eq!(lookup(&env, DBUS_SESSION), Some(OsStr::new(DBUS_BLOCKED)));
+        assert_eq!(env.len(), KEPT.len() + 1);
+    }
+
+    #[test]
+    fn the_pass_list_lets_listed_secrets_through_but_never_gantrys_own() {
+        register_secret_env("PROVIDER_KEY_VAR_FOR_PASS_TEST");
+        let parent = os(LEAKED).into_iter().chain(os(&[
+            ("GANTRY_DATA_DIR", "/data"),
+            ("PROVIDER_KEY_VAR_FOR_PASS_TEST", "sk-123"),
+        ]));
+        let pass = PassList::new([
+            " DATABASE_URL ",
+            "SENTRY_DSN",
+            "",
+            "DBUS_SESSION_BUS_ADDRESS",
+            "GANTRY_DATA_DIR",
+            "PROVIDER_KEY_VAR_FOR_PASS_TEST",
+            "database_url_lowercase_is_another_name",
+        ]);
+        assert!(pass.contains("DATABASE_URL") && !pass.contains(""));
+        assert_eq!(pass.names().count(), 6);
+        let env = scrub_environment(parent, &pass);
+        assert_eq!(
+            lookup(&env, "DATABASE_URL"),
+            Some(OsStr::new("postgres://app:hunter2@db.internal:5432/app"))
+        );
+        assert!(lookup(&env, "SENTRY_DSN").is_some());
+        assert_eq!(lookup(&env, "REDIS_URL"), None, "not listed");
+        assert_eq!(lookup(&env, "GANTRY_DATA_DIR"), None);
+        assert_eq!(lookup(&env, "PROVIDER_KEY_VAR_FOR_PASS_TEST"), None);
+        assert_eq!(lookup(&env, DBUS_SESSION), Some(OsStr::new(DBUS_BLOCKED)));
+    }
+
+    #[test]
+    fn a_project_root_keeps_its_pass_list_for_every_clone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = ProjectRoot::new(dir.path()).unwrap();
+        let clone = root.clone();
+        assert!(root.env_pass().is_empty());
+        clone.set_env_pass(PassList::new(["DATABASE_URL"]));
+        assert!(root.env_pass().contains("DATABASE_URL"));
+        let other = ProjectRoot::new(dir.path()).unwrap();
+        assert!(
+            other.env_pass().is_empty(),
+            "another root of the same folder"
+        );
     }
 
     #[test]

@@ -23,18 +23,20 @@
 //!   over [`MAX_EDIT_BYTES`] are refused.
 
 use std::io::Read;
-use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::fsutil::atomic::{AtomicWriteError, write_atomic_if_unchanged};
+use crate::fsutil::atomic::{AtomicWriteError, write_atomic_beneath};
 use crate::fsutil::diff::{cap_lines, unified_diff};
 use crate::fsutil::matching::{MatchError, Tier, closest_lines, plan_replacements};
 use crate::fsutil::textfile::{DecodeError, Normalized, TextFile};
 use crate::ledger::{FileStamp, Freshness};
 use crate::text::excerpt;
-use crate::{Preview, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult, tool};
+use crate::{
+    OpenError, Preview, ProjectRoot, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult,
+    tool,
+};
 
 /// The largest file edit_file will change.
 pub const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
@@ -71,18 +73,20 @@ pub struct EditFileArgs {
 #[tool(level = sensitive, preview = edit_preview)]
 pub async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> ToolResult {
     let resolved = prepare(ctx, &args)?;
-    let plan = plan_in_background(&resolved, args).await?;
-    let target = resolved.path().to_owned();
+    let plan = plan_in_background(ctx.project(), &resolved, args).await?;
+    let (project, target) = (ctx.project().clone(), resolved.clone());
     let bytes = plan.bytes;
     let stamp = plan.stamp;
     let display = resolved.relative().to_owned();
-    tokio::task::spawn_blocking(move || write_atomic_if_unchanged(&target, &bytes, stamp))
-        .await
-        .map_err(|_| ToolError::new(format!("writing {display} failed unexpectedly")))?
-        .map_err(|error| match error {
-            AtomicWriteError::Changed(_) => stale(&display),
-            other => ToolError::new(other.describe(&display)),
-        })?;
+    tokio::task::spawn_blocking(move || {
+        write_atomic_beneath(&project, &target, &bytes, Some(stamp))
+    })
+    .await
+    .map_err(|_| ToolError::new(format!("writing {display} failed unexpectedly")))?
+    .map_err(|error| match error {
+        AtomicWriteError::Changed(_) => stale(&display),
+        other => ToolError::new(other.describe(&display)),
+    })?;
     ctx.files().record_current(resolved.path());
 
     let mut text = format!(
@@ -103,7 +107,7 @@ pub async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> ToolResult {
 /// The approval preview: the diff the edit would make, or why it will fail.
 async fn edit_preview(ctx: &ToolContext, args: &EditFileArgs) -> Option<Preview> {
     let planned = match prepare(ctx, args) {
-        Ok(resolved) => plan_in_background(&resolved, args.clone())
+        Ok(resolved) => plan_in_background(ctx.project(), &resolved, args.clone())
             .await
             .map(|plan| (resolved, plan)),
         Err(error) => Err(error),
@@ -162,19 +166,24 @@ pub struct EditPlan {
 }
 
 async fn plan_in_background(
+    project: &ProjectRoot,
     resolved: &ResolvedPath,
     args: EditFileArgs,
 ) -> Result<EditPlan, ToolError> {
-    let path = resolved.path().to_owned();
-    let display = resolved.relative().to_owned();
-    tokio::task::spawn_blocking(move || plan_edit(&path, &display, &args))
+    let (project, target) = (project.clone(), resolved.clone());
+    tokio::task::spawn_blocking(move || plan_edit(&project, &target, &args))
         .await
         .map_err(|_| ToolError::new(format!("reading {resolved} failed unexpectedly")))?
 }
 
-/// Reads the file at `path` (shown as `display`) and plans the edit.
-pub fn plan_edit(path: &Path, display: &str, args: &EditFileArgs) -> Result<EditPlan, ToolError> {
-    let (bytes, stamp) = read_for_edit(path, display)?;
+/// Reads the project file `resolved` (below the root's descriptor) and plans the edit.
+pub fn plan_edit(
+    project: &ProjectRoot,
+    resolved: &ResolvedPath,
+    args: &EditFileArgs,
+) -> Result<EditPlan, ToolError> {
+    let display = resolved.relative();
+    let (bytes, stamp) = read_for_edit(project, resolved)?;
     let file = TextFile::decode(bytes).map_err(|error| match error {
         DecodeError::Binary => ToolError::new(format!(
             "{display} is a binary file; edit_file edits text files only"
@@ -198,28 +207,33 @@ pub fn plan_edit(path: &Path, display: &str, args: &EditFileArgs) -> Result<Edit
     })
 }
 
-fn read_for_edit(path: &Path, display: &str) -> Result<(Vec<u8>, FileStamp), ToolError> {
-    let cannot_read = |error: std::io::Error| match error.kind() {
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => ToolError::new(
-            format!("{display} does not exist; use write_file to create it"),
-        ),
-        _ => ToolError::new(format!("cannot read {display}: {error}")),
-    };
-    let metadata = std::fs::metadata(path).map_err(cannot_read)?;
-    if metadata.is_dir() {
-        return Err(ToolError::new(format!("{display} is a directory")));
-    }
-    if !metadata.is_file() {
-        return Err(ToolError::new(format!("{display} is not a regular file")));
-    }
+fn read_for_edit(
+    project: &ProjectRoot,
+    resolved: &ResolvedPath,
+) -> Result<(Vec<u8>, FileStamp), ToolError> {
+    let display = resolved.relative();
+    let cannot_read =
+        |error: std::io::Error| ToolError::new(format!("cannot read {display}: {error}"));
+    let (mut file, metadata) = project
+        .open_regular(resolved)
+        .map_err(|error| match error {
+            OpenError::NotFound => ToolError::new(format!(
+                "{display} does not exist; use write_file to create it"
+            )),
+            OpenError::Directory => ToolError::new(format!("{display} is a directory")),
+            OpenError::NotRegular => ToolError::new(format!("{display} is not a regular file")),
+            OpenError::Outside => {
+                ToolError::new(format!("path '{display}' is outside the project"))
+            }
+            OpenError::Io(error) => cannot_read(error),
+        })?;
     if metadata.len() > MAX_EDIT_BYTES {
         return Err(ToolError::new(format!(
             "{display} is larger than {} MiB; edit_file edits smaller files",
             MAX_EDIT_BYTES >> 20
         )));
     }
-    let mut file = std::fs::File::open(path).map_err(cannot_read)?;
-    let stamp = FileStamp::from_metadata(&file.metadata().map_err(cannot_read)?);
+    let stamp = FileStamp::from_metadata(&metadata);
     let mut bytes = Vec::new();
     (&mut file)
         .take(MAX_EDIT_BYTES + 1)

@@ -39,11 +39,12 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::beneath::open_listed_file;
 use crate::text::{MAX_LINE_CHARS, line_cut_marker};
 use crate::walk::{
     StopFlag, path_order, project_walker, relative_to, run_blocking_walk, unusable_path,
 };
-use crate::{ToolContext, ToolError, ToolOutput, ToolResult, tool};
+use crate::{ProjectRoot, ToolContext, ToolError, ToolOutput, ToolResult, tool};
 
 /// How many matching lines the output shows.
 pub const MAX_SHOWN: usize = 50;
@@ -85,7 +86,7 @@ pub async fn grep_search(ctx: &ToolContext, args: GrepSearchArgs) -> ToolResult 
     std::fs::metadata(resolved.path()).map_err(|error| unusable_path(&args.path, &error))?;
     let query = GrepQuery::new(&args)?;
     let start = resolved.path().to_path_buf();
-    let root = ctx.root().to_path_buf();
+    let root = ctx.project().clone();
     let found = run_blocking_walk(ctx.cancel_token(), move |stop| {
         query.run(&root, &start, stop)
     })
@@ -136,7 +137,7 @@ impl GrepQuery {
     }
 
     /// Searches `start` (a file or directory under `root`).
-    fn run(&self, root: &Path, start: &Path, stop: &StopFlag) -> Found {
+    fn run(&self, root: &ProjectRoot, start: &Path, stop: &StopFlag) -> Found {
         let shared = Mutex::new(Merged::default());
         let mut builder = Builder {
             query: self,
@@ -275,7 +276,7 @@ impl FirstFiles {
 
 struct Builder<'a> {
     query: &'a GrepQuery,
-    root: &'a Path,
+    root: &'a ProjectRoot,
     start: &'a Path,
     stop: &'a StopFlag,
     shared: &'a Mutex<Merged>,
@@ -311,7 +312,8 @@ impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
 struct Visitor<'a> {
     query: &'a GrepQuery,
     matcher: RegexMatcher,
-    root: &'a Path,
+    /// Listed by path, but every file is opened below the root's descriptor.
+    root: &'a ProjectRoot,
     start: &'a Path,
     stop: &'a StopFlag,
     shared: &'a Mutex<Merged>,
@@ -338,11 +340,25 @@ impl ParallelVisitor for Visitor<'_> {
         {
             return WalkState::Continue;
         }
-        let relative = relative_to(entry.path(), self.root).unwrap_or_default();
+        // The listing is by path; the open is below the root's descriptor, so a folder swapped
+        // for a symlink out since it was listed is not followed.
+        let (Some(relative), Ok(below)) = (
+            relative_to(entry.path(), self.root.path()),
+            entry.path().strip_prefix(self.root.path()),
+        ) else {
+            return WalkState::Continue;
+        };
+        let file = match open_listed_file(self.root.dir_fd(), below) {
+            Ok((file, _)) => file,
+            Err(error) => {
+                tracing::debug!(path = %entry.path().display(), %error, "grep_search skips a file");
+                return WalkState::Continue;
+            }
+        };
         let result = if self.first.wants(&relative) {
             let mut sink = Collect::default();
             self.numbered
-                .search_path(&self.matcher, entry.path(), &mut sink)
+                .search_file(&self.matcher, &file, &mut sink)
                 .map(|()| {
                     (!sink.binary && sink.count > 0).then(|| {
                         self.first.insert(FileHits {
@@ -355,7 +371,7 @@ impl ParallelVisitor for Visitor<'_> {
         } else {
             let mut sink = Count::default();
             self.counting
-                .search_path(&self.matcher, entry.path(), &mut sink)
+                .search_file(&self.matcher, &file, &mut sink)
                 .map(|()| (!sink.binary && sink.count > 0).then_some(sink.count))
         };
         match result {

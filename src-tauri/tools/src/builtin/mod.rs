@@ -11,6 +11,9 @@ pub mod write_file;
 #[cfg(test)]
 mod file_tools_tests;
 
+#[cfg(test)]
+mod confinement_race_tests;
+
 use crate::{ManagerError, ToolManager};
 
 /// Registers every built-in tool.

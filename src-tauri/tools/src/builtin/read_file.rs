@@ -15,9 +15,7 @@
 //! binary and is refused. A successful read records the file's stamp in the session ledger,
 //! which is what lets edit_file refuse an edit when the file changed afterwards.
 
-use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -26,7 +24,9 @@ use tokio_util::sync::CancellationToken;
 use crate::fsutil::textfile::{BINARY_SNIFF_BYTES, BOM, looks_binary};
 use crate::ledger::FileStamp;
 use crate::text::line_cut_marker;
-use crate::{ToolContext, ToolError, ToolOutput, ToolResult, tool};
+use crate::{
+    OpenError, ProjectRoot, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult, tool,
+};
 
 /// Lines returned when the model gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 200;
@@ -77,9 +77,10 @@ pub async fn read_file(ctx: &ToolContext, args: ReadFileArgs) -> ToolResult {
         first: args.offset.max(1),
         limit: args.limit.min(MAX_LIMIT),
     };
-    let path = resolved.path().to_owned();
+    let project = ctx.project().clone();
+    let target = resolved.clone();
     let cancel = ctx.cancel_token().clone();
-    let read = tokio::task::spawn_blocking(move || read_window(&path, window, &cancel))
+    let read = tokio::task::spawn_blocking(move || read_window(&project, &target, window, &cancel))
         .await
         .map_err(|_| ToolError::new(format!("reading {resolved} failed unexpectedly")))?
         .map_err(|error| ToolError::new(error.message(resolved.relative())))?;
@@ -116,6 +117,10 @@ pub enum ReadError {
     /// A FIFO, socket or device: reading it could block or never end.
     #[error("is not a regular file")]
     NotRegular,
+    /// The project tree changed since the path was checked, and opening it would leave the
+    /// project.
+    #[error("is outside the project")]
+    Outside,
     /// A NUL byte near the start.
     #[error("is binary")]
     Binary,
@@ -142,6 +147,7 @@ impl ReadError {
             Self::NotFound => format!("{path} does not exist"),
             Self::Directory => format!("{path} is a directory, not a file"),
             Self::NotRegular => format!("{path} is not a regular file"),
+            Self::Outside => format!("path '{path}' is outside the project"),
             Self::Binary => format!(
                 "{path} is a binary file (it has NUL bytes in its first {} KiB); read_file shows text files only",
                 BINARY_SNIFF_BYTES / 1024
@@ -165,22 +171,24 @@ pub struct ReadWindow {
     pub stamp: FileStamp,
 }
 
-/// Opens the regular file at `path` and reads `window` from it.
+/// Opens the regular file `resolved` names in `project` (below the root's descriptor, see
+/// [`ProjectRoot::open_regular`]) and reads `window` from it.
 pub fn read_window(
-    path: &Path,
+    project: &ProjectRoot,
+    resolved: &ResolvedPath,
     window: Window,
     cancel: &CancellationToken,
 ) -> Result<ReadWindow, ReadError> {
-    // Look before opening: opening a FIFO blocks until someone writes to it.
-    let metadata = std::fs::metadata(path).map_err(open_error)?;
-    if metadata.is_dir() {
-        return Err(ReadError::Directory);
-    }
-    if !metadata.is_file() {
-        return Err(ReadError::NotRegular);
-    }
-    let mut file = File::open(path).map_err(open_error)?;
-    let stamp = FileStamp::from_metadata(&file.metadata()?);
+    let (mut file, metadata) = project
+        .open_regular(resolved)
+        .map_err(|error| match error {
+            OpenError::NotFound => ReadError::NotFound,
+            OpenError::Directory => ReadError::Directory,
+            OpenError::NotRegular => ReadError::NotRegular,
+            OpenError::Outside => ReadError::Outside,
+            OpenError::Io(error) => ReadError::Io(error),
+        })?;
+    let stamp = FileStamp::from_metadata(&metadata);
     let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
     (&mut file)
         .take(BINARY_SNIFF_BYTES as u64)
@@ -197,13 +205,6 @@ pub fn read_window(
         });
     }
     Ok(ReadWindow { scan, stamp })
-}
-
-fn open_error(error: io::Error) -> ReadError {
-    match error.kind() {
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => ReadError::NotFound,
-        _ => ReadError::Io(error),
-    }
 }
 
 /// What streaming a file found: the window's lines and the file's line count.

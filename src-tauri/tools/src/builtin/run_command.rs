@@ -16,13 +16,18 @@
 //!   group on purpose with `setsid`).
 //! - stdin is `/dev/null`: a command that reads input gets end-of-file at once instead of
 //!   hanging until the timeout.
-//! - The environment is Gantry's own minus secrets ([`crate::is_secret_env`]): every variable
-//!   whose name contains `KEY`, `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD` or `CREDENTIAL` or has
-//!   a `PAT` part (in any case), every `GANTRY_*` variable, and every variable the engine
-//!   registered as a provider's key variable (`OPENAI_API_KEY`, or any custom name) is
-//!   removed; everything else (`PATH`, `HOME`, `LANG`, `CARGO_HOME`, virtualenvs, ...) is kept so builds
-//!   and test runners work as they do in the user's terminal. Nothing is added (no `TERM`,
-//!   `CI` or colour settings): the command's stdout is a pipe, which tools already detect.
+//! - The environment is Gantry's own minus secrets ([`crate::secret_env`]): variables named
+//!   like secrets (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*_DSN`, `*_AUTH`, `*JWT*`,
+//!   `*WEBHOOK*`, ... in any case), variables whose value is a credential (a URL with a
+//!   password or a token, a webhook URL, a JWT, auth JSON, a private key), every `GANTRY_*`
+//!   variable and every variable the engine registered as a provider's key variable are
+//!   removed, and `DBUS_SESSION_BUS_ADDRESS` is set to `disabled:` so that keyring tools do not
+//!   reach the desktop keyring where Gantry keeps its keys. The project's pass list
+//!   ([`crate::ProjectRoot::env_pass`]) lets variables through on purpose (a test suite's
+//!   `DATABASE_URL`), except Gantry's own. Everything else (`PATH`, `HOME`, `LANG`,
+//!   `CARGO_HOME`, virtualenvs, ...) is kept so builds and test runners work as they do in the
+//!   user's terminal. Nothing else is added (no `TERM`, `CI` or colour settings): the
+//!   command's stdout is a pipe, which tools already detect.
 //! - stdout and stderr are one pipe (both descriptors are the same write end), so the output
 //!   is merged in exactly the order the kernel saw the writes.
 //!
@@ -73,7 +78,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::command_scope::command_scope;
 use crate::process::{ProcessGroup, Signal};
-use crate::secret_env::scrubbed_environment;
+use crate::secret_env::scrubbed_environment_passing;
 use crate::{
     ApprovalScope, Preview, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult, tool,
 };
@@ -151,7 +156,7 @@ pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult 
         .arg(&args.command)
         .current_dir(workdir.path())
         .env_clear()
-        .envs(scrubbed_environment())
+        .envs(scrubbed_environment_passing(&ctx.project().env_pass()))
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr);

@@ -462,22 +462,80 @@ async fn a_direct_call_checks_the_timeout_range_too() {
     );
 }
 
-/// The variables the probe below sets for its child run, and whether the command may see each.
-const PROBE_VARIABLES: &[(&str, bool)] = &[
-    ("GITHUB_PAT", false),
-    ("DB_PASSWD", false),
-    ("CLOUD_CREDENTIALS", false),
-    ("DEEPSEEK_API_KEY", false),
-    ("SERVICE_TOKEN", false),
-    ("WORK_LLM_BEARER", false),
-    ("GANTRY_PROBE_SETTING", false),
-    ("PLAIN_SETTING", true),
+/// The variables the probe below sets for its child run (name, value), and whether the command
+/// may see each: names that look secret, the review's leaked variables with realistic values,
+/// innocent names holding credentials, and ordinary variables that must pass.
+const PROBE_VARIABLES: &[(&str, &str, bool)] = &[
+    ("GITHUB_PAT", "probe-01", false),
+    ("DB_PASSWD", "probe-02", false),
+    ("CLOUD_CREDENTIALS", "probe-03", false),
+    ("DEEPSEEK_API_KEY", "probe-04", false),
+    ("SERVICE_TOKEN", "probe-05", false),
+    ("WORK_LLM_BEARER", "probe-06", false),
+    ("GANTRY_PROBE_SETTING", "probe-07", false),
+    (
+        "DATABASE_URL",
+        "postgres://app:probe-pw-08@db:5432/app",
+        false,
+    ),
+    ("REDIS_URL", "redis://:probe-pw-09@cache:6379", false),
+    (
+        "MONGODB_URI",
+        "mongodb+srv://admin:probe-pw-10@c0.example.net/db",
+        false,
+    ),
+    (
+        "SENTRY_DSN",
+        "https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/11",
+        false,
+    ),
+    (
+        "SLACK_WEBHOOK_URL",
+        "https://hooks.slack.com/services/T0/B0/probe12",
+        false,
+    ),
+    (
+        "DOCKER_AUTH_CONFIG",
+        r#"{"auths":{"r":{"auth":"probe13"}}}"#,
+        false,
+    ),
+    ("NPM_CONFIG__AUTH", "probe-14", false),
+    ("NPM_CONFIG__AUTHTOKEN", "probe-15", false),
+    (
+        "CI_JOB_JWT",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwcm9iZS0xNiJ9.c2lnbmF0dXJlLXByb2JlLTE2",
+        false,
+    ),
+    (
+        "DBUS_SESSION_BUS_ADDRESS",
+        "unix:path=/tmp/probe-17-bus",
+        false,
+    ),
+    (
+        "NEUTRAL_NAME",
+        "https://api.example.com/x?access_token=probe-18",
+        false,
+    ),
+    ("PLAIN_SETTING", "probe-19", true),
+    ("HOMEPAGE_URL", "https://example.com", true),
+    ("LOCAL_DB_URL", "postgres://localhost/db", true),
+    ("RUST_LOG", "info,probe=debug", true),
+];
+
+/// The project's pass list in the probe's second run: lets `DATABASE_URL` through, but not
+/// Gantry's own variables or the session bus.
+const PROBE_PASS: &[&str] = &[
+    "DATABASE_URL",
+    "GANTRY_PROBE_SETTING",
+    "WORK_LLM_BEARER",
+    "DBUS_SESSION_BUS_ADDRESS",
 ];
 
 /// Run in a child test process by the test below, with [`PROBE_VARIABLES`] in its
 /// environment (setting variables in this process would need `unsafe`): registers
 /// `WORK_LLM_BEARER` as a provider's key variable, as the agent does, then prints what `env`
-/// shows a command.
+/// shows a command — once dispatched through a manager, once called on a project whose pass
+/// list is [`PROBE_PASS`].
 #[tokio::test]
 #[ignore = "run by a_command_never_sees_secret_or_registered_variables"]
 async fn child_env_probe() {
@@ -486,6 +544,27 @@ async fn child_env_probe() {
     let obs = run(&manager, json!({"command": "env"})).await;
     assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
     println!("<<<ENV\n{}\nENV>>>", parse(&obs.text).2);
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = ProjectRoot::new(dir.path()).unwrap();
+    root.set_env_pass(crate::PassList::new(PROBE_PASS));
+    let ctx = ToolContext::new(Arc::new(root));
+    let args = RunCommandArgs {
+        command: "env".into(),
+        workdir: ".".into(),
+        timeout: 30,
+    };
+    let output = RunCommand.call(&ctx, args).await.unwrap();
+    println!("<<<PASS\n{}\nPASS>>>", parse(&output.text).2);
+}
+
+/// The text between `<<<{tag}` and `{tag}>>>` in `stdout`.
+fn probe_section<'a>(stdout: &'a str, tag: &str) -> &'a str {
+    let start = stdout.find(&format!("<<<{tag}")).expect("the probe ran");
+    let end = stdout
+        .find(&format!("{tag}>>>"))
+        .expect("the probe finished");
+    &stdout[start..end]
 }
 
 #[test]
@@ -499,8 +578,8 @@ fn a_command_never_sees_secret_or_registered_variables() {
         "--nocapture",
         "--test-threads=1",
     ]);
-    for (name, _) in PROBE_VARIABLES {
-        child.env(name, format!("value-of-{name}"));
+    for (name, value, _) in PROBE_VARIABLES {
+        child.env(name, value);
     }
     let output = child.output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -509,22 +588,25 @@ fn a_command_never_sees_secret_or_registered_variables() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let start = stdout.find("<<<ENV").expect("the probe ran");
-    let end = stdout.find("ENV>>>").expect("the probe finished");
-    let env = &stdout[start..end];
-    assert!(env.contains("PATH="), "{env}");
-    for (name, visible) in PROBE_VARIABLES {
-        let line = format!("{name}=value-of-{name}");
-        assert_eq!(
-            env.lines().any(|l| l == line),
-            *visible,
-            "{name} visible: {env}"
+    for (tag, passed) in [("ENV", &[][..]), ("PASS", &["DATABASE_URL"][..])] {
+        let env = probe_section(&stdout, tag);
+        assert!(env.contains("PATH="), "{env}");
+        assert!(
+            env.lines()
+                .any(|l| l == format!("DBUS_SESSION_BUS_ADDRESS={}", crate::DBUS_BLOCKED)),
+            "{tag}: the session bus is blocked: {env}"
         );
-        if !visible {
-            assert!(
-                !env.contains(&format!("value-of-{name}")),
-                "{name} leaked: {env}"
+        for (name, value, visible) in PROBE_VARIABLES {
+            let visible = *visible || passed.contains(name);
+            let line = format!("{name}={value}");
+            assert_eq!(
+                env.lines().any(|l| l == line),
+                visible,
+                "{tag}: {name} visible: {env}"
             );
+            if !visible {
+                assert!(!env.contains(*value), "{tag}: {name} leaked: {env}");
+            }
         }
     }
 }

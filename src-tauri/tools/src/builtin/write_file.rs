@@ -19,16 +19,18 @@
 //! It records the written file's stamp, so a later edit_file knows the model's view is current.
 
 use std::io::Read;
-use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::fsutil::atomic::{write_atomic, write_atomic_if_unchanged};
+use crate::fsutil::atomic::write_atomic_beneath;
 use crate::fsutil::diff::{cap_lines, undiffable, unified_diff};
 use crate::fsutil::textfile::{BOM, LineEnding, Normalized, count_lines, looks_binary};
 use crate::ledger::FileStamp;
-use crate::{Preview, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult, tool};
+use crate::{
+    OpenError, Preview, ProjectRoot, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult,
+    tool,
+};
 
 /// An existing file larger than this is not read for a diff (the preview says it differs).
 pub const MAX_DIFF_BYTES: u64 = 8 * 1024 * 1024;
@@ -52,13 +54,12 @@ pub struct WriteFileArgs {
 #[tool(level = sensitive, preview = write_preview)]
 pub async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> ToolResult {
     let resolved = resolve(ctx, &args.path)?;
-    let plan = plan_in_background(&resolved, args.content).await?;
-    let target = resolved.path().to_owned();
+    let plan = plan_in_background(ctx.project(), &resolved, args.content).await?;
+    let (project, target) = (ctx.project().clone(), resolved.clone());
     let bytes = plan.bytes;
     let stamp = plan.stamp;
-    let written = tokio::task::spawn_blocking(move || match stamp {
-        Some(stamp) => write_atomic_if_unchanged(&target, &bytes, stamp).map(|()| bytes.len()),
-        None => write_atomic(&target, &bytes).map(|()| bytes.len()),
+    let written = tokio::task::spawn_blocking(move || {
+        write_atomic_beneath(&project, &target, &bytes, stamp).map(|()| bytes.len())
     })
     .await
     .map_err(|_| ToolError::new(format!("writing {resolved} failed unexpectedly")))?
@@ -81,7 +82,7 @@ async fn write_preview(ctx: &ToolContext, args: &WriteFileArgs) -> Option<Previe
         Err(error) => return Some(failure_preview(&error)),
     };
     Some(
-        match plan_in_background(&resolved, args.content.clone()).await {
+        match plan_in_background(ctx.project(), &resolved, args.content.clone()).await {
             Ok(plan) => Preview::Diff {
                 path: resolved.relative().to_owned(),
                 unified: cap_lines(&plan.diff, PREVIEW_DIFF_LINES).0,
@@ -119,32 +120,36 @@ pub struct WritePlan {
 }
 
 async fn plan_in_background(
+    project: &ProjectRoot,
     resolved: &ResolvedPath,
     content: String,
 ) -> Result<WritePlan, ToolError> {
-    let path = resolved.path().to_owned();
-    let display = resolved.relative().to_owned();
-    tokio::task::spawn_blocking(move || plan_write(&path, &display, &content))
+    let (project, target) = (project.clone(), resolved.clone());
+    tokio::task::spawn_blocking(move || plan_write(&project, &target, &content))
         .await
         .map_err(|_| ToolError::new(format!("inspecting {resolved} failed unexpectedly")))?
 }
 
-/// Works out the bytes, the diff and whether the file is new, for writing `content` to `path`
-/// (`display` is its project-relative form).
-pub fn plan_write(path: &Path, display: &str, content: &str) -> Result<WritePlan, ToolError> {
+/// Works out the bytes, the diff and whether the file is new, for writing `content` to the
+/// project file `resolved` (looked at below the root's descriptor).
+pub fn plan_write(
+    project: &ProjectRoot,
+    resolved: &ResolvedPath,
+    content: &str,
+) -> Result<WritePlan, ToolError> {
+    let display = resolved.relative();
     let cannot_read =
         |error: std::io::Error| ToolError::new(format!("cannot read {display}: {error}"));
-    let metadata = match std::fs::metadata(path) {
+    let outside = || ToolError::new(format!("path '{display}' is outside the project"));
+    let metadata = match project
+        .metadata_beneath(resolved)
+        .map_err(OpenError::from_io)
+    {
         Ok(metadata) => Some(metadata),
-        Err(error)
-            if matches!(
-                error.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            None
-        }
-        Err(error) => return Err(cannot_read(error)),
+        Err(OpenError::NotFound) => None,
+        Err(OpenError::Outside) => return Err(outside()),
+        Err(OpenError::Io(error)) => return Err(cannot_read(error)),
+        Err(_) => return Err(ToolError::new(format!("{display} is not a regular file"))),
     };
     let new_text = Normalized::new(content.strip_prefix('\u{FEFF}').unwrap_or(content)).text;
     let lines = count_lines(content);
@@ -170,9 +175,16 @@ pub fn plan_write(path: &Path, display: &str, content: &str) -> Result<WritePlan
     } else {
         MAX_DIFF_BYTES
     };
+    let (file, _) = project
+        .open_regular(resolved)
+        .map_err(|error| match error {
+            OpenError::Io(error) => cannot_read(error),
+            OpenError::Outside => outside(),
+            other => ToolError::new(format!("cannot read {display}: it {other}")),
+        })?;
     let mut old = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(limit).read_to_end(&mut old))
+    file.take(limit)
+        .read_to_end(&mut old)
         .map_err(cannot_read)?;
     if looks_binary(&old) {
         return Ok(WritePlan {
@@ -463,9 +475,10 @@ mod tests {
     #[tokio::test]
     async fn a_binary_or_huge_old_file_is_not_diffed() {
         let dir = tempfile::tempdir().unwrap();
+        let project = ProjectRoot::new(dir.path()).unwrap();
         let bin = dir.path().join("blob");
         fs::write(&bin, b"\0\x01\x02").unwrap();
-        let plan = plan_write(&bin, "blob", "text\n").unwrap();
+        let plan = plan_write(&project, &project.resolve("blob").unwrap(), "text\n").unwrap();
         assert_eq!(
             plan.diff,
             "--- a/blob\n+++ b/blob\nBinary files a/blob and b/blob differ (the old file is binary)\n"
@@ -474,7 +487,7 @@ mod tests {
 
         let big = dir.path().join("big.log");
         fs::write(&big, "line\r\n".repeat((MAX_DIFF_BYTES / 6 + 1) as usize)).unwrap();
-        let plan = plan_write(&big, "big.log", "short\n").unwrap();
+        let plan = plan_write(&project, &project.resolve("big.log").unwrap(), "short\n").unwrap();
         assert_eq!(
             plan.diff,
             "--- a/big.log\n+++ b/big.log\nBinary files a/big.log and b/big.log differ (the old file is larger than 8 MiB)\n"

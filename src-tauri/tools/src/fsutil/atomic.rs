@@ -12,14 +12,31 @@
 //! Kept: the permission bits of an existing file. Not kept: its owner (changing it needs
 //! privileges), extended attributes and ACLs, and hard links (the target becomes a new inode,
 //! so other names of the old inode keep the old content). New files get the usual `0o666`
-//! minus the process umask, like any other program creating a file. The caller passes a real
-//! path (symlinks already resolved by [`crate::confine`]), so writing "through" a symlink
-//! replaces its target and leaves the link in place.
+//! minus the process umask, like any other program creating a file.
+//!
+//! Where the write lands ([`Target`]): a file in a project is written *below the project
+//! root's descriptor* ([`write_atomic_beneath`]): its directory is opened (and created) with
+//! `openat2(RESOLVE_BENEATH)` ([`crate::beneath`]), and the temporary file, the check of the
+//! old file, the rename and the sync all take single names relative to that directory's
+//! descriptor, so a folder swapped for a symlink after the path was checked cannot send the
+//! write elsewhere. The path is the resolved one (symlinks already followed by
+//! [`crate::confine`]), so writing "through" a symlink replaces its target and leaves the link
+//! in place. Gantry's own files outside any project (an audit export, a config file) are
+//! written by plain path with [`write_atomic`]; nothing confines those.
 
-use std::fs::{self, File, Permissions};
+use std::ffi::{OsStr, OsString};
+use std::fs::{File, Metadata};
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
+
+use crate::beneath::{Strategy, create_dirs_beneath, is_outside};
+use crate::confine::{ProjectRoot, ResolvedPath};
 use crate::ledger::FileStamp;
 
 /// The temporary file's name starts with this (then random characters, then [`TEMP_SUFFIX`]),
@@ -27,6 +44,10 @@ use crate::ledger::FileStamp;
 pub const TEMP_PREFIX: &str = ".gantry-";
 /// The temporary file's name ends with this.
 pub const TEMP_SUFFIX: &str = ".tmp";
+/// Random characters between [`TEMP_PREFIX`] and [`TEMP_SUFFIX`].
+const TEMP_RANDOM_CHARS: usize = 6;
+/// Names tried before giving up on creating the temporary file.
+const TEMP_ATTEMPTS: usize = 64;
 
 /// Why an atomic write failed. In every case the target file is as it was.
 #[derive(Debug, thiserror::Error)]
@@ -49,9 +70,13 @@ pub enum AtomicWriteError {
         #[source]
         source: io::Error,
     },
-    /// The file changed on disk after the caller read it (see [`write_atomic_if_unchanged`]).
+    /// The file changed on disk after the caller read it (see [`write_atomic_beneath`]).
     #[error("'{}' changed on disk while it was being written", .0.display())]
     Changed(PathBuf),
+    /// Writing would have left the project: its tree changed since the path was checked (a
+    /// folder on the way became a symlink out).
+    #[error("'{}' is outside the project", .0.display())]
+    Outside(PathBuf),
     /// Creating, writing, syncing or renaming the temporary file failed.
     #[error("{source}")]
     Io {
@@ -74,100 +99,233 @@ impl AtomicWriteError {
             Self::Changed(_) => format!(
                 "{display} changed on disk while it was being written; nothing was written, try again"
             ),
+            Self::Outside(_) => format!("path '{display}' is outside the project"),
             Self::Io { source } => format!("cannot write {display}: {source}"),
         }
     }
 }
 
-/// Replaces (or creates) the file at `path` with `bytes`, atomically; see the module docs.
-/// Creates missing parent directories.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
-    write_atomic_with(path, None, |file| file.write_all(bytes))
+/// Where an atomic write lands.
+#[derive(Debug, Clone, Copy)]
+pub enum Target<'a> {
+    /// A plain path, for Gantry's own files outside any project. Its parent directories are
+    /// created and opened by path; a symlink as the last component is replaced by the file.
+    Path(&'a Path),
+    /// A resolved path in a project, written below the root's descriptor (see the module docs).
+    Beneath(&'a ProjectRoot, &'a ResolvedPath),
 }
 
-/// [`write_atomic`], refused with [`AtomicWriteError::Changed`] when the file's stamp is no
-/// longer `expected` just before the rename — the file was changed by someone else since the
-/// caller read it, and renaming over it would lose that change.
-pub fn write_atomic_if_unchanged(
-    path: &Path,
+/// Replaces (or creates) the file at the plain `path` with `bytes`, atomically; see the module
+/// docs. Creates missing parent directories. For files in a project use
+/// [`write_atomic_beneath`].
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
+    write_atomic_with(Target::Path(path), None, |file| file.write_all(bytes))
+}
+
+/// Replaces (or creates) the project file `resolved` with `bytes`, atomically and below the
+/// project root's descriptor. With `expected`, refused with [`AtomicWriteError::Changed`]
+/// when the file's stamp is no longer `expected` just before the rename — someone else changed
+/// the file since the caller read it, and renaming over it would lose that change.
+pub fn write_atomic_beneath(
+    project: &ProjectRoot,
+    resolved: &ResolvedPath,
     bytes: &[u8],
-    expected: FileStamp,
+    expected: Option<FileStamp>,
 ) -> Result<(), AtomicWriteError> {
-    write_atomic_with(path, Some(expected), |file| file.write_all(bytes))
+    write_atomic_with(Target::Beneath(project, resolved), expected, |file| {
+        file.write_all(bytes)
+    })
 }
 
 /// The general form: `fill` writes the content into the temporary file. A `fill` that fails
 /// leaves the target untouched (which is how the failure path is tested).
 pub fn write_atomic_with(
-    path: &Path,
+    target: Target<'_>,
     expected: Option<FileStamp>,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<(), AtomicWriteError> {
-    let dir = path
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .ok_or_else(|| AtomicWriteError::NoParent(path.to_owned()))?;
-    let existing = match fs::metadata(path) {
+    let place = Place::open(target)?;
+    let existing = match place.metadata() {
         Ok(metadata) if metadata.is_dir() => {
-            return Err(AtomicWriteError::IsDirectory(path.to_owned()));
+            return Err(AtomicWriteError::IsDirectory(place.shown));
         }
         Ok(metadata) if !metadata.is_file() => {
-            return Err(AtomicWriteError::NotRegularFile(path.to_owned()));
+            return Err(AtomicWriteError::NotRegularFile(place.shown));
         }
         Ok(metadata) => Some(metadata.permissions()),
-        // NotADirectory: a parent is a file; creating the directories below says so.
-        Err(error)
-            if matches!(
-                error.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
-            None
-        }
+        Err(error) if error.kind() == io::ErrorKind::NotFound => None,
         Err(error) => return Err(error.into()),
     };
-    fs::create_dir_all(dir).map_err(|source| AtomicWriteError::CreateDir {
-        dir: dir.to_owned(),
-        source,
-    })?;
-
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
-    // A new file gets 0o666 minus the umask, as `File::create` would (tempfile's default is
-    // 0o600); an existing file's mode is set exactly below (creation modes are masked by the
-    // umask).
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(Permissions::from_mode(0o666));
-    }
-    let mut temp = builder.tempfile_in(dir)?;
-    fill(temp.as_file_mut())?;
+    let mut temp = TempFile::create(place.dir.as_fd())?;
+    fill(&mut temp.file)?;
     if let Some(permissions) = existing {
-        temp.as_file().set_permissions(permissions)?;
+        temp.file.set_permissions(permissions)?;
     }
-    temp.as_file().sync_all()?;
+    temp.file.sync_all()?;
     if let Some(expected) = expected
-        && FileStamp::of(path).ok() != Some(expected)
+        && place.metadata().ok().map(|m| FileStamp::from_metadata(&m)) != Some(expected)
     {
-        return Err(AtomicWriteError::Changed(path.to_owned()));
+        return Err(AtomicWriteError::Changed(place.shown));
     }
-    // On failure the returned error owns the temporary file, and dropping it removes it.
-    temp.persist(path).map_err(|error| error.error)?;
-    sync_dir(dir);
+    temp.rename_to(&place.name)?;
+    // Best effort: some file systems refuse to sync directories, and the data itself is
+    // already on disk by then.
+    let _ = rustix::fs::fsync(&place.dir);
     Ok(())
 }
 
-/// Syncs a directory so a rename in it is durable. Best effort: some file systems refuse to
-/// open or sync directories, and the data itself is already on disk by then.
-fn sync_dir(dir: &Path) {
-    if let Ok(handle) = File::open(dir) {
-        let _ = handle.sync_all();
+/// The directory the target lives in (opened, created if missing) and its name there.
+struct Place {
+    dir: OwnedFd,
+    name: OsString,
+    /// The target's absolute path, for errors.
+    shown: PathBuf,
+    /// Follow a symlink as the last component when looking at the old file (plain paths only).
+    follow: bool,
+}
+
+impl Place {
+    fn open(target: Target<'_>) -> Result<Self, AtomicWriteError> {
+        match target {
+            Target::Path(path) => {
+                let no_parent = || AtomicWriteError::NoParent(path.to_owned());
+                let dir = path
+                    .parent()
+                    .filter(|dir| !dir.as_os_str().is_empty())
+                    .ok_or_else(no_parent)?;
+                let name = path.file_name().ok_or_else(no_parent)?;
+                std::fs::create_dir_all(dir).map_err(|source| AtomicWriteError::CreateDir {
+                    dir: dir.to_owned(),
+                    source,
+                })?;
+                let dir = rustix::fs::open(
+                    dir,
+                    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(io::Error::from)?;
+                Ok(Self {
+                    dir,
+                    name: name.to_owned(),
+                    shown: path.to_owned(),
+                    follow: true,
+                })
+            }
+            Target::Beneath(project, resolved) => {
+                let shown = resolved.path().to_owned();
+                let rel = resolved.beneath();
+                let (Some(name), Some(parent)) = (rel.file_name(), rel.parent()) else {
+                    // The root itself.
+                    return Err(AtomicWriteError::IsDirectory(shown));
+                };
+                let dir = create_dirs_beneath(project.dir_fd(), parent, Strategy::current())
+                    .map_err(|source| {
+                        if is_outside(&source) {
+                            AtomicWriteError::Outside(shown.clone())
+                        } else {
+                            AtomicWriteError::CreateDir {
+                                dir: shown.parent().unwrap_or(&shown).to_owned(),
+                                source,
+                            }
+                        }
+                    })?;
+                Ok(Self {
+                    dir,
+                    name: name.to_owned(),
+                    shown,
+                    follow: false,
+                })
+            }
+        }
     }
+
+    /// The metadata of the file now at the target's name (without following a symlink there,
+    /// for a project file: one could only have been swapped in, and is refused as not regular).
+    fn metadata(&self) -> io::Result<Metadata> {
+        let mut flags = OFlags::PATH | OFlags::CLOEXEC;
+        if !self.follow {
+            flags |= OFlags::NOFOLLOW;
+        }
+        let fd = rustix::fs::openat(&self.dir, &self.name, flags, Mode::empty())?;
+        File::from(fd).metadata()
+    }
+}
+
+/// The temporary file, removed when dropped unless it was renamed into place.
+struct TempFile<'d> {
+    dir: BorrowedFd<'d>,
+    name: OsString,
+    file: File,
+    renamed: bool,
+}
+
+impl<'d> TempFile<'d> {
+    /// Creates a new, empty temporary file in `dir` (mode `0o666` minus the umask, as
+    /// `File::create` would, so a new target gets the usual mode).
+    fn create(dir: BorrowedFd<'d>) -> io::Result<Self> {
+        let mut last = io::Error::from(Errno::EXIST);
+        for _ in 0..TEMP_ATTEMPTS {
+            let name = temp_name();
+            match rustix::fs::openat(
+                dir,
+                &name,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o666),
+            ) {
+                Ok(fd) => {
+                    return Ok(Self {
+                        dir,
+                        name,
+                        file: File::from(fd),
+                        renamed: false,
+                    });
+                }
+                Err(Errno::EXIST) => last = Errno::EXIST.into(),
+                Err(errno) => return Err(errno.into()),
+            }
+        }
+        Err(last)
+    }
+
+    /// Renames the temporary file over `name` in the same directory.
+    fn rename_to(&mut self, name: &OsStr) -> io::Result<()> {
+        rustix::fs::renameat(self.dir, &self.name, self.dir, name)?;
+        self.renamed = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempFile<'_> {
+    fn drop(&mut self) {
+        if !self.renamed {
+            let _ = rustix::fs::unlinkat(self.dir, &self.name, AtFlags::empty());
+        }
+    }
+}
+
+/// A fresh temporary name: [`TEMP_PREFIX`], random letters and digits, [`TEMP_SUFFIX`]. The
+/// randomness is std's per-process hash keys over a counter; `O_EXCL` settles collisions.
+fn temp_name() -> OsString {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u32(std::process::id());
+    let mut bits = hasher.finish();
+    let mut name = String::from(TEMP_PREFIX);
+    for _ in 0..TEMP_RANDOM_CHARS {
+        name.push(char::from(
+            ALPHABET[(bits % ALPHABET.len() as u64) as usize],
+        ));
+        bits /= ALPHABET.len() as u64;
+    }
+    name.push_str(TEMP_SUFFIX);
+    name.into()
 }
 
 #[cfg(test)]
 mod tests {
+    use std::fs::{self, Permissions};
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
@@ -220,7 +378,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keep.txt");
         fs::write(&path, "precious").unwrap();
-        let result = write_atomic_with(&path, None, |file| {
+        let result = write_atomic_with(Target::Path(&path), None, |file| {
             file.write_all(b"half of the new con")?;
             Err(io::Error::other("disk full"))
         });
@@ -276,13 +434,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.txt");
         fs::write(&path, "as read").unwrap();
+        let if_unchanged = |bytes: &'static [u8], stamp| {
+            write_atomic_with(Target::Path(&path), Some(stamp), |file| {
+                file.write_all(bytes)
+            })
+        };
         let stamp = FileStamp::of(&path).unwrap();
-        write_atomic_if_unchanged(&path, b"edited", stamp).unwrap();
+        if_unchanged(b"edited", stamp).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"edited");
 
         let stamp = FileStamp::of(&path).unwrap();
         fs::write(&path, "someone else, longer").unwrap();
-        let error = write_atomic_if_unchanged(&path, b"mine", stamp).unwrap_err();
+        let error = if_unchanged(b"mine", stamp).unwrap_err();
         assert!(matches!(error, AtomicWriteError::Changed(_)), "{error}");
         assert_eq!(fs::read(&path).unwrap(), b"someone else, longer");
         assert!(leftovers(dir.path()).is_empty());
@@ -303,5 +466,101 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(fs::read(dir.path().join("link")).unwrap(), b"new");
+    }
+
+    /// A project with `sub/old.txt` (mode 0o640, CRLF, BOM) and a folder outside it.
+    fn project() -> (tempfile::TempDir, PathBuf, ProjectRoot) {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        fs::create_dir_all(base.join("proj/sub")).unwrap();
+        fs::create_dir_all(base.join("outside")).unwrap();
+        let old = base.join("proj/sub/old.txt");
+        fs::write(&old, b"\xEF\xBB\xBFa\r\n").unwrap();
+        fs::set_permissions(&old, Permissions::from_mode(0o640)).unwrap();
+        let project = ProjectRoot::new(base.join("proj")).unwrap();
+        (tmp, base, project)
+    }
+
+    #[test]
+    fn beneath_the_root_creates_directories_and_keeps_permissions() {
+        let (_tmp, base, project) = project();
+        let new = project.resolve("sub/x/y/new.txt").unwrap();
+        write_atomic_beneath(&project, &new, b"new\n", None).unwrap();
+        assert_eq!(
+            fs::read(base.join("proj/sub/x/y/new.txt")).unwrap(),
+            b"new\n"
+        );
+
+        let old = project.resolve("sub/old.txt").unwrap();
+        let stamp = FileStamp::of(old.path()).unwrap();
+        write_atomic_beneath(&project, &old, b"\xEF\xBB\xBFb\r\n", Some(stamp)).unwrap();
+        assert_eq!(fs::read(old.path()).unwrap(), b"\xEF\xBB\xBFb\r\n");
+        let mode = fs::metadata(old.path()).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+        let error = write_atomic_beneath(&project, &old, b"c", Some(stamp)).unwrap_err();
+        assert!(matches!(error, AtomicWriteError::Changed(_)), "{error}");
+        assert!(leftovers(&base.join("proj/sub")).is_empty());
+
+        let root = project.resolve(".").unwrap();
+        let error = write_atomic_beneath(&project, &root, b"x", None).unwrap_err();
+        assert_eq!(error.describe("."), ". is a directory");
+    }
+
+    #[test]
+    fn beneath_the_root_a_folder_swapped_for_a_symlink_out_is_refused() {
+        // The path is resolved while `sub` is a real folder, then `sub` becomes a symlink to
+        // the outside folder before the write: the write must not follow it.
+        let (_tmp, base, project) = project();
+        let targets = [
+            project.resolve("sub/old.txt").unwrap(),
+            project.resolve("sub/new.txt").unwrap(),
+            project.resolve("sub/deeper/new.txt").unwrap(),
+        ];
+        fs::rename(base.join("proj/sub"), base.join("proj/moved")).unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), base.join("proj/sub")).unwrap();
+        for target in &targets {
+            let error = write_atomic_beneath(&project, target, b"x", None).unwrap_err();
+            assert!(matches!(error, AtomicWriteError::Outside(_)), "{error}");
+            assert_eq!(
+                error.describe(target.relative()),
+                format!("path '{}' is outside the project", target.relative())
+            );
+        }
+        assert!(fs::read_dir(base.join("outside")).unwrap().next().is_none());
+    }
+
+    #[test]
+    fn beneath_the_root_a_symlink_swapped_in_as_the_file_is_left_alone() {
+        let (_tmp, base, project) = project();
+        let old = project.resolve("sub/old.txt").unwrap();
+        fs::write(base.join("outside/secret"), "secret").unwrap();
+        fs::remove_file(old.path()).unwrap();
+        std::os::unix::fs::symlink(base.join("outside/secret"), old.path()).unwrap();
+        let error = write_atomic_beneath(&project, &old, b"x", None).unwrap_err();
+        assert!(
+            matches!(error, AtomicWriteError::NotRegularFile(_)),
+            "{error}"
+        );
+        assert!(fs::symlink_metadata(old.path()).unwrap().is_symlink());
+        assert_eq!(fs::read(base.join("outside/secret")).unwrap(), b"secret");
+        assert!(leftovers(&base.join("proj/sub")).is_empty());
+    }
+
+    #[test]
+    fn temporary_names_differ_and_follow_the_pattern() {
+        let names: std::collections::BTreeSet<String> = (0..1000)
+            .map(|_| temp_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 1000);
+        for name in &names {
+            assert!(
+                name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX),
+                "{name}"
+            );
+            assert_eq!(
+                name.len(),
+                TEMP_PREFIX.len() + TEMP_RANDOM_CHARS + TEMP_SUFFIX.len()
+            );
+        }
     }
 }
