@@ -28,8 +28,16 @@ use crate::secrets::environment_hidden_paths;
 /// Where the session's temporary folder appears inside.
 pub(crate) const SANDBOX_TMP: &str = "/tmp";
 
-/// The host folders the sandbox replaces with its own.
-const REPLACED: &[&str] = &[SANDBOX_TMP, "/dev", "/proc"];
+/// The host folders the sandbox replaces with its own: `/tmp`, `/dev`, `/proc`, and `/run`
+/// when the network is off (its sockets are local services: databases, print and container
+/// daemons, buses).
+fn replaced_folders(network: bool) -> &'static [&'static str] {
+    if network {
+        &[SANDBOX_TMP, "/dev", "/proc"]
+    } else {
+        &[SANDBOX_TMP, "/dev", "/proc", "/run"]
+    }
+}
 
 /// What the installed bubblewrap can do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +64,7 @@ pub(crate) fn bwrap_options(
     cwd: &Path,
     features: Features,
 ) -> Result<Vec<OsString>, PolicyError> {
+    let replaced = replaced_folders(policy.network);
     let project = canonical_folder(&policy.project_root, PathRole::Project)?;
     let temp = canonical_folder(&policy.temp_dir, PathRole::Temp)?;
     let mut writable = vec![(project.clone(), PathRole::Project)];
@@ -66,7 +75,7 @@ pub(crate) fn bwrap_options(
         ));
     }
     for (path, role) in &writable {
-        if REPLACED
+        if replaced
             .iter()
             .any(|replaced| Path::new(replaced).starts_with(path) && path != Path::new(SANDBOX_TMP))
         {
@@ -79,10 +88,14 @@ pub(crate) fn bwrap_options(
     let mut writable_paths: Vec<PathBuf> = writable.iter().map(|(path, _)| path.clone()).collect();
     sort_parents_first(&mut writable_paths);
 
-    let masked = masked_paths(policy, env, &writable, &writable_paths)?;
+    let covers = Covers {
+        replaced,
+        writable: &writable_paths,
+    };
+    let masked = masked_paths(policy, env, &writable, covers)?;
 
     let cwd = canonical_folder(cwd, PathRole::WorkingDirectory)?;
-    if cover(&cwd, &writable_paths) == Cover::Replaced
+    if covers.of(&cwd) == Cover::Replaced
         || masked.iter().any(|(hidden, _)| cwd.starts_with(hidden))
     {
         return Err(PolicyError::CwdNotVisible { path: cwd });
@@ -101,8 +114,15 @@ pub(crate) fn bwrap_options(
     options.same("--ro-bind", Path::new("/"));
     options.flags(&["--dev", "/dev", "--proc", "/proc"]);
     options.pair("--bind", &temp, Path::new(SANDBOX_TMP));
+    if !policy.network {
+        options.flags(&["--tmpfs", "/run"]);
+    }
     for path in &writable_paths {
         options.same("--bind", path);
+    }
+    if !policy.network {
+        // After the binds, which may need mount points in it.
+        options.flags(&["--remount-ro", "/run"]);
     }
     for (path, is_folder) in &masked {
         if *is_folder {
@@ -112,7 +132,7 @@ pub(crate) fn bwrap_options(
             options.pair("--ro-bind", Path::new("/dev/null"), path);
         }
     }
-    let (pinned, read_only) = protected_git_paths(&project, &writable_paths, &masked);
+    let (pinned, read_only) = protected_git_paths(&project, covers, &masked);
     for path in &pinned {
         options.same("--bind", path);
     }
@@ -130,7 +150,7 @@ fn masked_paths(
     policy: &SandboxPolicy,
     env: &[(OsString, OsString)],
     writable: &[(PathBuf, PathRole)],
-    writable_paths: &[PathBuf],
+    covers: Covers<'_>,
 ) -> Result<Vec<(PathBuf, bool)>, PolicyError> {
     let mut candidates: Vec<PathBuf> = policy
         .hidden_paths
@@ -138,7 +158,7 @@ fn masked_paths(
         .cloned()
         .chain(environment_hidden_paths(env))
         .filter_map(|path| fs::canonicalize(path).ok())
-        .filter(|path| cover(path, writable_paths) != Cover::Replaced)
+        .filter(|path| covers.of(path) != Cover::Replaced)
         .collect();
     sort_parents_first(&mut candidates);
     candidates.dedup();
@@ -164,7 +184,7 @@ fn masked_paths(
 /// could otherwise change (inside a writable folder, not masked).
 fn protected_git_paths(
     project: &Path,
-    writable_paths: &[PathBuf],
+    covers: Covers<'_>,
     masked: &[(PathBuf, bool)],
 ) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mounts = git_mounts(project);
@@ -172,7 +192,7 @@ fn protected_git_paths(
         let mut kept: Vec<PathBuf> = paths
             .into_iter()
             .filter_map(|path| fs::canonicalize(path).ok())
-            .filter(|path| cover(path, writable_paths) == Cover::Writable)
+            .filter(|path| covers.of(path) == Cover::Writable)
             .filter(|path| !masked.iter().any(|(hidden, _)| path.starts_with(hidden)))
             .collect();
         sort_parents_first(&mut kept);
@@ -182,22 +202,31 @@ fn protected_git_paths(
     (keep(mounts.pinned), keep(mounts.read_only))
 }
 
-/// What covers `path` inside the sandbox: the deepest of the replaced folders and the writable
-/// ones that contains it (a writable folder wins a tie: it is mounted later).
-fn cover(path: &Path, writable_paths: &[PathBuf]) -> Cover {
-    let mut best = (0, Cover::Host);
-    for replaced in REPLACED {
-        let replaced = Path::new(replaced);
-        if path.starts_with(replaced) && depth(replaced) > best.0 {
-            best = (depth(replaced), Cover::Replaced);
+/// The folders mounted over the host's `/`.
+#[derive(Clone, Copy)]
+struct Covers<'a> {
+    replaced: &'a [&'a str],
+    writable: &'a [PathBuf],
+}
+
+impl Covers<'_> {
+    /// What covers `path` inside the sandbox: the deepest of the replaced folders and the
+    /// writable ones that contains it (a writable folder wins a tie: it is mounted later).
+    fn of(&self, path: &Path) -> Cover {
+        let mut best = (0, Cover::Host);
+        for replaced in self.replaced {
+            let replaced = Path::new(replaced);
+            if path.starts_with(replaced) && depth(replaced) > best.0 {
+                best = (depth(replaced), Cover::Replaced);
+            }
         }
-    }
-    for folder in writable_paths {
-        if path.starts_with(folder) && depth(folder) >= best.0 {
-            best = (depth(folder), Cover::Writable);
+        for folder in self.writable {
+            if path.starts_with(folder) && depth(folder) >= best.0 {
+                best = (depth(folder), Cover::Writable);
+            }
         }
+        best.1
     }
-    best.1
 }
 
 fn depth(path: &Path) -> usize {
@@ -314,15 +343,11 @@ mod tests {
         let expected = format!(
             "--unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-net \
              --cap-drop ALL --die-with-parent --new-session --ro-bind / / --dev /dev --proc /proc \
-             --bind {temp} /tmp --bind {root}/project {root}/project "
-        );
-        assert!(options.starts_with(&expected), "{options}");
-        // The system's hidden paths (/run/user, ...) come between, depending on the machine.
-        let masks = format!(
-            "--ro-bind /dev/null {root}/home/.netrc \
+             --bind {temp} /tmp --tmpfs /run --bind {root}/project {root}/project --remount-ro /run \
+             --ro-bind /dev/null {root}/home/.netrc \
              --tmpfs {root}/home/.ssh --remount-ro {root}/home/.ssh --chdir {root}/project"
         );
-        assert!(options.ends_with(&masks), "{options}");
+        assert_eq!(options, expected);
         assert!(!options.contains(".gnupg"));
     }
 
@@ -330,7 +355,15 @@ mod tests {
     fn the_network_switch_keeps_the_host_network() {
         let fx = Fixture::new();
         let options = fx.options(&fx.policy().with_network(true)).unwrap();
-        assert!(!options.contains("--unshare-net"));
+        assert!(!options.contains("--unshare-net"), "{options}");
+        // The host's /run stays, minus the services that act for the user.
+        assert!(!options.contains("--tmpfs /run "), "{options}");
+        if Path::new("/run/user").is_dir() {
+            assert!(
+                options.contains("--tmpfs /run/user --remount-ro /run/user"),
+                "{options}"
+            );
+        }
     }
 
     #[test]
@@ -407,12 +440,24 @@ mod tests {
     #[test]
     fn cover_prefers_the_deepest_folder() {
         let writable = vec![PathBuf::from("/tmp/p"), PathBuf::from("/home/u/p")];
-        assert_eq!(cover(Path::new("/tmp/p/x"), &writable), Cover::Writable);
-        assert_eq!(cover(Path::new("/tmp/q"), &writable), Cover::Replaced);
-        assert_eq!(cover(Path::new("/home/u/p2"), &writable), Cover::Host);
-        assert_eq!(
-            cover(Path::new("/tmp"), &[PathBuf::from("/tmp")]),
-            Cover::Writable
-        );
+        let covers = Covers {
+            replaced: replaced_folders(false),
+            writable: &writable,
+        };
+        assert_eq!(covers.of(Path::new("/tmp/p/x")), Cover::Writable);
+        assert_eq!(covers.of(Path::new("/tmp/q")), Cover::Replaced);
+        assert_eq!(covers.of(Path::new("/run/user/1")), Cover::Replaced);
+        assert_eq!(covers.of(Path::new("/home/u/p2")), Cover::Host);
+        let online = Covers {
+            replaced: replaced_folders(true),
+            writable: &writable,
+        };
+        assert_eq!(online.of(Path::new("/run/user/1")), Cover::Host);
+        let tmp = [PathBuf::from("/tmp")];
+        let covers = Covers {
+            replaced: replaced_folders(true),
+            writable: &tmp,
+        };
+        assert_eq!(covers.of(Path::new("/tmp")), Cover::Writable);
     }
 }

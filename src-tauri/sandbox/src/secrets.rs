@@ -209,10 +209,10 @@ pub(crate) fn environment_hidden_paths(env: &[(OsString, OsString)]) -> Vec<Path
     if let Some(data) = data.filter(|path| path.is_absolute()) {
         paths.extend(relocated(Base::Data).map(|secret| data.join(secret.path)));
     }
-    if let Some(runtime) = var("XDG_RUNTIME_DIR").map(PathBuf::from) {
-        if runtime.is_absolute() {
-            paths.push(runtime);
-        }
+    if let Some(runtime) = var("XDG_RUNTIME_DIR").map(PathBuf::from)
+        && runtime.is_absolute()
+    {
+        paths.push(runtime);
     }
     if let Some(address) = var("DBUS_SESSION_BUS_ADDRESS") {
         paths.extend(dbus_socket_paths(address));
