@@ -9,7 +9,9 @@
 //!
 //! - `hooks/`, `config`, `info/`, `config.worktree` and `commondir` of the repository, of each
 //!   submodule's repository under `modules/`, and (`config.worktree`, `commondir`) of each
-//!   linked worktree's folder under `worktrees/`;
+//!   linked worktree's folder under `worktrees/`. A repository without `hooks/` or `info/`
+//!   gets an empty one (as `git init` makes them), so there is something to mount read-only
+//!   rather than a place to create hooks in;
 //! - a `.git` *file* (a linked worktree's or a submodule's checkout: `gitdir: ...`), so it
 //!   cannot be pointed at a repository the command made up;
 //! - the `.git` folder itself and each submodule's checkout folder are bound onto themselves
@@ -25,6 +27,10 @@ const MAX_MODULE_DEPTH: usize = 6;
 /// The files and folders of a repository whose changes would run code outside the sandbox.
 const GITDIR_PROTECTED: &[&str] = &["hooks", "config", "info", "config.worktree", "commondir"];
 
+/// The folders of [`GITDIR_PROTECTED`] made empty when missing (a missing `config` is a broken
+/// repository, a missing `config.worktree` is not read while `config` does not ask for it).
+const MADE_IF_MISSING: &[&str] = &["hooks", "info"];
+
 /// What the sandbox mounts to protect a project's repository. Paths are as found on disk
 /// (not yet filtered for visibility inside the sandbox).
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -33,6 +39,8 @@ pub(crate) struct GitMounts {
     pub pinned: Vec<PathBuf>,
     /// Files and folders bound onto themselves read-only.
     pub read_only: Vec<PathBuf>,
+    /// Folders of `read_only` that do not exist yet: created empty before mounting.
+    pub missing: Vec<PathBuf>,
 }
 
 /// The mounts that protect the repository at `project_root` (none when it has no `.git`).
@@ -59,14 +67,21 @@ pub(crate) fn git_mounts(project_root: &Path) -> GitMounts {
     mounts.pinned.dedup();
     mounts.read_only.sort();
     mounts.read_only.dedup();
+    mounts.missing.sort();
+    mounts.missing.dedup();
     mounts
 }
 
 /// Protects one repository folder, its linked worktrees' folders and its submodules.
 fn protect_gitdir(gitdir: &Path, depth: usize, mounts: &mut GitMounts) {
+    // A folder with a `commondir` file is a linked worktree's: its hooks are the common ones.
+    let is_repository = fs::symlink_metadata(gitdir.join("commondir")).is_err();
     for name in GITDIR_PROTECTED {
         let path = gitdir.join(name);
         if fs::symlink_metadata(&path).is_ok() {
+            mounts.read_only.push(path);
+        } else if is_repository && MADE_IF_MISSING.contains(name) {
+            mounts.missing.push(path.clone());
             mounts.read_only.push(path);
         }
     }
@@ -204,10 +219,12 @@ mod tests {
                 git.join("info"),
                 git.join("modules/libs/a/config"),
                 git.join("modules/libs/a/hooks"),
+                git.join("modules/libs/a/info"),
                 git.join("worktrees/wt/commondir"),
                 root.join("libs/a/.git"),
             ]
         );
+        assert_eq!(mounts.missing, vec![git.join("modules/libs/a/info")]);
     }
 
     #[test]
@@ -232,5 +249,7 @@ mod tests {
         assert!(mounts.read_only.contains(&linked.join("commondir")));
         assert!(mounts.read_only.contains(&linked.join("../../hooks")));
         assert!(mounts.read_only.contains(&linked.join("../../config")));
+        // The main repository lacks `info/`; the linked worktree's folder gets nothing made.
+        assert_eq!(mounts.missing, vec![linked.join("../../info")]);
     }
 }

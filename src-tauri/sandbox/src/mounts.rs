@@ -181,19 +181,37 @@ fn masked_paths(
 }
 
 /// The repository paths to pin and to make read-only, canonical, limited to those a command
-/// could otherwise change (inside a writable folder, not masked).
+/// could otherwise change (inside a writable folder, not masked). Creates the missing folders
+/// that are to be read-only (an empty `hooks/`), where a command could otherwise create them.
 fn protected_git_paths(
     project: &Path,
     covers: Covers<'_>,
     masked: &[(PathBuf, bool)],
 ) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mounts = git_mounts(project);
+    let changeable = |path: &Path| {
+        covers.of(path) == Cover::Writable
+            && !masked.iter().any(|(hidden, _)| path.starts_with(hidden))
+    };
+    for folder in &mounts.missing {
+        let parent = folder
+            .parent()
+            .and_then(|parent| fs::canonicalize(parent).ok());
+        if parent.is_some_and(|parent| changeable(&parent))
+            && let Err(error) = fs::create_dir(folder)
+        {
+            tracing::warn!(
+                path = %folder.display(),
+                %error,
+                "cannot create a repository folder to protect it"
+            );
+        }
+    }
     let keep = |paths: Vec<PathBuf>| {
         let mut kept: Vec<PathBuf> = paths
             .into_iter()
             .filter_map(|path| fs::canonicalize(path).ok())
-            .filter(|path| covers.of(path) == Cover::Writable)
-            .filter(|path| !masked.iter().any(|(hidden, _)| path.starts_with(hidden)))
+            .filter(|path| changeable(path))
             .collect();
         sort_parents_first(&mut kept);
         kept.dedup();
@@ -428,13 +446,14 @@ mod tests {
         fs::create_dir_all(git.join("hooks")).unwrap();
         fs::write(git.join("config"), "").unwrap();
         let options = fx.options(&fx.policy()).unwrap();
-        let (g, h, c) = (git.display(), git.join("hooks"), git.join("config"));
-        let expected = format!(
-            "--bind {g} {g} --ro-bind {c} {c} --ro-bind {h} {h} --chdir",
-            c = c.display(),
-            h = h.display()
-        );
+        let path = |name: &str| git.join(name).display().to_string();
+        let (g, c, h, i) = (path(""), path("config"), path("hooks"), path("info"));
+        let g = g.trim_end_matches('/');
+        let expected =
+            format!("--bind {g} {g} --ro-bind {c} {c} --ro-bind {h} {h} --ro-bind {i} {i} --chdir");
         assert!(options.contains(&expected), "{options}");
+        // The missing `info/` was made, empty, to be mounted.
+        assert_eq!(fs::read_dir(git.join("info")).unwrap().count(), 0);
     }
 
     #[test]

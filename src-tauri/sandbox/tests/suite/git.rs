@@ -58,6 +58,18 @@ async fn hooks_config_and_info_are_read_only_and_git_still_works() {
 }
 
 #[tokio::test]
+async fn a_repository_without_hooks_or_info_gets_empty_read_only_ones() {
+    let fx = Fixture::new();
+    fx.host("git init -q && rm -rf .git/hooks .git/info").ok();
+    let git = fx.project.join(".git");
+    assert!(!git.join("hooks").exists());
+    let ran = fx.run(PLANT_ATTEMPTS).await;
+    assert_eq!(ran.ok(), "", "a plant succeeded: {ran:#?}");
+    assert_eq!(fs::read_dir(git.join("hooks")).unwrap().count(), 0);
+    assert_eq!(fs::read_dir(git.join("info")).unwrap().count(), 0);
+}
+
+#[tokio::test]
 async fn a_linked_worktrees_git_file_and_repository_are_protected() {
     let fx = Fixture::new();
     let main = fx.root.join("main");
