@@ -6,7 +6,8 @@
 //!    capabilities, no nested user namespaces, a new terminal session, and death with Gantry;
 //! 2. the host's `/` read-only; a fresh `/dev` (null, zero, random, tty, a private `/dev/shm`)
 //!    and a `/proc` that shows only the sandbox's processes;
-//! 3. the session's temporary folder as `/tmp`;
+//! 3. the session's temporary folder as `/tmp`, and with the network off an empty read-only
+//!    `/run` (its sockets are local services);
 //! 4. the project and the extra writable folders, read-write, at their own paths (parents
 //!    before children);
 //! 5. the hidden paths that exist and would be visible: folders become empty and read-only,
@@ -51,7 +52,8 @@ pub(crate) struct Features {
 enum Cover {
     /// The host's read-only `/`.
     Host,
-    /// A folder the sandbox replaces (`/tmp`, `/dev`, `/proc`): the host path is not visible.
+    /// A folder the sandbox replaces (`/tmp`, `/dev`, `/proc`, maybe `/run`): the host path is
+    /// not visible.
     Replaced,
     /// A writable folder.
     Writable,
@@ -64,83 +66,122 @@ pub(crate) fn bwrap_options(
     cwd: &Path,
     features: Features,
 ) -> Result<Vec<OsString>, PolicyError> {
-    let replaced = replaced_folders(policy.network);
-    let project = canonical_folder(&policy.project_root, PathRole::Project)?;
-    let temp = canonical_folder(&policy.temp_dir, PathRole::Temp)?;
-    let mut writable = vec![(project.clone(), PathRole::Project)];
-    for extra in &policy.extra_writable {
-        writable.push((
-            canonical_folder(extra, PathRole::ExtraWritable)?,
-            PathRole::ExtraWritable,
-        ));
-    }
-    for (path, role) in &writable {
-        if replaced
-            .iter()
-            .any(|replaced| Path::new(replaced).starts_with(path) && path != Path::new(SANDBOX_TMP))
-        {
-            return Err(PolicyError::TooBroad {
-                role: *role,
-                path: path.clone(),
-            });
-        }
-    }
-    let mut writable_paths: Vec<PathBuf> = writable.iter().map(|(path, _)| path.clone()).collect();
-    sort_parents_first(&mut writable_paths);
-
-    let covers = Covers {
-        replaced,
-        writable: &writable_paths,
-    };
-    let masked = masked_paths(policy, env, &writable, covers)?;
-
-    let cwd = canonical_folder(cwd, PathRole::WorkingDirectory)?;
-    if covers.of(&cwd) == Cover::Replaced
-        || masked.iter().any(|(hidden, _)| cwd.starts_with(hidden))
-    {
-        return Err(PolicyError::CwdNotVisible { path: cwd });
-    }
-
+    let layout = Layout::resolve(policy, env, cwd)?;
     let mut options = Options::default();
+    namespaces(&mut options, policy.network, features);
+    layout.mount(&mut options, policy.network);
+    Ok(options.0)
+}
+
+/// Step 1: the namespaces and the process's standing.
+fn namespaces(options: &mut Options, network: bool, features: Features) {
     options.flags(&["--unshare-user"]);
     if features.disable_userns {
         options.flags(&["--disable-userns"]);
     }
     options.flags(&["--unshare-pid", "--unshare-ipc"]);
-    if !policy.network {
+    if !network {
         options.flags(&["--unshare-net"]);
     }
     options.flags(&["--cap-drop", "ALL", "--die-with-parent", "--new-session"]);
-    options.same("--ro-bind", Path::new("/"));
-    options.flags(&["--dev", "/dev", "--proc", "/proc"]);
-    options.pair("--bind", &temp, Path::new(SANDBOX_TMP));
-    if !policy.network {
-        options.flags(&["--tmpfs", "/run"]);
-    }
-    for path in &writable_paths {
-        options.same("--bind", path);
-    }
-    if !policy.network {
-        // After the binds, which may need mount points in it.
-        options.flags(&["--remount-ro", "/run"]);
-    }
-    for (path, is_folder) in &masked {
-        if *is_folder {
-            options.same("--tmpfs", path);
-            options.same("--remount-ro", path);
-        } else {
-            options.pair("--ro-bind", Path::new("/dev/null"), path);
+}
+
+/// The canonical paths a command's view is built from.
+struct Layout {
+    temp: PathBuf,
+    /// The project and the extra writable folders, parents first.
+    writable: Vec<PathBuf>,
+    /// Hidden paths to mask, with whether each is a folder.
+    masked: Vec<(PathBuf, bool)>,
+    /// Repository folders to pin.
+    pinned: Vec<PathBuf>,
+    /// Repository paths to make read-only.
+    read_only: Vec<PathBuf>,
+    cwd: PathBuf,
+}
+
+impl Layout {
+    /// Resolves and checks every path of `policy` (and the environment's hidden ones).
+    fn resolve(
+        policy: &SandboxPolicy,
+        env: &[(OsString, OsString)],
+        cwd: &Path,
+    ) -> Result<Self, PolicyError> {
+        let replaced = replaced_folders(policy.network);
+        let project = canonical_folder(&policy.project_root, PathRole::Project)?;
+        let temp = canonical_folder(&policy.temp_dir, PathRole::Temp)?;
+        let mut roles = vec![(project.clone(), PathRole::Project)];
+        for extra in &policy.extra_writable {
+            let path = canonical_folder(extra, PathRole::ExtraWritable)?;
+            roles.push((path, PathRole::ExtraWritable));
         }
+        for (path, role) in &roles {
+            // Writable `/` (or any parent of a replaced folder) would cover the sandbox's own.
+            let too_broad = replaced.iter().any(|replaced| {
+                Path::new(replaced).starts_with(path) && path != Path::new(SANDBOX_TMP)
+            });
+            if too_broad {
+                return Err(PolicyError::TooBroad {
+                    role: *role,
+                    path: path.clone(),
+                });
+            }
+        }
+        let mut writable: Vec<PathBuf> = roles.iter().map(|(path, _)| path.clone()).collect();
+        sort_parents_first(&mut writable);
+        let covers = Covers {
+            replaced,
+            writable: &writable,
+        };
+        let masked = masked_paths(policy, env, &roles, covers)?;
+        let cwd = canonical_folder(cwd, PathRole::WorkingDirectory)?;
+        if covers.of(&cwd) == Cover::Replaced
+            || masked.iter().any(|(hidden, _)| cwd.starts_with(hidden))
+        {
+            return Err(PolicyError::CwdNotVisible { path: cwd });
+        }
+        let (pinned, read_only) = protected_git_paths(&project, covers, &masked);
+        Ok(Self {
+            temp,
+            writable,
+            masked,
+            pinned,
+            read_only,
+            cwd,
+        })
     }
-    let (pinned, read_only) = protected_git_paths(&project, covers, &masked);
-    for path in &pinned {
-        options.same("--bind", path);
+
+    /// Steps 2 to 6: the mounts, then the working directory.
+    fn mount(&self, options: &mut Options, network: bool) {
+        options.same("--ro-bind", Path::new("/"));
+        options.flags(&["--dev", "/dev", "--proc", "/proc"]);
+        options.pair("--bind", &self.temp, Path::new(SANDBOX_TMP));
+        if !network {
+            options.flags(&["--tmpfs", "/run"]);
+        }
+        for path in &self.writable {
+            options.same("--bind", path);
+        }
+        if !network {
+            // After the binds, which may need mount points in it.
+            options.flags(&["--remount-ro", "/run"]);
+        }
+        for (path, is_folder) in &self.masked {
+            if *is_folder {
+                options.same("--tmpfs", path);
+                options.same("--remount-ro", path);
+            } else {
+                options.pair("--ro-bind", Path::new("/dev/null"), path);
+            }
+        }
+        for path in &self.pinned {
+            options.same("--bind", path);
+        }
+        for path in &self.read_only {
+            options.same("--ro-bind", path);
+        }
+        options.same("--chdir", &self.cwd);
     }
-    for path in &read_only {
-        options.same("--ro-bind", path);
-    }
-    options.same("--chdir", &cwd);
-    Ok(options.0)
 }
 
 /// The hidden paths to mask, canonical, with whether each is a folder: those that exist, are

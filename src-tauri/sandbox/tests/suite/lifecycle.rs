@@ -33,8 +33,11 @@ async fn a_background_child_cannot_write_after_the_command_exits() {
     assert!(!outside.exists());
 }
 
-#[tokio::test]
-async fn killing_bubblewrap_kills_every_process_inside() {
+/// As gantry-tools' `run_command` does it: bubblewrap leads a process group of its own, and a
+/// timeout signals that group (here with `SIGTERM`, which bubblewrap does not pass on): the
+/// processes inside, in a session of their own, die with bubblewrap all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signalling_bubblewraps_process_group_ends_every_process_inside() {
     let fx = Fixture::new();
     let command = fx.command(
         &fx.policy(),
@@ -43,13 +46,22 @@ async fn killing_bubblewrap_kills_every_process_inside() {
     );
     let mut child = command
         .spawn_with(|command| {
-            command.stdin(Stdio::null()).kill_on_drop(true);
+            command
+                .stdin(Stdio::null())
+                .process_group(0)
+                .kill_on_drop(true);
             command.spawn()
         })
         .unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    child.start_kill().unwrap();
-    child.wait().await.unwrap();
+    let group = format!("-{}", child.id().unwrap());
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", "--", &group])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().await.unwrap();
+    assert_eq!(status.code(), None, "{status:?}");
     tokio::time::sleep(Duration::from_millis(200)).await;
     let ticks = fs::read_to_string(fx.project.join("ticks")).unwrap();
     assert!(!ticks.is_empty());
