@@ -86,7 +86,15 @@ pub fn signal_inside(bwrap_pid: u32, signal: Signal) -> io::Result<bool> {
     let children = fs::read_to_string(format!("/proc/{bwrap_pid}/task/{bwrap_pid}/children"));
     let children = match children {
         Ok(children) => children,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            if Path::new(&format!("/proc/{bwrap_pid}")).exists() {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "this kernel does not list a process's children (CONFIG_PROC_CHILDREN)",
+                ));
+            }
+            return Ok(false);
+        }
         Err(error) => return Err(error),
     };
     // Bubblewrap's only child leads the sandbox's session and process group.

@@ -16,7 +16,8 @@
 //!   cannot be pointed at a repository the command made up;
 //! - the `.git` folder itself and each submodule's checkout folder are bound onto themselves
 //!   (still writable), which makes them mount points: a command cannot rename or delete them
-//!   to put a new `.git` with its own hooks in their place.
+//!   to put a new `.git` with its own hooks in their place. (A `.git` that is a symbolic link
+//!   protects the repository it points to, but the link can be replaced.)
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -53,6 +54,12 @@ pub(crate) fn git_mounts(project_root: &Path) -> GitMounts {
     if metadata.is_dir() {
         mounts.pinned.push(dot_git.clone());
         protect_gitdir(&dot_git, 0, &mut mounts);
+    } else if metadata.is_symlink() {
+        // A link to the repository: its target is protected; the link itself cannot be
+        // mounted over (see the crate's limits).
+        if dot_git.is_dir() {
+            protect_gitdir(&dot_git, 0, &mut mounts);
+        }
     } else if metadata.is_file() {
         mounts.read_only.push(dot_git.clone());
         if let Some(gitdir) = gitdir_of_file(&dot_git) {
@@ -225,6 +232,24 @@ mod tests {
             ]
         );
         assert_eq!(mounts.missing, vec![git.join("modules/libs/a/info")]);
+    }
+
+    #[test]
+    fn a_linked_git_folder_protects_its_target_without_pinning() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store.git");
+        fs::create_dir_all(store.join("hooks")).unwrap();
+        touch(&store.join("config"));
+        let project = dir.path().join("project");
+        fs::create_dir_all(&project).unwrap();
+        std::os::unix::fs::symlink(&store, project.join(".git")).unwrap();
+        let mounts = git_mounts(&project);
+        assert!(mounts.pinned.is_empty());
+        let git = project.join(".git");
+        assert_eq!(
+            mounts.read_only,
+            vec![git.join("config"), git.join("hooks"), git.join("info")]
+        );
     }
 
     #[test]

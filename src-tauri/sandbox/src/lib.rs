@@ -80,8 +80,8 @@
 //!   can create it (say `~/.ssh/authorized_keys`).
 //! - Only the project's own repository is protected: a repository a command creates (`git
 //!   init` in a project without one, or in a subfolder, or a new submodule) has writable
-//!   hooks. A `.git/hooks` that is a symbolic link protects its target, but the link itself
-//!   can be replaced. A linked worktree's or submodule's repository outside the writable
+//!   hooks. A `.git` or `.git/hooks` that is a symbolic link protects its target, but the
+//!   link itself can be replaced. A linked worktree's or submodule's repository outside the writable
 //!   folders is simply read-only, so git cannot commit there unless the user makes it
 //!   writable.
 //! - The home folder is read-only: tools that write caches there (`~/.cargo/registry`,
