@@ -81,9 +81,9 @@
 //! - Only the project's own repository is protected: a repository a command creates (`git
 //!   init` in a project without one, or in a subfolder, or a new submodule) has writable
 //!   hooks. A `.git` or `.git/hooks` that is a symbolic link protects its target, but the
-//!   link itself can be replaced. A linked worktree's or submodule's repository outside the writable
-//!   folders is simply read-only, so git cannot commit there unless the user makes it
-//!   writable.
+//!   link itself can be replaced. A linked worktree's or submodule's repository outside the
+//!   writable folders is simply read-only, so git cannot commit there unless the user makes
+//!   it writable.
 //! - The home folder is read-only: tools that write caches there (`~/.cargo/registry`,
 //!   `~/.cache/pip`, `~/.npm`) need `--offline`-style use or an extra writable folder.
 //! - Files of the project that other tools run later (`Makefile`, `package.json` scripts,
@@ -102,9 +102,9 @@
 //! normal work (git, scripts, a C build, `target/`), as root and, when run as root, again as
 //! the ordinary user `nobody` (`tests/suite/as_nobody.rs` re-runs the test binary through
 //! `runuser`). Under `scripts/with-keyring` they also try the session bus and the keyring.
-//! `cargo bench -p gantry-sandbox` measures the overhead against the same commands run
-//! directly: about 10 ms per command (bubblewrap setting up the namespaces), nothing
-//! measurable on file access.
+//! `cargo bench -p gantry-sandbox --bench overhead` measures the overhead against the same
+//! commands run directly: about 10 ms per command (bubblewrap setting up and tearing down the
+//! namespaces); the work inside runs at the host's speed.
 //!
 //! [bubblewrap]: https://github.com/containers/bubblewrap
 //! [Landlock]: https://docs.kernel.org/userspace-api/landlock.html

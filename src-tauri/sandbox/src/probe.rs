@@ -304,7 +304,8 @@ impl Sandbox {
     /// passed on without the variables that name hidden sockets (`DBUS_SESSION_BUS_ADDRESS`,
     /// `SSH_AUTH_SOCK`, `XDG_RUNTIME_DIR`, ...) and with `TMPDIR=/tmp`. The folders are
     /// checked now; the hidden paths and the repository's protected paths are looked up now,
-    /// so build the command right before starting it.
+    /// so build the command right before starting it. A project repository without `hooks/` or
+    /// `info/` gets an empty one here, so that it can be mounted read-only.
     pub fn command<A, K, V>(
         &self,
         policy: &SandboxPolicy,
