@@ -1,0 +1,9 @@
+mod as_nobody;
+mod dbus;
+mod escapes;
+mod git;
+mod lifecycle;
+mod network;
+mod probe;
+mod support;
+mod work;
