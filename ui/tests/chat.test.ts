@@ -171,6 +171,7 @@ describe("tool calls", () => {
           arguments: { path: "a.txt" },
           preview: null,
           sessionScope: ["write_file"],
+          reason: { kind: "policy" as const },
         },
       },
     );
@@ -197,6 +198,7 @@ describe("tool calls", () => {
       arguments: { path: "a.txt" },
       preview: null,
       sessionScope: ["write_file"],
+      reason: { kind: "policy" as const },
     };
     const state = play(
       sent(shown(), "write two"),
@@ -222,6 +224,7 @@ describe("tool calls", () => {
       arguments: {},
       preview: null,
       sessionScope: [],
+      reason: { kind: "policy" as const },
     });
     const state = play(
       sent(shown(), "run"),

@@ -35,6 +35,7 @@ function approval(id: number, tool = "write_file"): DialogRequest {
           ? { kind: "command", command: "cargo test", workdir: "" }
           : { kind: "diff", path: "a.txt", unified: "@@ -1 +1 @@\n-old\n+<b>new</b>\n" },
       sessionScope: tool === "run_command" ? [] : ["write_file"],
+      reason: { kind: "policy" as const },
     },
   };
 }

@@ -16,6 +16,7 @@ function approval(id: number): DialogRequest {
       arguments: { path: "a.txt" },
       preview: { kind: "diff", path: "a.txt", unified: "@@ -0,0 +1 @@\n+x\n" },
       sessionScope: ["write_file"],
+      reason: { kind: "policy" as const },
     },
   };
 }

@@ -282,11 +282,13 @@ mod tests {
                         arguments: json!({"path": "a"}),
                         preview: None,
                         session_scope: vec!["write_file".into()],
+                        reason: gantry_tools::AskReason::Policy,
                     },
                 },
                 json!({"type": "approval_requested", "request": {
                     "callId": "c2", "sessionId": "s1", "tool": "write_file", "level": "sensitive", "description": "Write",
-                    "arguments": {"path": "a"}, "preview": null, "sessionScope": ["write_file"]}}),
+                    "arguments": {"path": "a"}, "preview": null, "sessionScope": ["write_file"],
+                    "reason": {"kind": "policy"}}}),
             ),
         ];
         for (event, expected) in cases {

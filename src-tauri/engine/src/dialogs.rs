@@ -113,7 +113,10 @@ impl DialogRegistry {
     pub async fn request_approval(&self, request: ApprovalRequest) -> ApprovalDecision {
         let (tx, rx) = oneshot::channel();
         let Some(id) = self.register(
-            |id| DialogRequest::Approval { id, request },
+            |id| DialogRequest::Approval {
+                id,
+                request: Box::new(request),
+            },
             Reply::Approval(tx),
         ) else {
             return deny("the Gantry window is closed");
@@ -402,6 +405,7 @@ mod tests {
                 unified: "--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+hi\n".into(),
             }),
             session_scope: vec![tool.into()],
+            reason: gantry_tools::AskReason::Policy,
         }
     }
 

@@ -70,8 +70,8 @@ pub enum DialogRequest {
     Approval {
         /// The request's id, unique for the app's lifetime.
         id: u32,
-        /// What the engine asks about.
-        request: ApprovalRequest,
+        /// What the engine asks about (boxed: it is much larger than a question).
+        request: Box<ApprovalRequest>,
     },
     /// The model asks the user. Answered with `answer_question`.
     Question {

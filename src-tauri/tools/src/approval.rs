@@ -18,16 +18,20 @@ use crate::permission::PermissionLevel;
 /// What "allow for this session" covers for one call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case", tag = "kind", content = "keys")]
+#[serde(rename_all = "snake_case", tag = "kind", content = "value")]
 pub enum ApprovalScope {
     /// Every call of the tool.
     WholeTool,
     /// Exactly these keys of the tool (e.g. `git status`, `cargo test`); a later call runs
     /// without asking only when all of its keys were granted.
     Keys(Vec<String>),
-    /// This call can't be approved for the session (e.g. a command Gantry can't parse): it asks
-    /// every time unless the user allowed the whole tool.
-    Never,
+    /// This call can't be approved for the session (e.g. a command Gantry can't parse, an
+    /// option that writes a file): it asks every time unless the user allowed the whole tool.
+    /// The text says why, in words for the user (`` `--output` writes a file ``).
+    Never(String),
+    /// This call asks every time, whatever the policy (Auto included), grants and rules say (a
+    /// write to a file that can make programs run). The text says why.
+    Always(String),
 }
 
 impl ApprovalScope {
@@ -36,9 +40,38 @@ impl ApprovalScope {
         match self {
             Self::WholeTool => vec![tool.to_owned()],
             Self::Keys(keys) => keys.iter().map(|key| format!("{tool}: {key}")).collect(),
-            Self::Never => Vec::new(),
+            Self::Never(_) | Self::Always(_) => Vec::new(),
         }
     }
+
+    /// Why a call of this scope asks although the policy or a grant might not: the text of
+    /// [`Self::Never`] and [`Self::Always`].
+    pub fn ask_reason(&self) -> AskReason {
+        match self {
+            Self::WholeTool | Self::Keys(_) => AskReason::Policy,
+            Self::Never(why) => AskReason::Unscoped { why: why.clone() },
+            Self::Always(why) => AskReason::Always { why: why.clone() },
+        }
+    }
+}
+
+/// Why the user is asked about a call, for the approval dialog to say in its own words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum AskReason {
+    /// The tool's policy in this project is Ask, and no grant covers the call.
+    Policy,
+    /// The call can't be covered by a grant or rule, for this reason (asks every time).
+    Unscoped {
+        /// Why, in words for the user.
+        why: String,
+    },
+    /// The call asks every time, whatever the policy, grants and rules say.
+    Always {
+        /// Why, in words for the user.
+        why: String,
+    },
 }
 
 /// A grant held for the session: one whole tool or one key of a tool.
@@ -70,12 +103,16 @@ pub(crate) struct SessionGrants {
 
 impl SessionGrants {
     /// True when a call of `tool` with `scope` may run without asking.
+    /// A call that always asks is never covered, not even by a grant of the whole tool.
     pub fn covers(&self, tool: &str, scope: &ApprovalScope) -> bool {
+        if matches!(scope, ApprovalScope::Always(_)) {
+            return false;
+        }
         if self.whole_tools.contains(tool) {
             return true;
         }
         match scope {
-            ApprovalScope::WholeTool | ApprovalScope::Never => false,
+            ApprovalScope::WholeTool | ApprovalScope::Never(_) | ApprovalScope::Always(_) => false,
             ApprovalScope::Keys(keys) => {
                 !keys.is_empty()
                     && self
@@ -98,7 +135,7 @@ impl SessionGrants {
                     .or_default()
                     .extend(keys.iter().cloned());
             }
-            ApprovalScope::Never => {}
+            ApprovalScope::Never(_) | ApprovalScope::Always(_) => {}
         }
     }
 
@@ -184,6 +221,8 @@ pub struct ApprovalRequest {
     /// What "allow for this session" would grant, as the user reads it; empty when the call
     /// can't be approved for the session.
     pub session_scope: Vec<String>,
+    /// Why the user is asked.
+    pub reason: AskReason,
 }
 
 /// The approver's answer.
@@ -284,7 +323,7 @@ mod tests {
         assert!(grants.covers("run_command", &keys(&["git status"])));
         assert!(!grants.covers("run_command", &keys(&["git push"])));
         assert!(!grants.covers("run_command", &keys(&["git status", "rm"])));
-        assert!(!grants.covers("run_command", &ApprovalScope::Never));
+        assert!(!grants.covers("run_command", &ApprovalScope::Never("unparsed".into())));
         assert!(!grants.covers("run_command", &keys(&[])));
         assert!(!grants.covers("run_command", &ApprovalScope::WholeTool));
     }
@@ -294,14 +333,14 @@ mod tests {
         let mut grants = SessionGrants::default();
         grants.grant("write_file", &ApprovalScope::WholeTool);
         assert!(grants.covers("write_file", &ApprovalScope::WholeTool));
-        assert!(grants.covers("write_file", &ApprovalScope::Never));
+        assert!(grants.covers("write_file", &ApprovalScope::Never("unparsed".into())));
         assert!(!grants.covers("edit_file", &ApprovalScope::WholeTool));
     }
 
     #[test]
     fn never_grants_nothing_and_revoke_removes_one_grant() {
         let mut grants = SessionGrants::default();
-        grants.grant("run_command", &ApprovalScope::Never);
+        grants.grant("run_command", &ApprovalScope::Never("unparsed".into()));
         assert!(grants.list().is_empty());
         grants.grant("run_command", &keys(&["cargo test", "git status"]));
         grants.grant("write_file", &ApprovalScope::WholeTool);
@@ -334,6 +373,6 @@ mod tests {
             ApprovalScope::WholeTool.describe("write_file"),
             ["write_file"]
         );
-        assert!(ApprovalScope::Never.describe("x").is_empty());
+        assert!(ApprovalScope::Never("why".into()).describe("x").is_empty());
     }
 }

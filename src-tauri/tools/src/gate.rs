@@ -217,6 +217,10 @@ impl Gate<'_> {
         let name = self.tool.name();
         let scope = self.prepared.scope();
         let mut verdict = Verdict::from_policy(self.policy);
+        if matches!(scope, ApprovalScope::Always(_)) {
+            // A call that always asks tightens Auto to Ask (a refusal stays a refusal).
+            verdict = verdict.then(Verdict::Ask);
+        }
         if verdict == Verdict::Ask {
             verdict = verdict.then(Verdict::from_grants(
                 self.call.session().covering(name, &scope),
@@ -263,6 +267,7 @@ impl Gate<'_> {
                 arguments: self.prepared.arguments().clone(),
                 preview: self.prepared.preview(self.context).await,
                 session_scope: scope.describe(name),
+                reason: scope.ask_reason(),
             };
             self.call.observer().approval_requested(&request);
             approver.decide(request).await

@@ -46,7 +46,7 @@ pub mod text;
 pub mod walk;
 
 pub use approval::{
-    ApprovalDecision, ApprovalRequest, ApprovalScope, Approver, FixedApprover, Preview,
+    ApprovalDecision, ApprovalRequest, ApprovalScope, Approver, AskReason, FixedApprover, Preview,
     ScriptedApprover, SessionGrant,
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};

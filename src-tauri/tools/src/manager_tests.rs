@@ -77,7 +77,10 @@ async fn fake_shell(args: ShellArgs) -> ToolResult {
 
 fn shell_scope(args: &ShellArgs) -> ApprovalScope {
     if args.command.contains('`') {
-        return ApprovalScope::Never;
+        return ApprovalScope::Never("backticks".into());
+    }
+    if args.command.starts_with("hook") {
+        return ApprovalScope::Always("hooks run code".into());
     }
     ApprovalScope::Keys(
         args.command
@@ -432,6 +435,7 @@ async fn the_approver_sees_coerced_arguments_preview_and_scope() {
         })
     );
     assert_eq!(request.session_scope, ["touch"]);
+    assert_eq!(request.reason, crate::AskReason::Policy);
 }
 
 #[tokio::test]
@@ -899,4 +903,50 @@ async fn the_approval_request_carries_the_calls_id_and_session_and_is_observed()
     let auto = CallContext::new("call_c", session).with_observer(observer.clone());
     f.manager.dispatch("echo", r#"{"text": "x"}"#, &auto).await;
     assert_eq!(observer.0.lock().unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn a_call_that_always_asks_asks_under_auto_and_every_grant_and_says_why() {
+    let approver = ScriptedApprover::new([
+        ApprovalDecision::AllowForSession,
+        ApprovalDecision::Deny { reason: None },
+    ]);
+    let f = fixture(Some(approver.clone()));
+    f.manager.set_policy("shell", Policy::Auto).unwrap();
+    let call = CallContext::new("c", Arc::new(ToolSession::new("s")));
+    // Auto runs an ordinary call without asking...
+    let plain = f
+        .manager
+        .dispatch("shell", r#"{"command": "ls"}"#, &call)
+        .await;
+    assert_eq!(plain.decision.kind, DecisionKind::Auto);
+    assert_eq!(approver.asked(), 0);
+    // ...but a call that always asks goes to the user, with the reason.
+    let first = f
+        .manager
+        .dispatch("shell", r#"{"command": "hook a"}"#, &call)
+        .await;
+    assert_eq!(first.decision.by, Decider::User);
+    assert_eq!(
+        approver.requests()[0].reason,
+        crate::AskReason::Always {
+            why: "hooks run code".into()
+        }
+    );
+    // "Allow for session" grants nothing that covers it, and a whole-tool grant does not either.
+    call.session().approve_tool("shell");
+    let second = f
+        .manager
+        .dispatch("shell", r#"{"command": "hook a"}"#, &call)
+        .await;
+    assert_eq!(second.kind, ObservationKind::Denied);
+    assert_eq!(approver.asked(), 2);
+    // A disabled tool stays refused without asking.
+    f.manager.set_policy("shell", Policy::Disabled).unwrap();
+    let third = f
+        .manager
+        .dispatch("shell", r#"{"command": "hook a"}"#, &call)
+        .await;
+    assert_eq!(third.kind, ObservationKind::Disabled);
+    assert_eq!(approver.asked(), 2);
 }

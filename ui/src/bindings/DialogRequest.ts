@@ -11,7 +11,7 @@ export type DialogRequest = { "kind": "approval",
  */
 id: number, 
 /**
- * What the engine asks about.
+ * What the engine asks about (boxed: it is much larger than a question).
  */
 request: ApprovalRequest, } | { "kind": "question", 
 /**

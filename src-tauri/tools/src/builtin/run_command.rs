@@ -209,8 +209,9 @@ pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult 
 /// such as `sub/..`, is simply another folder that asks again). The prefix cannot be forged
 /// by a command: `in` is a reserved word, which [`command_scope`] never keys as a program.
 fn run_command_scope(args: &RunCommandArgs) -> ApprovalScope {
-    let Ok(keys) = command_scope(&args.command) else {
-        return ApprovalScope::Never;
+    let keys = match command_scope(&args.command) {
+        Ok(keys) => keys,
+        Err(unscoped) => return ApprovalScope::Never(unscoped.to_string()),
     };
     match workdir_label(&args.workdir) {
         None => ApprovalScope::Keys(keys),

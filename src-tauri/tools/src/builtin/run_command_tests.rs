@@ -899,8 +899,15 @@ fn the_scope_is_the_command_keys_or_never() {
         scope("git status; rm -rf ~"),
         ApprovalScope::Keys(vec!["git status".into(), "rm -rf ~".into()])
     );
-    assert_eq!(scope("eval \"$X\""), ApprovalScope::Never);
-    assert_eq!(scope("echo 'unbalanced"), ApprovalScope::Never);
+    assert_eq!(
+        scope("eval \"$X\""),
+        ApprovalScope::Never("`eval` evaluates text as code or changes the shell's state".into())
+    );
+    assert_eq!(
+        scope("git log --output=/tmp/x"),
+        ApprovalScope::Never("`--output` writes a file".into())
+    );
+    assert!(matches!(scope("echo 'unbalanced"), ApprovalScope::Never(_)));
 }
 
 #[test]
@@ -928,9 +935,12 @@ fn the_scope_names_the_workdir_when_it_is_not_the_root() {
         scope("ls", "sub/.."),
         ApprovalScope::Keys(vec!["in ./sub/..: ls".into()])
     );
-    assert_eq!(scope("eval x", "sub"), ApprovalScope::Never);
+    assert!(matches!(scope("eval x", "sub"), ApprovalScope::Never(_)));
     // No command can produce such a key itself.
-    assert_eq!(scope("in ./sub: cargo test", "."), ApprovalScope::Never);
+    assert!(matches!(
+        scope("in ./sub: cargo test", "."),
+        ApprovalScope::Never(_)
+    ));
 }
 
 #[tokio::test]
