@@ -233,6 +233,20 @@ async fn a_reply_streams_and_writes_wait_for_the_users_answer() {
         "the diff is shown: {dialog}"
     );
     card(&app, "write_file", "awaiting_approval").await;
+    // The dialog and the card are linked by the call's id, and by nothing else.
+    let ids = app
+        .eval(
+            "return [document.querySelector('[data-testid=approval-dialog]').dataset.callId,\
+             document.querySelector('[data-testid=tool-card][data-status=awaiting_approval]').dataset.callId];",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids[0], ids[1], "dialog and card name the same call: {ids}");
+    assert!(
+        ids[0].as_str().is_some_and(|id| !id.is_empty()),
+        "the call id is set: {ids}"
+    );
     assert!(
         !rig.root().join("notes/hello.txt").exists(),
         "nothing written before the answer"
