@@ -29,8 +29,19 @@ pub enum ProviderError {
     Connect {
         /// The URL we tried.
         url: String,
-        /// Why, as the HTTP client put it.
+        /// Why, in words (never the HTTP client's internals).
         reason: String,
+    },
+    /// Nothing listens at the provider's address: the connection was refused.
+    #[error("nothing is listening at {url}{}", hint_suffix(.hint))]
+    NotListening {
+        /// The server's address (`http://localhost:11434`).
+        url: String,
+        /// Whether that is this machine, where a refusal means the server is not running (and
+        /// waiting will not start it: no retry).
+        local: bool,
+        /// How to start the server that should be there, when Gantry knows.
+        hint: Option<String>,
     },
     /// Nothing arrived for longer than the idle timeout.
     #[error("the provider sent nothing for {} s", .0.as_secs_f32())]
@@ -76,6 +87,7 @@ impl ProviderError {
                 500..=599 => true,
                 _ => false,
             },
+            Self::NotListening { local, .. } => !local,
             Self::Connect { .. }
             | Self::Timeout(_)
             | Self::StreamBroken(_)
@@ -103,6 +115,7 @@ impl ProviderError {
                 gantry_tools::text::excerpt(message, 200)
             ),
             Self::Connect { reason, .. } => format!("connection failed: {reason}"),
+            Self::NotListening { url, .. } => format!("nothing is listening at {url}"),
             Self::Timeout(_) => "timed out waiting for the provider".to_owned(),
             Self::StreamBroken(reason) => format!("stream broke off: {reason}"),
             Self::Incomplete => "stream ended early".to_owned(),
@@ -110,6 +123,12 @@ impl ProviderError {
             Self::WaitTooLong { .. } | Self::Config(_) | Self::Unexpected(_) => self.to_string(),
         }
     }
+}
+
+fn hint_suffix(hint: &Option<String>) -> String {
+    hint.as_deref()
+        .map(|hint| format!(": {hint}"))
+        .unwrap_or_default()
 }
 
 /// A failure of the store behind a session's transcript.

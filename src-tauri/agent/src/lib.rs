@@ -28,18 +28,25 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Modules, one job each: `provider` (configuration, presets, the streamed request with
-//! retries), `stream` (assembling deltas by index), `transcript` (messages, validity, context
-//! fitting), `prompt` (the system prompt), `events` (what a turn reports), `persist` (where
-//! messages go), `session` and `turn` (the loop), `error`.
+//! Modules, one job each: `provider` (configuration, the streamed request with retries),
+//! `presets` (the shipped providers and the flags for their quirks), `local` (local servers:
+//! their kind and the context window they really run), `request` (the request as sent, with
+//! the fields some providers need back), `stream` (assembling deltas by index), `text_calls`
+//! (tool calls written as text), `transcript` (messages, validity, context fitting), `prompt`
+//! (the system prompt), `events` (what a turn reports), `persist` (where messages go), `session`
+//! and `turn` (the loop), `error`.
 
 pub mod error;
 pub mod events;
+pub mod local;
 pub mod persist;
+pub mod presets;
 pub mod prompt;
 pub mod provider;
+pub mod request;
 pub mod session;
 pub mod stream;
+pub mod text_calls;
 pub mod transcript;
 pub mod turn;
 
@@ -47,10 +54,13 @@ pub use error::{AgentError, PersistError, ProviderError};
 pub use events::{EventSink, TurnEndReason, TurnEvent};
 pub use persist::{MemoryTranscripts, TranscriptStore};
 pub use prompt::{PromptContext, system_prompt};
+pub use local::{LOCAL_DEFAULT_CONTEXT, ServerKind, ServerWindow, discover_window, server_root};
+pub use presets::ProviderFlags;
 pub use provider::{
     ApiKey, DEFAULT_CONTEXT_WINDOW, DEFAULT_PROVIDER, Provider, ProviderConfig, ProviderOptions,
     RetryPolicy,
 };
+pub use request::ChatRequest;
 pub use session::{Session, SessionOptions, SessionParts};
 pub use transcript::{
     ContextBudget, ContextFit, Message, MessageStatus, Role, TokenUsage, ToolCall, Transcript,

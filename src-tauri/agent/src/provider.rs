@@ -38,18 +38,24 @@
 //! ring, compiles C as well, and would make every `reqwest::Client::new()` elsewhere in the
 //! workspace panic (feature unification) unless each installed a provider first.
 
+use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use async_openai::types::chat::{ChatCompletionStreamOptions, CreateChatCompletionRequest};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ProviderError;
+use crate::local::{ServerKind, ServerWindow, discover_window, is_loopback, server_root};
+use crate::presets::ProviderFlags;
+use crate::request::ChatRequest;
 use crate::stream::{AssembledReply, Chunk, Completion, Piece, ReplyAssembler};
 use gantry_tools::text::excerpt;
 
@@ -69,15 +75,23 @@ pub struct ProviderConfig {
     /// The environment variable holding the API key, when the key is not in the keychain.
     /// `None` for servers that need no key.
     pub api_key_env: Option<String>,
-    /// The model's context window in tokens; requests are fitted into it.
+    /// The model's context window in tokens; requests are fitted into it (a local server's
+    /// own answer, when it gives one, takes its place: [`Provider::server_window`]).
     pub context_window: u32,
+    /// Where its wire differs from OpenAI's.
+    #[serde(default)]
+    pub flags: ProviderFlags,
+    /// What kind of server it is, for the questions only that kind answers (its context
+    /// window) and the hints about it.
+    #[serde(default)]
+    pub server: ServerKind,
 }
 
 /// The name of the preset used when no provider is configured.
 pub const DEFAULT_PROVIDER: &str = "ollama";
 
 impl ProviderConfig {
-    /// A provider with these fields.
+    /// A provider with these fields, OpenAI's wire behaviour and no known server kind.
     pub fn new(
         name: impl Into<String>,
         base_url: impl Into<String>,
@@ -91,59 +105,16 @@ impl ProviderConfig {
             model: model.into(),
             api_key_env: api_key_env.map(str::to_owned),
             context_window,
+            flags: ProviderFlags::default(),
+            server: ServerKind::Other,
         }
     }
 
-    /// The shipped presets: OpenAI, OpenRouter, DeepSeek, Ollama, LM Studio, llama.cpp.
-    ///
-    /// Model names are starting points (change them per provider). The local presets assume a
-    /// modest 8192-token window; Ollama's server-side context (`OLLAMA_CONTEXT_LENGTH`) must be
-    /// at least that, or Ollama silently drops the start of long requests.
+    /// The shipped presets (see the `presets` module for each one's quirks): OpenAI,
+    /// OpenRouter, DeepSeek, Mistral, Groq, Together, Gemini, Anthropic, Ollama, LM Studio,
+    /// llama.cpp, vLLM.
     pub fn presets() -> Vec<Self> {
-        vec![
-            Self::new(
-                "openai",
-                "https://api.openai.com/v1",
-                "gpt-4.1-mini",
-                Some("OPENAI_API_KEY"),
-                1_047_576,
-            ),
-            Self::new(
-                "openrouter",
-                "https://openrouter.ai/api/v1",
-                "openai/gpt-4.1-mini",
-                Some("OPENROUTER_API_KEY"),
-                1_047_576,
-            ),
-            Self::new(
-                "deepseek",
-                "https://api.deepseek.com/v1",
-                "deepseek-chat",
-                Some("DEEPSEEK_API_KEY"),
-                65_536,
-            ),
-            Self::new(
-                "ollama",
-                "http://localhost:11434/v1",
-                "qwen2.5-coder:7b",
-                None,
-                8_192,
-            ),
-            Self::new(
-                "lmstudio",
-                "http://localhost:1234/v1",
-                "qwen2.5-coder-7b-instruct",
-                None,
-                8_192,
-            ),
-            Self::new(
-                "llamacpp",
-                "http://localhost:8080/v1",
-                "default",
-                None,
-                8_192,
-            ),
-        ]
+        crate::presets::shipped()
     }
 
     /// The preset called `name` (case, spaces, dots and dashes ignored: `LM Studio`, `llama.cpp`).
@@ -156,13 +127,32 @@ impl ProviderConfig {
 
     /// The provider used when none is configured: the local Ollama preset.
     pub fn default_local() -> Self {
-        Self::new(
-            DEFAULT_PROVIDER,
-            "http://localhost:11434/v1",
-            "qwen2.5-coder:7b",
-            None,
-            8_192,
-        )
+        Self::presets()
+            .into_iter()
+            .find(|preset| preset.name == DEFAULT_PROVIDER)
+            .unwrap_or_else(|| {
+                Self::new(
+                    DEFAULT_PROVIDER,
+                    "http://localhost:11434/v1",
+                    "qwen2.5-coder:7b",
+                    None,
+                    DEFAULT_CONTEXT_WINDOW,
+                )
+            })
+    }
+
+    /// The same provider with `flags`.
+    #[must_use]
+    pub fn with_flags(mut self, flags: ProviderFlags) -> Self {
+        self.flags = flags;
+        self
+    }
+
+    /// The same provider, of server kind `server`.
+    #[must_use]
+    pub fn with_server(mut self, server: ServerKind) -> Self {
+        self.server = server;
+        self
     }
 
     /// `{base_url}/chat/completions`.
@@ -289,8 +279,11 @@ pub struct ProviderOptions {
     pub idle_timeout: Duration,
     /// The longest wait for a connection.
     pub connect_timeout: Duration,
-    /// Ask for token usage in the stream (`stream_options.include_usage`).
+    /// Ask for token usage in the stream (`stream_options.include_usage`) where the provider's
+    /// [`ProviderFlags::stream_usage`] allows it.
     pub include_usage: bool,
+    /// How long to wait for a local server's answer about its context window.
+    pub probe_timeout: Duration,
 }
 
 impl Default for ProviderOptions {
@@ -301,6 +294,7 @@ impl Default for ProviderOptions {
             idle_timeout: Duration::from_secs(300),
             connect_timeout: Duration::from_secs(15),
             include_usage: true,
+            probe_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -323,6 +317,9 @@ pub enum StreamSignal {
     },
     /// A chunk could not be read and was skipped.
     Malformed(String),
+    /// The provider refused part of the request, which was sent again without it (and will
+    /// not be sent to it again); the sentence says what.
+    Adapted(String),
 }
 
 /// How a model call ended without a reply.
@@ -347,7 +344,11 @@ enum AttemptEnd {
     Failed(ProviderError),
 }
 
-/// A provider ready to take requests.
+/// Chat URLs that refused `stream_options` in this process.
+static REFUSES_STREAM_OPTIONS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// A provider ready to take requests. Clones share what it learns (a refused field, its
+/// server's window).
 #[derive(Clone)]
 pub struct Provider {
     config: ProviderConfig,
@@ -355,6 +356,10 @@ pub struct Provider {
     url: String,
     http: reqwest::Client,
     options: ProviderOptions,
+    /// Set once the provider refused `stream_options`.
+    refuses_stream_options: Arc<AtomicBool>,
+    /// What its server said about the context window, once asked.
+    window: Arc<OnceCell<Option<ServerWindow>>>,
 }
 
 impl fmt::Debug for Provider {
@@ -392,12 +397,18 @@ impl Provider {
             .connect_timeout(options.connect_timeout)
             .build()
             .map_err(|error| ProviderError::Config(format!("HTTP client: {error}")))?;
+        let refused = REFUSES_STREAM_OPTIONS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&url);
         Ok(Self {
             config,
             key,
             url,
             http,
             options,
+            refuses_stream_options: Arc::new(AtomicBool::new(refused)),
+            window: Arc::new(OnceCell::new()),
         })
     }
 
@@ -420,6 +431,40 @@ impl Provider {
         &self.options
     }
 
+    /// The flags in force: the configured ones, less what the provider refused since.
+    pub fn flags(&self) -> ProviderFlags {
+        ProviderFlags {
+            stream_usage: self.config.flags.stream_usage
+                && !self.refuses_stream_options.load(Ordering::Relaxed),
+            ..self.config.flags
+        }
+    }
+
+    /// What the server says about the window it runs the model with (a local server of a
+    /// known kind; `None` for others, or when it cannot say). Asked once per provider.
+    pub async fn server_window(&self) -> Option<ServerWindow> {
+        *self
+            .window
+            .get_or_init(|| {
+                discover_window(
+                    &self.http,
+                    self.config.server,
+                    &self.config.base_url,
+                    &self.config.model,
+                    self.key.as_ref(),
+                    self.options.probe_timeout,
+                )
+            })
+            .await
+    }
+
+    /// The window requests are fitted into: the server's, when it says, else the configured.
+    pub async fn context_window(&self) -> u32 {
+        self.server_window()
+            .await
+            .map_or(self.config.context_window, |window| window.tokens)
+    }
+
     /// The model ids the provider lists at `{base_url}/models` (OpenAI's `{"data": [{"id"}]}`
     /// shape; Ollama, LM Studio, llama.cpp and vLLM answer it too), sorted. A quick way to test
     /// the connection and the key: a failure is the provider's own status and message.
@@ -432,25 +477,25 @@ impl Provider {
             .timeout(timeout);
         if let Some(key) = &self.key {
             builder = builder.bearer_auth(key.expose());
+            if self.config.server == ServerKind::Anthropic {
+                // Anthropic's own endpoints (the model list) authenticate this way.
+                builder = builder
+                    .header("x-api-key", key.expose())
+                    .header("anthropic-version", "2023-06-01");
+            }
         }
         let response = builder.send().await.map_err(|error| {
             if error.is_timeout() {
                 ProviderError::Timeout(timeout)
             } else {
-                ProviderError::Connect {
-                    url: url.clone(),
-                    reason: error.to_string(),
-                }
+                self.connect_error(&url, &error)
             }
         })?;
         let status = response.status();
         let body = response
             .text()
             .await
-            .map_err(|error| ProviderError::Connect {
-                url: url.clone(),
-                reason: error.to_string(),
-            })?;
+            .map_err(|error| self.connect_error(&url, &error))?;
         if !status.is_success() {
             let (message, code) = error_message(&body, status);
             return Err(ProviderError::Status {
@@ -484,38 +529,44 @@ impl Provider {
     }
 
     /// Runs one streamed model call with retries (see the module docs). `request` is sent with
-    /// `"stream": true` (and `include_usage` as configured).
+    /// `"stream": true`, and with `stream_options.include_usage` where the options and the flags
+    /// allow it: a provider that answers a 4xx naming `stream_options` is asked again at once
+    /// without it ([`StreamSignal::Adapted`]) and never sent it again. With
+    /// [`ProviderFlags::text_tool_calls`], tool calls the model writes as text are returned as
+    /// calls.
     pub async fn stream_reply(
         &self,
-        request: &CreateChatCompletionRequest,
+        request: &ChatRequest,
         cancel: &CancellationToken,
         signal: &mut (dyn FnMut(StreamSignal) + Send),
     ) -> Result<AssembledReply, CallFailure> {
-        let mut request = request.clone();
-        request.stream = Some(true);
-        if self.options.include_usage {
-            request.stream_options = Some(ChatCompletionStreamOptions {
-                include_usage: Some(true),
-                include_obfuscation: None,
-            });
-        }
-        let body = match serde_json::to_vec(&request) {
-            Ok(body) => body,
-            Err(error) => {
-                return Err(CallFailure::Failed {
-                    error: ProviderError::Config(format!(
-                        "the request could not be encoded: {error}"
-                    )),
-                    partial: AssembledReply::default(),
-                });
+        let encode = |usage: bool| {
+            request.streamed_bytes(usage).map_err(|error| CallFailure::Failed {
+                error: ProviderError::Config(format!("the request could not be encoded: {error}")),
+                partial: AssembledReply::default(),
+            })
+        };
+        let mut usage = self.options.include_usage && self.flags().stream_usage;
+        let mut body = encode(usage)?;
+        let text_calls = self.config.flags.text_tool_calls && !request.tool_names().is_empty();
+        let new_assembler = || {
+            if text_calls {
+                ReplyAssembler::with_text_calls(request.tool_names().to_vec())
+            } else {
+                ReplyAssembler::new()
             }
         };
         let retry = self.options.retry;
         let mut retries = 0;
         loop {
-            let mut assembler = ReplyAssembler::new();
+            let mut assembler = new_assembler();
             let error = match self.attempt(&body, cancel, &mut assembler, signal).await {
-                Ok(()) => return Ok(assembler.finish()),
+                Ok(()) => {
+                    for piece in assembler.end_of_stream() {
+                        signal(StreamSignal::Piece(piece));
+                    }
+                    return Ok(assembler.finish());
+                }
                 Err(AttemptEnd::Cancelled) => {
                     return Err(CallFailure::Cancelled {
                         partial: assembler.finish(),
@@ -523,8 +574,25 @@ impl Provider {
                 }
                 Err(AttemptEnd::Failed(error)) => error,
             };
+            if usage && refuses_stream_options(&error) {
+                usage = false;
+                body = encode(usage)?;
+                self.refuses_stream_options.store(true, Ordering::Relaxed);
+                REFUSES_STREAM_OPTIONS
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(self.url.clone());
+                tracing::info!(provider = %self.config.name, %error, "the provider refuses stream_options; asking again without");
+                signal(StreamSignal::Adapted(format!(
+                    "{} does not accept `stream_options`: asked again without it (no token \
+                     counts from this provider)",
+                    self.config.name
+                )));
+                continue;
+            }
             if !error.is_retryable() || retries >= retry.max_retries {
-                tracing::warn!(provider = %self.config.name, retries, %error, "model call failed");
+                // The caller reports the error; a log line would say it twice on a terminal.
+                tracing::debug!(provider = %self.config.name, retries, %error, "model call failed");
                 return Err(CallFailure::Failed {
                     error,
                     partial: assembler.finish(),
@@ -705,14 +773,36 @@ impl Provider {
         if error.is_timeout() {
             return ProviderError::Timeout(self.options.connect_timeout);
         }
-        ProviderError::Connect {
-            url: self.url.clone(),
-            reason: error_chain(error),
+        self.connect_error(&self.url, error)
+    }
+
+    /// A failed connection to `url` in words: a refusal says nothing listens there (and how to
+    /// start the server that should), others say what went wrong without the HTTP client's
+    /// layers (`tcp connect error`, `os error 111`), which go to the debug log.
+    fn connect_error(&self, url: &str, error: &reqwest::Error) -> ProviderError {
+        tracing::debug!(provider = %self.config.name, url, error = %error_chain(error), "connection failed");
+        match describe_transport(error) {
+            Transport::Refused => {
+                let local = is_loopback(url);
+                ProviderError::NotListening {
+                    url: server_root(&self.config.base_url),
+                    local,
+                    hint: self
+                        .config
+                        .server
+                        .start_hint()
+                        .map(|hint| format!("{hint}, or choose another provider")),
+                }
+            }
+            Transport::Described(reason) => ProviderError::Connect {
+                url: url.to_owned(),
+                reason,
+            },
         }
     }
 }
 
-/// An error with its sources, so "error sending request" says why (connection refused, ...).
+/// An error with its sources, for the debug log.
 fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
@@ -725,6 +815,78 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// What a transport failure means for the user.
+#[derive(Debug, PartialEq, Eq)]
+enum Transport {
+    /// The connection was refused: nothing listens there.
+    Refused,
+    /// Anything else, in words.
+    Described(String),
+}
+
+/// Reads a transport error's causes for what happened, in words.
+fn describe_transport(error: &(dyn std::error::Error + 'static)) -> Transport {
+    let mut deepest = error.to_string();
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let mut all = String::new();
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind;
+            match io.kind() {
+                ErrorKind::ConnectionRefused => return Transport::Refused,
+                ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted => {
+                    return Transport::Described("the connection was reset".to_owned());
+                }
+                ErrorKind::TimedOut => {
+                    return Transport::Described("the connection timed out".to_owned());
+                }
+                _ => {}
+            }
+        }
+        let text = cause.to_string();
+        all.push_str(&text.to_ascii_lowercase());
+        all.push(' ');
+        deepest = text;
+        source = cause.source();
+    }
+    if all.contains("connection refused") {
+        return Transport::Refused;
+    }
+    if all.contains("dns error") || all.contains("failed to lookup address") {
+        return Transport::Described("the host name could not be resolved".to_owned());
+    }
+    let deepest = without_os_error(&deepest);
+    if all.contains("certificate") || all.contains("tls") || all.contains("handshake") {
+        return Transport::Described(format!(
+            "a secure connection could not be made ({deepest})"
+        ));
+    }
+    Transport::Described(format!("the connection failed ({deepest})"))
+}
+
+/// `text` without a trailing ` (os error N)`.
+fn without_os_error(text: &str) -> String {
+    match text.find(" (os error ") {
+        Some(position) => text[..position].to_owned(),
+        None => text.to_owned(),
+    }
+}
+
+/// True for a client error (4xx other than auth, missing and rate limits) that names
+/// `stream_options`: the provider does not accept the field.
+fn refuses_stream_options(error: &ProviderError) -> bool {
+    match error {
+        ProviderError::Status {
+            status, message, ..
+        } => {
+            (400..500).contains(status)
+                && !matches!(status, 401 | 403 | 404 | 429)
+                && message.to_ascii_lowercase().contains("stream_options")
+        }
+        _ => false,
+    }
 }
 
 /// `retry-after-ms` (milliseconds, OpenAI) or `Retry-After` (seconds). The HTTP-date form of
@@ -744,18 +906,32 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 }
 
 /// The message and code of an error body in any of the shapes servers use:
-/// `{"error": {"message", "code"}}`, `{"error": "text"}`, `{"message": "text"}`, or plain text.
+/// `{"error": {"message", "code"}}`, `{"error": "text"}`, `{"message": "text"}`, those wrapped in
+/// an array (Gemini), a message that is itself a validation report (Mistral's and FastAPI's
+/// `{"detail": [{"loc", "msg"}]}`), an HTML page (a proxy's: its title, or first line of text),
+/// or plain text.
 fn error_message(body: &str, status: reqwest::StatusCode) -> (String, Option<String>) {
     let fallback = || {
         let trimmed = body.trim();
         if trimmed.is_empty() {
             status.canonical_reason().unwrap_or("no message").to_owned()
+        } else if looks_like_html(trimmed) {
+            html_summary(trimmed).unwrap_or_else(|| {
+                status
+                    .canonical_reason()
+                    .unwrap_or("an HTML page")
+                    .to_owned()
+            })
         } else {
             excerpt(trimmed, 1_000)
         }
     };
     let Ok(value) = serde_json::from_str::<Value>(body) else {
         return (fallback(), None);
+    };
+    let value = match value {
+        Value::Array(mut items) if !items.is_empty() => items.swap_remove(0),
+        other => other,
     };
     let error = value.get("error").unwrap_or(&value);
     let message = error_value_message(error);
@@ -772,14 +948,93 @@ fn error_message(body: &str, status: reqwest::StatusCode) -> (String, Option<Str
 }
 
 fn error_value_message(error: &Value) -> String {
-    match error {
-        Value::String(text) => text.clone(),
-        Value::Object(object) => object
-            .get("message")
-            .and_then(Value::as_str)
-            .map_or_else(|| error.to_string(), str::to_owned),
-        other => other.to_string(),
+    message_text(error).unwrap_or_else(|| error.to_string())
+}
+
+/// The words of an error value: a string, an object's `message`, `detail`, `msg` (with its
+/// `loc`) or `error`, or the items of a list joined.
+fn message_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().filter_map(message_text).collect();
+            (!parts.is_empty()).then(|| parts.join("; "))
+        }
+        Value::Object(object) => {
+            if let Some(msg) = object.get("msg").and_then(Value::as_str) {
+                let location: Vec<String> = object
+                    .get("loc")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(|part| match part {
+                        Value::String(part) => part.clone(),
+                        other => other.to_string(),
+                    })
+                    .collect();
+                return Some(if location.is_empty() {
+                    msg.to_owned()
+                } else {
+                    format!("{}: {msg}", location.join("."))
+                });
+            }
+            ["message", "detail", "error"]
+                .iter()
+                .find_map(|key| object.get(*key).and_then(message_text))
+        }
+        _ => None,
     }
+}
+
+fn looks_like_html(text: &str) -> bool {
+    let start: String = text.chars().take(200).collect::<String>().to_ascii_lowercase();
+    start.starts_with('<')
+        && (start.contains("<html") || start.contains("<!doctype") || start.contains("<head")
+            || start.contains("<title") || start.contains("<body"))
+}
+
+/// An HTML page's `<title>`, else its first line of text.
+fn html_summary(html: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    if let Some(start) = lower.find("<title") {
+        let open_end = lower[start..].find('>').map(|offset| start + offset + 1)?;
+        if let Some(close) = lower[open_end..].find("</title") {
+            let title = collapse(&html[open_end..open_end + close]);
+            if !title.is_empty() {
+                return Some(excerpt(&title, 200));
+            }
+        }
+    }
+    let mut text = String::new();
+    let mut in_tag = false;
+    let mut skipping = false;
+    for (index, ch) in html.char_indices() {
+        match ch {
+            '<' => {
+                in_tag = true;
+                let rest = &lower[index..];
+                if rest.starts_with("<script") || rest.starts_with("<style") {
+                    skipping = true;
+                } else if rest.starts_with("</script") || rest.starts_with("</style") {
+                    skipping = false;
+                }
+            }
+            '>' if in_tag => {
+                in_tag = false;
+                text.push('\n');
+            }
+            _ if !in_tag && !skipping => text.push(ch),
+            _ => {}
+        }
+    }
+    text.lines()
+        .map(collapse)
+        .find(|line| !line.is_empty())
+        .map(|line| excerpt(&line, 200))
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -801,9 +1056,15 @@ mod tests {
                 "openai",
                 "openrouter",
                 "deepseek",
+                "mistral",
+                "groq",
+                "together",
+                "gemini",
+                "anthropic",
                 "ollama",
                 "lmstudio",
-                "llamacpp"
+                "llamacpp",
+                "vllm"
             ]
         );
         let default = ProviderConfig::default_local();
@@ -917,11 +1178,96 @@ mod tests {
         );
         assert_eq!(error_message(r#"{"error":"plain"}"#, status).0, "plain");
         assert_eq!(error_message(r#"{"message":"top"}"#, status).0, "top");
-        assert_eq!(
-            error_message("<html>oops</html>", status).0,
-            "<html>oops</html>"
-        );
         assert_eq!(error_message("", status).0, "Bad Request");
+        assert_eq!(error_message("plain text\nsecond", status).0, "plain text\nsecond");
+    }
+
+    #[test]
+    fn html_pages_are_summarised_to_their_title_or_first_line() {
+        let nginx = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.18.0</center>\r\n</body>\r\n</html>\r\n";
+        let status = StatusCode::BAD_GATEWAY;
+        assert_eq!(error_message(nginx, status).0, "502 Bad Gateway");
+        let untitled = "<!DOCTYPE html><html><head><style>p{}</style></head><body>\n  <p>Upstream   timed out</p><p>more</p></body></html>";
+        assert_eq!(error_message(untitled, status).0, "Upstream timed out");
+        assert_eq!(error_message("<html><body></body></html>", status).0, "Bad Gateway");
+    }
+
+    #[test]
+    fn arrays_and_validation_reports_read_like_objects() {
+        let status = StatusCode::BAD_REQUEST;
+        let gemini = r#"[{"error": {"code": 400, "message": "Function call is missing a thought_signature", "status": "INVALID_ARGUMENT"}}]"#;
+        assert_eq!(
+            error_message(gemini, status),
+            (
+                "Function call is missing a thought_signature".to_owned(),
+                Some("400".to_owned())
+            )
+        );
+        let mistral = r#"{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted","input":{"include_usage":true}}]},"type":"invalid_request_message_error","param":null,"code":null}"#;
+        assert_eq!(
+            error_message(mistral, StatusCode::UNPROCESSABLE_ENTITY).0,
+            "body.stream_options: Extra inputs are not permitted"
+        );
+        assert_eq!(
+            error_message(r#"{"detail": "Not Found"}"#, status).0,
+            "Not Found"
+        );
+    }
+
+    #[test]
+    fn a_refusal_of_stream_options_is_recognised_only_in_client_errors() {
+        let status = |status: u16, message: &str| ProviderError::Status {
+            provider: "p".into(),
+            status,
+            message: message.into(),
+            code: None,
+            retry_after: None,
+        };
+        assert!(refuses_stream_options(&status(
+            422,
+            "body.stream_options: Extra inputs are not permitted"
+        )));
+        assert!(refuses_stream_options(&status(400, "Unknown field: Stream_Options")));
+        assert!(!refuses_stream_options(&status(500, "stream_options broke")));
+        assert!(!refuses_stream_options(&status(401, "stream_options")));
+        assert!(!refuses_stream_options(&status(400, "bad model")));
+    }
+
+    #[test]
+    fn transport_failures_are_described_without_internals() {
+        #[derive(Debug)]
+        struct Layer(&'static str, std::io::Error);
+        impl fmt::Display for Layer {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.0)
+            }
+        }
+        impl std::error::Error for Layer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.1)
+            }
+        }
+        let refused = Layer(
+            "tcp connect error",
+            std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+        );
+        assert_eq!(describe_transport(&refused), Transport::Refused);
+        let dns = Layer(
+            "dns error",
+            std::io::Error::other("failed to lookup address information"),
+        );
+        assert_eq!(
+            describe_transport(&dns),
+            Transport::Described("the host name could not be resolved".into())
+        );
+        let other = Layer(
+            "client error (Connect)",
+            std::io::Error::other("Network is unreachable (os error 101)"),
+        );
+        let Transport::Described(text) = describe_transport(&other) else {
+            panic!("not described");
+        };
+        assert_eq!(text, "the connection failed (Network is unreachable)");
     }
 
     #[test]

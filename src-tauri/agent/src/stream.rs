@@ -5,7 +5,11 @@
 //! llama.cpp; `reasoning` from OpenRouter and Ollama) and of the tool calls. Tool-call pieces are
 //! addressed by `index`: a call's first piece carries its id and name, later ones only argument
 //! fragments, and pieces of parallel calls may interleave. [`ReplyAssembler`] puts them back
-//! together by index.
+//! together by index — except that a piece bringing a *new* id to an index that already holds a
+//! call starts another call: Ollama streams parallel calls all with `index: 0`, each with its own
+//! id, and merging them would make one call with invalid arguments. Fields of a call that are not
+//! `index`, `id`, `type` or `function` (Gemini's `extra_content` with its thought signature) are
+//! kept with the call, to be sent back unchanged.
 //!
 //! The chunk types are Gantry's own rather than async-openai's `CreateChatCompletionStreamResponse`
 //! because that type has no reasoning field and rejects chunks that local servers send in looser
@@ -17,6 +21,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::text_calls::TextCallFilter;
 use crate::transcript::{TokenUsage, ToolCall};
 
 /// One `chat.completion.chunk` (only what the loop uses).
@@ -31,6 +36,17 @@ pub struct Chunk {
     /// An error the provider reports inside the stream (OpenRouter does).
     #[serde(default)]
     pub error: Option<Value>,
+    /// Groq's extras, whose `usage` stands in for the standard one.
+    #[serde(default)]
+    pub x_groq: Option<GroqExtras>,
+}
+
+/// The `x_groq` object of Groq's last chunk.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct GroqExtras {
+    /// Token usage of the completion.
+    #[serde(default)]
+    pub usage: Option<WireUsage>,
 }
 
 /// One choice of a chunk.
@@ -76,9 +92,15 @@ pub struct ToolCallPiece {
     /// The call id, on a call's first piece.
     #[serde(default)]
     pub id: Option<String>,
+    /// `"function"` (read so that it is not kept as a provider field).
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
     /// The function name and an arguments fragment.
     #[serde(default)]
     pub function: Option<FunctionPiece>,
+    /// Any other field the provider put on the call (`extra_content`), kept as sent.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
 }
 
 /// The function part of a tool-call piece.
@@ -179,9 +201,12 @@ pub struct AssembledReply {
 
 #[derive(Debug, Default)]
 struct PartialCall {
+    /// The wire index it arrived under.
+    index: u32,
     id: String,
     name: String,
     arguments: String,
+    extra: serde_json::Map<String, Value>,
 }
 
 /// Collects chunks into a reply.
@@ -189,10 +214,17 @@ struct PartialCall {
 pub struct ReplyAssembler {
     text: String,
     reasoning: String,
-    calls: BTreeMap<u32, PartialCall>,
+    /// Calls in the order they started.
+    calls: Vec<PartialCall>,
+    /// The call each wire index currently continues (a position in `calls`).
+    open: BTreeMap<u32, usize>,
     last_index: Option<u32>,
     finish_reason: Option<FinishReason>,
     usage: Option<TokenUsage>,
+    /// Separates tool calls written as text from the answer, when asked.
+    text_calls: Option<TextCallFilter>,
+    /// Whether calls were found in the text.
+    calls_from_text: bool,
 }
 
 impl ReplyAssembler {
@@ -201,9 +233,21 @@ impl ReplyAssembler {
         Self::default()
     }
 
+    /// Nothing received yet; tool calls to `tools` written in the text are recognised as calls
+    /// and kept out of the text (see [`TextCallFilter`]).
+    pub fn with_text_calls(tools: Vec<String>) -> Self {
+        Self {
+            text_calls: Some(TextCallFilter::new(tools)),
+            ..Self::default()
+        }
+    }
+
     /// Adds one chunk; returns the text and reasoning pieces it carried, to show them.
     pub fn push(&mut self, chunk: Chunk) -> Vec<Piece> {
-        if let Some(usage) = chunk.usage {
+        if let Some(usage) = chunk
+            .usage
+            .or_else(|| chunk.x_groq.and_then(|extras| extras.usage))
+        {
             self.usage = Some(usage.into());
         }
         let mut pieces = Vec::new();
@@ -219,9 +263,13 @@ impl ReplyAssembler {
                 }
             }
             for text in [delta.content, delta.refusal].into_iter().flatten() {
-                if !text.is_empty() {
-                    self.text.push_str(&text);
-                    pieces.push(Piece::Text(text));
+                let shown = match &mut self.text_calls {
+                    Some(filter) => filter.push(&text),
+                    None => text,
+                };
+                if !shown.is_empty() {
+                    self.text.push_str(&shown);
+                    pieces.push(Piece::Text(shown));
                 }
             }
             for piece in delta.tool_calls {
@@ -235,24 +283,47 @@ impl ReplyAssembler {
     }
 
     fn push_call_piece(&mut self, piece: ToolCallPiece) {
+        let new_id = piece.id.as_deref().filter(|id| !id.is_empty());
+        let open_id = |index: u32| {
+            self.open
+                .get(&index)
+                .map(|&position| self.calls[position].id.as_str())
+        };
         let index = match piece.index {
             Some(index) => index,
             // No index: a new id starts a new call; otherwise it continues the last one.
-            None => match (&piece.id, self.last_index) {
-                (Some(id), Some(last))
-                    if !id.is_empty() && self.calls.get(&last).is_some_and(|c| c.id != *id) =>
-                {
-                    last + 1
-                }
+            None => match (new_id, self.last_index) {
+                (Some(id), Some(last)) if open_id(last).is_some_and(|open| open != id) => last + 1,
                 (_, Some(last)) => last,
                 (_, None) => 0,
             },
         };
         self.last_index = Some(index);
-        let call = self.calls.entry(index).or_default();
-        if let Some(id) = piece.id.filter(|id| !id.is_empty()) {
-            call.id = id;
+        // A different id at an index that holds a call starts another call (Ollama numbers
+        // every parallel call 0); the same id again, or none, continues it.
+        let starts_new = match (open_id(index), new_id) {
+            (None, _) => true,
+            (Some(open), Some(id)) => !open.is_empty() && open != id,
+            (Some(_), None) => false,
+        };
+        if starts_new {
+            self.calls.push(PartialCall {
+                index,
+                ..PartialCall::default()
+            });
+            self.open.insert(index, self.calls.len() - 1);
         }
+        let Some(call) = self
+            .open
+            .get(&index)
+            .and_then(|&position| self.calls.get_mut(position))
+        else {
+            return;
+        };
+        if let Some(id) = new_id {
+            id.clone_into(&mut call.id);
+        }
+        call.extra.extend(piece.extra);
         if let Some(function) = piece.function {
             // Names normally come whole on the first piece; some servers repeat them on every
             // piece, a few stream them in fragments.
@@ -268,6 +339,40 @@ impl ReplyAssembler {
                 Some(whole) => call.arguments.push_str(&whole.to_string()),
             }
         }
+    }
+
+    /// The stream ended well: text held back as a possible call is released, or becomes the
+    /// calls it wrote. Returns the text to show now.
+    pub fn end_of_stream(&mut self) -> Vec<Piece> {
+        let Some(filter) = &mut self.text_calls else {
+            return Vec::new();
+        };
+        let rest = filter.end();
+        let calls = filter.take_calls();
+        let mut pieces = Vec::new();
+        if !rest.is_empty() {
+            self.text.push_str(&rest);
+            pieces.push(Piece::Text(rest));
+        }
+        if !calls.is_empty() {
+            self.calls_from_text = true;
+            let mut index = self.calls.iter().map(|call| call.index + 1).max().unwrap_or(0);
+            for call in calls {
+                tracing::debug!(tool = %call.name, "a tool call written as text");
+                self.calls.push(PartialCall {
+                    index,
+                    id: call.id,
+                    name: call.name,
+                    arguments: call.arguments,
+                    extra: serde_json::Map::new(),
+                });
+                index += 1;
+            }
+            if matches!(self.finish_reason, None | Some(FinishReason::Stop)) {
+                self.finish_reason = Some(FinishReason::ToolCalls);
+            }
+        }
+        pieces
     }
 
     /// True once a finish reason arrived.
@@ -290,20 +395,32 @@ impl ReplyAssembler {
         &self.reasoning
     }
 
-    /// The reply as assembled so far.
-    pub fn finish(self) -> AssembledReply {
+    /// The reply as assembled so far (text held back as a possible call counts as text).
+    pub fn finish(mut self) -> AssembledReply {
+        if let Some(filter) = &self.text_calls {
+            self.text.push_str(filter.held());
+        }
+        if self.calls_from_text {
+            // What surrounded the calls was blank lines between them.
+            self.text = self.text.trim().to_owned();
+        }
         AssembledReply {
             text: self.text,
             reasoning: self.reasoning,
-            tool_calls: self
-                .calls
-                .into_values()
-                .map(|call| ToolCall {
-                    id: call.id,
-                    name: call.name,
-                    arguments: call.arguments,
-                })
-                .collect(),
+            tool_calls: {
+                // Index order; calls sharing an index (Ollama) in the order they came.
+                let mut calls = self.calls;
+                calls.sort_by_key(|call| call.index);
+                calls
+                    .into_iter()
+                    .map(|call| ToolCall {
+                        id: call.id,
+                        name: call.name,
+                        arguments: call.arguments,
+                        extra: (!call.extra.is_empty()).then_some(call.extra),
+                    })
+                    .collect()
+            },
             finish_reason: self.finish_reason,
             usage: self.usage,
         }
@@ -360,6 +477,7 @@ impl Completion {
                 .collect(),
             usage: self.usage,
             error: None,
+            x_groq: None,
         }
     }
 }
@@ -425,16 +543,8 @@ mod tests {
         assert_eq!(
             reply.tool_calls,
             vec![
-                ToolCall {
-                    id: "call_a".into(),
-                    name: "read".into(),
-                    arguments: "{\"path\":1}".into()
-                },
-                ToolCall {
-                    id: "call_b".into(),
-                    name: "grep".into(),
-                    arguments: "{\"q\":2}".into()
-                },
+                ToolCall::new("call_a", "read", "{\"path\":1}"),
+                ToolCall::new("call_b", "grep", "{\"q\":2}"),
             ]
         );
         assert_eq!(reply.finish_reason, Some(FinishReason::ToolCalls));
@@ -456,6 +566,46 @@ mod tests {
         assert_eq!(reply.tool_calls[0].arguments, r#"{"path":"a"}"#);
         assert_eq!(reply.tool_calls[1].id, "y");
         assert_eq!(reply.finish_reason, Some(FinishReason::Other("eos".into())));
+    }
+
+    #[test]
+    fn a_new_id_on_an_index_in_use_starts_another_call() {
+        // Ollama: every parallel call arrives whole under index 0, each with its own id.
+        let mut assembler = ReplyAssembler::new();
+        for (id, path) in [("call_x", "a.txt"), ("call_y", "b.txt")] {
+            assembler.push(chunk(json!({"choices": [{"delta": {"tool_calls": [
+                {"index": 0, "id": id, "type": "function",
+                 "function": {"name": "read", "arguments": format!("{{\"path\":\"{path}\"}}")}}
+            ]}}]})));
+        }
+        // The same id again continues its call.
+        assembler.push(chunk(json!({"choices": [{"delta": {"tool_calls": [
+            {"index": 0, "id": "call_y", "function": {"arguments": ""}}
+        ]}, "finish_reason": "tool_calls"}]})));
+        let reply = assembler.finish();
+        assert_eq!(
+            reply.tool_calls,
+            vec![
+                ToolCall::new("call_x", "read", r#"{"path":"a.txt"}"#),
+                ToolCall::new("call_y", "read", r#"{"path":"b.txt"}"#),
+            ]
+        );
+    }
+
+    #[test]
+    fn provider_fields_of_a_call_are_kept_as_sent() {
+        let mut assembler = ReplyAssembler::new();
+        assembler.push(chunk(json!({"choices": [{"delta": {"tool_calls": [
+            {"index": 0, "id": "c1", "type": "function",
+             "function": {"name": "read", "arguments": "{}"},
+             "extra_content": {"google": {"thought_signature": "sig=="}}}
+        ]}}]})));
+        let reply = assembler.finish();
+        let extra = reply.tool_calls[0].extra.clone().unwrap();
+        assert_eq!(
+            Value::Object(extra),
+            json!({"extra_content": {"google": {"thought_signature": "sig=="}}})
+        );
     }
 
     #[test]

@@ -21,14 +21,6 @@
 //!   latest user message and everything after it are never dropped, and the stored transcript is
 //!   never changed: shortening only affects what is sent.
 
-use async_openai::types::chat::{
-    ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
-    ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent,
-    ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
-    ChatCompletionRequestSystemMessageContent, ChatCompletionRequestToolMessage,
-    ChatCompletionRequestToolMessageContent, ChatCompletionRequestUserMessage,
-    ChatCompletionRequestUserMessageContent, FunctionCall,
-};
 use serde::{Deserialize, Serialize};
 
 use gantry_tools::text::head_tail;
@@ -93,6 +85,27 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments as the model wrote them (JSON text, not necessarily valid).
     pub arguments: String,
+    /// Fields the provider put on the call beyond `id`, `type` and `function` (Gemini's
+    /// `extra_content` with its thought signature), sent back unchanged with the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "Record<string, unknown>"))]
+    pub extra: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl ToolCall {
+    /// A call with no provider fields beyond the standard ones.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            extra: None,
+        }
+    }
 }
 
 /// Token counts of one model call, as the provider reported them.
@@ -128,7 +141,8 @@ pub struct Message {
     pub role: Role,
     /// The text (for a tool message: the observation text the model reads).
     pub content: String,
-    /// The model's reasoning, when the provider streamed one (never sent back).
+    /// The model's reasoning, when the provider streamed one (sent back only to providers that
+    /// need it, on messages with tool calls: [`crate::ProviderFlags::replay_reasoning`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
     /// The tool calls of an assistant message, in the model's order.
@@ -451,74 +465,12 @@ fn valid_sequence(messages: &[Message]) -> Vec<Message> {
     out
 }
 
-/// Chat Completions messages for `system` and `messages` (already made valid).
-pub fn wire_messages(system: &str, messages: &[Message]) -> Vec<ChatCompletionRequestMessage> {
-    let mut wire = Vec::with_capacity(messages.len() + 1);
-    wire.push(ChatCompletionRequestMessage::System(
-        ChatCompletionRequestSystemMessage {
-            content: ChatCompletionRequestSystemMessageContent::Text(system.to_owned()),
-            name: None,
-        },
-    ));
-    for message in messages {
-        wire.push(match message.role {
-            Role::User => ChatCompletionRequestMessage::User(ChatCompletionRequestUserMessage {
-                content: ChatCompletionRequestUserMessageContent::Text(message.content.clone()),
-                name: None,
-            }),
-            Role::Tool => ChatCompletionRequestMessage::Tool(ChatCompletionRequestToolMessage {
-                content: ChatCompletionRequestToolMessageContent::Text(message.content.clone()),
-                tool_call_id: message.tool_call_id.clone().unwrap_or_default(),
-            }),
-            Role::Assistant => {
-                let mut text = message.content.clone();
-                match message.status {
-                    MessageStatus::Complete => {}
-                    MessageStatus::Cancelled => {
-                        text.push_str("\n\n[reply interrupted: the user cancelled the turn]")
-                    }
-                    MessageStatus::Error => {
-                        text.push_str("\n\n[reply interrupted by a provider error]")
-                    }
-                }
-                let calls: Vec<ChatCompletionMessageToolCalls> = message
-                    .tool_calls
-                    .iter()
-                    .map(|call| {
-                        ChatCompletionMessageToolCalls::Function(ChatCompletionMessageToolCall {
-                            id: call.id.clone(),
-                            function: FunctionCall {
-                                name: call.name.clone(),
-                                arguments: call.arguments.clone(),
-                            },
-                        })
-                    })
-                    .collect();
-                let content = (!text.is_empty() || calls.is_empty())
-                    .then_some(ChatCompletionRequestAssistantMessageContent::Text(text));
-                ChatCompletionRequestMessage::Assistant(ChatCompletionRequestAssistantMessage {
-                    content,
-                    tool_calls: (!calls.is_empty()).then_some(calls),
-                    ..ChatCompletionRequestAssistantMessage::default()
-                })
-            }
-        });
-    }
-    wire
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::{Value, json};
-
     use super::*;
 
     fn call(id: &str, name: &str) -> ToolCall {
-        ToolCall {
-            id: id.into(),
-            name: name.into(),
-            arguments: "{}".into(),
-        }
+        ToolCall::new(id, name, "{}")
     }
 
     fn big(chars: usize) -> String {
@@ -633,30 +585,6 @@ mod tests {
             fit.estimated_tokens > fit.budget_tokens,
             "still too big, sent anyway"
         );
-    }
-
-    #[test]
-    fn wire_messages_use_the_chat_completions_shapes() {
-        let messages = vec![
-            Message::user("hi"),
-            Message::assistant("", vec![call("a", "read")]),
-            Message::tool("a", "result"),
-            Message::assistant("partial", vec![]).with_status(MessageStatus::Cancelled),
-        ];
-        let wire = serde_json::to_value(wire_messages("sys", &messages)).unwrap();
-        assert_eq!(
-            wire,
-            json!([
-                {"role": "system", "content": "sys"},
-                {"role": "user", "content": "hi"},
-                {"role": "assistant", "tool_calls": [
-                    {"type": "function", "id": "a", "function": {"name": "read", "arguments": "{}"}}
-                ]},
-                {"role": "tool", "content": "result", "tool_call_id": "a"},
-                {"role": "assistant", "content": "partial\n\n[reply interrupted: the user cancelled the turn]"},
-            ])
-        );
-        assert!(wire[2].get("content").is_none_or(Value::is_null));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_openai::types::chat::{ChatCompletionTools, CreateChatCompletionRequest};
+use async_openai::types::chat::ChatCompletionTools;
 use futures::StreamExt;
 use gantry_tools::{
     CallContext, Decision, Observation, ObservationKind, PermissionLevel, Policy, ToolManager,
@@ -33,13 +33,19 @@ use tokio_util::sync::CancellationToken;
 use crate::error::PersistError;
 use crate::events::{EventSink, TurnEndReason, TurnEvent};
 use crate::prompt::{PromptContext, system_prompt};
+use crate::local::ServerWindow;
 use crate::provider::{CallFailure, StreamSignal};
+use crate::request::{ChatRequest, wire_messages};
 use crate::session::Session;
 use crate::stream::{AssembledReply, FinishReason, Piece};
 use crate::transcript::{
     ContextBudget, Message, MessageStatus, TokenUsage, ToolCall, cancelled_result, estimate_tokens,
-    wire_messages,
 };
+
+/// Tokens of one file read whole (about 200 lines), which a window must leave room for.
+const FILE_ALLOWANCE_TOKENS: u32 = 2_500;
+/// The least room a reply needs; a window without it cannot be used at all.
+const MIN_REPLY_TOKENS: u32 = 512;
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,13 +140,20 @@ impl Session {
         let context =
             PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
         let system = system_prompt(&context);
+        let window = match self.provider.server_window().await {
+            Some(server) => {
+                self.check_window(server, &system, events)?;
+                server.tokens
+            }
+            None => self.provider.config().context_window,
+        };
 
         for step in 1..=self.options.max_steps {
             if cancel.is_cancelled() {
                 return Ok(End::new(TurnEndReason::Cancelled));
             }
             *steps = step;
-            let request = self.build_request(&system, events);
+            let request = self.build_request(&system, window, events)?;
             let mut on_signal = |signal: StreamSignal| {
                 events.emit(match signal {
                     StreamSignal::Piece(Piece::Text(text)) => TurnEvent::TextDelta { text },
@@ -158,10 +171,12 @@ impl Session {
                         delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                         reason,
                     },
-                    StreamSignal::Malformed(message) => TurnEvent::Error {
-                        message,
-                        fatal: false,
-                    },
+                    StreamSignal::Malformed(message) | StreamSignal::Adapted(message) => {
+                        TurnEvent::Error {
+                            message,
+                            fatal: false,
+                        }
+                    }
                 });
             };
             let reply = match self
@@ -212,14 +227,14 @@ impl Session {
         })
     }
 
-    /// The request for the next step: system prompt, fitted transcript, enabled tools.
-    fn build_request(&self, system: &str, events: &EventSink) -> CreateChatCompletionRequest {
+    /// The tool schemas offered now, and their estimated size in tokens.
+    fn offered_tools(&self) -> (Vec<ChatCompletionTools>, u32) {
         let schemas = self.tools.enabled_openai_schemas();
         let schema_tokens = schemas
             .iter()
             .map(|schema| estimate_tokens(&schema.to_string()))
             .fold(0, u32::saturating_add);
-        let tools: Vec<ChatCompletionTools> = schemas
+        let tools = schemas
             .into_iter()
             .filter_map(|schema| match serde_json::from_value(schema) {
                 Ok(tool) => Some(tool),
@@ -229,7 +244,70 @@ impl Session {
                 }
             })
             .collect();
-        let window = self.provider.config().context_window;
+        (tools, schema_tokens)
+    }
+
+    /// Says, before anything is sent, when the server's window is smaller than a turn needs
+    /// (the system prompt, the tool schemas, a file and a reply), with the fix; a window that
+    /// cannot even hold the system prompt and the schemas ends the turn, since the server would
+    /// silently cut them.
+    fn check_window(
+        &self,
+        server: ServerWindow,
+        system: &str,
+        events: &EventSink,
+    ) -> Result<(), End> {
+        let (_, schema_tokens) = self.offered_tools();
+        let fixed = estimate_tokens(system).saturating_add(schema_tokens);
+        let needed = fixed
+            .saturating_add(FILE_ALLOWANCE_TOKENS)
+            .saturating_add(self.options.reply_reserve_tokens.min(4_096));
+        if server.tokens >= needed {
+            return Ok(());
+        }
+        let config = self.provider.config();
+        let kind = config.server;
+        let runs = if server.certain {
+            format!(
+                "{} runs {} with a {}-token context window",
+                kind.label(),
+                config.model,
+                server.tokens
+            )
+        } else {
+            format!(
+                "{} will run {} with a {}-token context window (its default, unless the server \
+                 is configured otherwise)",
+                kind.label(),
+                config.model,
+                server.tokens
+            )
+        };
+        let fix = kind.window_fix(needed);
+        if server.certain && server.tokens < fixed.saturating_add(MIN_REPLY_TOKENS) {
+            return Err(End::error(format!(
+                "{runs}, but Gantry's instructions and tool descriptions alone take about {fixed} \
+                 tokens, so nothing was sent (the server would cut them). Fix: {fix}."
+            )));
+        }
+        events.emit(TurnEvent::Error {
+            message: format!(
+                "{runs}; Gantry needs about {needed} (instructions and tool descriptions {fixed}, \
+                 one file, the reply), so long requests will be cut. Fix: {fix}."
+            ),
+            fatal: false,
+        });
+        Ok(())
+    }
+
+    /// The request for the next step: system prompt, fitted transcript, enabled tools.
+    fn build_request(
+        &self,
+        system: &str,
+        window: u32,
+        events: &EventSink,
+    ) -> Result<ChatRequest, End> {
+        let (tools, schema_tokens) = self.offered_tools();
         let budget = ContextBudget {
             window_tokens: window,
             reply_reserve_tokens: self.options.reply_reserve_tokens.min(window / 2),
@@ -253,12 +331,13 @@ impl Session {
         } else {
             system.to_owned()
         };
-        CreateChatCompletionRequest {
-            model: self.provider.config().model.clone(),
-            messages: wire_messages(&system, &messages),
-            tools: (!tools.is_empty()).then_some(tools),
-            ..CreateChatCompletionRequest::default()
-        }
+        let flags = self.provider.flags();
+        ChatRequest::new(
+            &self.provider.config().model,
+            wire_messages(&system, &messages, &flags),
+            tools,
+        )
+        .map_err(|error| End::error(format!("the request could not be built: {error}")))
     }
 
     /// Gives every call an id unique in the session: some servers send none, and some number

@@ -47,6 +47,9 @@ pub struct Expect {
     /// JSON pointers into the body (`/messages/0/role`) and the values found there.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pointers: BTreeMap<String, Value>,
+    /// JSON pointers where the body has nothing (`/stream_options`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<String>,
 }
 
 impl Expect {
@@ -117,6 +120,12 @@ impl Expect {
     /// Expects `value` at the JSON `pointer` of the body.
     pub fn pointer(mut self, pointer: impl Into<String>, value: Value) -> Self {
         self.pointers.insert(pointer.into(), value);
+        self
+    }
+
+    /// Expects nothing at the JSON `pointer` of the body.
+    pub fn absent(mut self, pointer: impl Into<String>) -> Self {
+        self.absent.push(pointer.into());
         self
     }
 
@@ -207,6 +216,14 @@ impl Expect {
                 ));
             }
         }
+        for pointer in &self.absent {
+            if let Some(got) = body.pointer(pointer) {
+                problems.push(format!(
+                    "{pointer} is {}, expected nothing",
+                    quote(&got.to_string())
+                ));
+            }
+        }
         problems
     }
 }
@@ -281,8 +298,11 @@ mod tests {
             .message_count(4)
             .tool_offered("ls")
             .tool_not_offered("rm")
-            .pointer("/messages/0/role", json!("system"));
+            .pointer("/messages/0/role", json!("system"))
+            .absent("/stream_options");
         assert_eq!(expect.check(&body()), Vec::<String>::new());
+        let problems = Expect::new().absent("/stream").check(&body());
+        assert_eq!(problems, ["/stream is true, expected nothing"]);
     }
 
     #[test]

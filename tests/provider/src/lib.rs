@@ -46,17 +46,23 @@
 #![doc = concat!("```json\n", include_str!("../example-script.json"), "```\n")]
 //!
 //! - `models` (default `["scripted-model"]`): ids listed by `GET /v1/models`.
+//! - `routes` (optional): other endpoints a kind of server answers, `{"GET /props": {...},
+//!   "POST /api/show": {...}}`, each answered `200` with that JSON (Ollama's `/api/show` and
+//!   `/api/ps`, LM Studio's `/api/v0/models`, llama.cpp's `/props`, or a `GET /v1/models` in
+//!   vLLM's shape).
 //! - `created` (default: now): the timestamp in every completion and chunk.
 //! - `turns[].expect` (optional, see [`Expect`]): `model`, `stream`, `last_role`,
 //!   `last_contains`, `last_tool_call_id`, `any_contains`, `message_count`, `tools_include`,
-//!   `tools_exclude`, `pointers` (`{"/messages/0/role": "system"}`). A request failing a check
+//!   `tools_exclude`, `pointers` (`{"/messages/0/role": "system"}`), `absent`
+//!   (`["/stream_options"]`). A request failing a check
 //!   is answered `500` with an OpenAI error body naming the mismatch (code
 //!   `expectation_failed`), recorded in [`Handle::failures`], and the turn stays queued.
 //! - `turns[].reply` with `"type": "completion"` ([`Completion`]): `events` in order, `usage`
 //!   (estimated when absent) and `chunk_delay_ms` (a pause before every chunk: a slow stream).
 //!   Events ([`Event`]): `text` (a `delta.content`), `reasoning` (a
 //!   `delta.reasoning_content`), `tool_call` (`index`, and on a call's first fragment `id` and
-//!   `name`; `arguments` is a string fragment, or any JSON value sent as its text), `finish`
+//!   `name`; `arguments` is a string fragment, or any JSON value sent as its text; `extra`, an
+//!   object whose fields are sent beside them, like Gemini's `extra_content`), `finish`
 //!   (`stop` / `tool_calls` / `length` / `content_filter`), `delay_ms`, `malformed` (a
 //!   `data:` line with that text, meant to be invalid JSON), `raw` (bytes verbatim), and the
 //!   endings `"cut"` (connection broken, no `[DONE]`), `"eof"` (body ends cleanly without a

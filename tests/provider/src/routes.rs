@@ -62,6 +62,12 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         body: serde_json::from_slice(&bytes).ok(),
         raw_body,
     };
+    if route != "/v1/chat/completions"
+        && let Some(body) = shared.route(&format!("{} {route}", parts.method))
+    {
+        shared.record_other(incoming, 200, None);
+        return json_response(StatusCode::OK, body.to_string());
+    }
     match (&parts.method, route.as_str()) {
         (&Method::POST, "/v1/chat/completions") => chat(shared, incoming).await,
         (&Method::GET, "/v1/models") => {

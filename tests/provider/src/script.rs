@@ -35,6 +35,11 @@ pub struct Script {
     /// The turns, consumed one per `POST /v1/chat/completions`, in order.
     #[serde(default)]
     pub turns: Vec<Turn>,
+    /// Other endpoints a server of some kind answers, by `"METHOD /path"` (`"GET /props"`,
+    /// `"POST /api/show"`), each with the JSON body it answers (status 200). A route can also
+    /// replace `GET /v1/models` (vLLM's list carries `max_model_len`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub routes: BTreeMap<String, serde_json::Value>,
 }
 
 fn default_models() -> Vec<String> {
@@ -47,6 +52,7 @@ impl Default for Script {
             models: default_models(),
             created: None,
             turns: Vec::new(),
+            routes: BTreeMap::new(),
         }
     }
 }
@@ -76,6 +82,12 @@ impl Script {
     /// Replaces the model ids listed by `GET /v1/models`.
     pub fn models(mut self, models: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.models = models.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Answers `method_and_path` (`"GET /props"`) with `body`.
+    pub fn route(mut self, method_and_path: impl Into<String>, body: serde_json::Value) -> Self {
+        self.routes.insert(method_and_path.into(), body);
         self
     }
 
@@ -136,6 +148,12 @@ impl Turn {
     /// `tool_calls`.
     pub fn tool_calls(calls: Vec<ToolCall>) -> Self {
         Completion::new().tool_calls(calls).into()
+    }
+
+    /// A completion calling `calls` as Ollama streams parallel calls: each call whole in one
+    /// chunk, every one of them with `index: 0`.
+    pub fn tool_calls_at_index_zero(calls: Vec<ToolCall>) -> Self {
+        Completion::new().tool_calls_at_index_zero(calls).into()
     }
 
     /// Like [`Turn::tool_calls`], but the calls' chunks alternate by index.
@@ -235,6 +253,20 @@ impl Completion {
         let first = self.next_tool_index();
         for (offset, call) in (0u32..).zip(calls) {
             self.events.extend(call.deltas(first + offset));
+        }
+        self
+    }
+
+    /// Appends `calls` each whole in one chunk, all with `index: 0` (Ollama's way).
+    pub fn tool_calls_at_index_zero(mut self, calls: Vec<ToolCall>) -> Self {
+        for call in calls {
+            self.events.push(Event::ToolCall(ToolCallDelta {
+                index: 0,
+                id: Some(call.id),
+                name: Some(call.name),
+                arguments: Some(call.arguments),
+                extra: call.extra,
+            }));
         }
         self
     }
@@ -477,6 +509,10 @@ pub struct ToolCallDelta {
         deserialize_with = "string_or_json"
     )]
     pub arguments: Option<String>,
+    /// More fields of the call object, sent beside `index`, `id`, `type` and `function`
+    /// (Gemini's `{"extra_content": {"google": {"thought_signature": "…"}}}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 fn string_or_json<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
@@ -496,6 +532,8 @@ pub struct ToolCall {
     pub name: String,
     /// The complete arguments text.
     pub arguments: String,
+    /// More fields of the call object, sent with its first chunk (see [`ToolCallDelta::extra`]).
+    pub extra: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl ToolCall {
@@ -518,7 +556,17 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            extra: None,
         }
+    }
+
+    /// The same call carrying `extra` fields (a JSON object) beside the standard ones.
+    pub fn with_extra(mut self, extra: serde_json::Value) -> Self {
+        self.extra = match extra {
+            serde_json::Value::Object(fields) => Some(fields),
+            _ => None,
+        };
+        self
     }
 
     /// The call as OpenAI streams it: a first delta with id, name and empty arguments, then
@@ -529,6 +577,7 @@ impl ToolCall {
             id: Some(self.id.clone()),
             name: Some(self.name.clone()),
             arguments: Some(String::new()),
+            extra: self.extra.clone(),
         });
         std::iter::once(head)
             .chain(
@@ -540,6 +589,7 @@ impl ToolCall {
                             id: None,
                             name: None,
                             arguments: Some(piece),
+                            extra: None,
                         })
                     }),
             )
@@ -825,6 +875,7 @@ mod tests {
                 id: None,
                 name: None,
                 arguments: Some(r#"{"path":"a.txt"}"#.into()),
+                extra: None,
             })
         );
         assert_eq!(completion.events[4], Event::Cut);

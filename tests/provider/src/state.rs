@@ -32,6 +32,7 @@ struct State {
     consumed: usize,
     models: Vec<String>,
     created: Option<u32>,
+    routes: BTreeMap<String, Value>,
     requests: Vec<RecordedRequest>,
     failures: Vec<Failure>,
     subscribers: Vec<mpsc::UnboundedSender<RecordedRequest>>,
@@ -74,6 +75,7 @@ impl Shared {
                 consumed: 0,
                 models: script.models,
                 created: script.created,
+                routes: script.routes,
                 requests: Vec::new(),
                 failures: Vec::new(),
                 subscribers: Vec::new(),
@@ -264,6 +266,11 @@ impl Shared {
     pub(crate) fn models(&self) -> (Vec<String>, u32) {
         let state = self.lock();
         (state.models.clone(), state.created.unwrap_or_else(now_secs))
+    }
+
+    /// The scripted answer of `"METHOD /path"`, if any.
+    pub(crate) fn route(&self, method_and_path: &str) -> Option<Value> {
+        self.lock().routes.get(method_and_path).cloned()
     }
 
     pub(crate) fn set_models(&self, models: Vec<String>) {

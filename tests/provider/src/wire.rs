@@ -197,6 +197,9 @@ fn completion_body<'a>(completion: &'a Completion, context: &'a Context) -> Comp
             if let Some(arguments) = &delta.arguments {
                 call.function.arguments.push_str(arguments);
             }
+            if let Some(extra) = &delta.extra {
+                call.extra.extend(extra.clone());
+            }
         }
     }
     CompletionBody {
@@ -363,6 +366,8 @@ struct ToolCallChunk<'a> {
     r#type: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     function: Option<FunctionChunk<'a>>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    extra: Option<&'a serde_json::Map<String, serde_json::Value>>,
 }
 
 impl<'a> From<&'a ToolCallDelta> for ToolCallChunk<'a> {
@@ -381,6 +386,7 @@ impl<'a> From<&'a ToolCallDelta> for ToolCallChunk<'a> {
             id: delta.id.as_deref(),
             r#type: starts_call.then_some("function"),
             function,
+            extra: delta.extra.as_ref(),
         }
     }
 }
@@ -427,6 +433,8 @@ struct AssembledCall {
     id: String,
     r#type: &'static str,
     function: AssembledFunction,
+    #[serde(flatten)]
+    extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Default for AssembledCall {
@@ -435,6 +443,7 @@ impl Default for AssembledCall {
             id: String::new(),
             r#type: "function",
             function: AssembledFunction::default(),
+            extra: serde_json::Map::new(),
         }
     }
 }

@@ -45,6 +45,11 @@ async fn a_failed_listing_says_what_the_server_or_the_network_said() {
         .list_models(Duration::from_secs(5))
         .await
         .unwrap_err();
-    assert!(matches!(error, ProviderError::Connect { .. }), "{error:?}");
-    assert!(error.to_string().contains("could not reach"), "{error}");
+    assert!(
+        matches!(error, ProviderError::NotListening { local: true, .. }),
+        "{error:?}"
+    );
+    let text = error.to_string();
+    assert!(text.contains("nothing is listening at http://127.0.0.1:"), "{text}");
+    assert!(!text.contains("os error") && !text.contains("tcp connect"), "{text}");
 }

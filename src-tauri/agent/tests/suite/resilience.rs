@@ -132,8 +132,8 @@ async fn client_errors_end_the_turn_with_the_providers_message_at_once() {
             "exceeded your current quota",
         ),
         (
-            ErrorReply::new(400, "ignored").raw_body("<html>Bad gateway config</html>"),
-            "<html>Bad gateway config</html>",
+            ErrorReply::new(400, "ignored").raw_body("<html><body>Bad gateway config</body></html>"),
+            "Bad gateway config",
         ),
     ];
     for (reply, needle) in cases {
@@ -317,7 +317,7 @@ async fn a_retry_after_longer_than_allowed_ends_the_turn_with_a_clear_message() 
 }
 
 #[tokio::test]
-async fn an_unreachable_provider_is_retried_then_reported() {
+async fn a_local_port_nothing_listens_on_fails_at_once_in_plain_words() {
     // A port nothing listens on: bind, note the port, close.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -334,16 +334,40 @@ async fn an_unreachable_provider_is_retried_then_reported() {
     );
     h.session
         .set_provider(gantry_agent::Provider::new(config, None, fast_options()).unwrap());
+    let started = std::time::Instant::now();
     let (outcome, events) = h.turn("hi").await;
     assert_eq!(outcome.reason, TurnEndReason::Error);
-    assert_eq!(retries(&events).len(), 3);
+    assert!(retries(&events).is_empty(), "a refusal here is not retried");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let message = finish_of(&events).1.unwrap();
+    assert_eq!(message, format!("nothing is listening at http://127.0.0.1:{port}"));
+}
+
+#[tokio::test]
+async fn the_local_default_that_is_not_running_says_how_to_start_it() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut h = Harness::start(Script::default()).await;
+    let config = gantry_agent::ProviderConfig {
+        base_url: format!("http://localhost:{port}/v1"),
+        ..gantry_agent::ProviderConfig::default_local()
+    };
+    h.session
+        .set_provider(gantry_agent::Provider::new(config, None, fast_options()).unwrap());
+    let (outcome, events) = h.turn("hi").await;
+    assert_eq!(outcome.reason, TurnEndReason::Error);
+    assert!(retries(&events).is_empty());
     let message = finish_of(&events).1.unwrap();
     assert!(
-        message.contains(&format!(
-            "could not reach http://127.0.0.1:{port}/v1/chat/completions"
-        )),
+        message.starts_with(&format!("nothing is listening at http://localhost:{port}: start Ollama (`ollama serve`")),
         "{message}"
     );
+    for internal in ["tcp connect error", "os error", "Connection refused", "client error"] {
+        assert!(!message.contains(internal), "{message}");
+    }
 }
 
 #[tokio::test]

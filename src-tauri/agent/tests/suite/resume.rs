@@ -86,11 +86,7 @@ async fn calls_left_unanswered_by_a_crash_are_answered_on_reopening() {
         .create_session(h.session.tools().root(), None)
         .await
         .unwrap();
-    let call = |id: &str, name: &str| ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: "{}".into(),
-    };
+    let call = |id: &str, name: &str| ToolCall::new(id, name, "{}");
     let crashed = [
         Message::user("do two things"),
         Message::assistant("", vec![call("call_a", "read_file"), call("call_b", "nap")]),

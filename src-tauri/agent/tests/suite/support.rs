@@ -113,6 +113,7 @@ pub fn fast_options() -> ProviderOptions {
         idle_timeout: Duration::from_secs(5),
         connect_timeout: Duration::from_secs(2),
         include_usage: true,
+        probe_timeout: Duration::from_secs(2),
     }
 }
 

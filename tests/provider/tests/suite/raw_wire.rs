@@ -226,3 +226,61 @@ async fn admin_endpoints_queue_turns_and_report_state() {
     );
     assert_eq!(state["requests"][0]["path"], "/v1/chat/completions");
 }
+
+#[tokio::test]
+async fn calls_at_index_zero_and_extra_fields_are_sent_as_servers_do() {
+    use gantry_scripted_provider::ToolCall;
+    let provider = ScriptedProvider::start(Script::new([Turn::tool_calls_at_index_zero(vec![
+        ToolCall::new("call_a", "read", json!({"path": "a"}))
+            .with_extra(json!({"extra_content": {"google": {"thought_signature": "sig"}}})),
+        ToolCall::new("call_b", "read", json!({"path": "b"})),
+    ])]))
+    .await
+    .unwrap();
+    let body = post(&provider, "/v1/chat/completions", &chat_body(true))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let calls: Vec<Value> = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .filter_map(|chunk| chunk.pointer("/choices/0/delta/tool_calls/0").cloned())
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            json!({"index": 0, "id": "call_a", "type": "function",
+                   "function": {"name": "read", "arguments": "{\"path\":\"a\"}"},
+                   "extra_content": {"google": {"thought_signature": "sig"}}}),
+            json!({"index": 0, "id": "call_b", "type": "function",
+                   "function": {"name": "read", "arguments": "{\"path\":\"b\"}"}}),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn scripted_routes_answer_other_endpoints_and_are_recorded() {
+    let provider = ScriptedProvider::start(
+        Script::default()
+            .route("GET /props", json!({"default_generation_settings": {"n_ctx": 4096}}))
+            .route("POST /api/show", json!({"model_info": {}})),
+    )
+    .await
+    .unwrap();
+    let props: Value = reqwest::get(format!("http://{}/props", provider.addr()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(props["default_generation_settings"]["n_ctx"], 4096);
+    let shown = post(&provider, "/api/show", &json!({"model": "m"})).await;
+    assert_eq!(shown.status(), 200);
+    // Another method on a scripted path is still unknown.
+    let other = post(&provider, "/props", &json!({})).await;
+    assert_eq!(other.status(), 404);
+    let paths: Vec<String> = provider.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/props", "/api/show", "/props"]);
+}
