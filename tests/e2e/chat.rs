@@ -39,6 +39,7 @@ impl ChatRig {
                 model: "scripted-model".into(),
                 api_key_env: None,
                 context_window: Some(32_000),
+                flags: gantry_store::FlagSettings::default(),
             })
             .await
             .unwrap();

@@ -21,11 +21,13 @@ use std::sync::Arc;
 
 use clap::Args;
 use gantry_agent::{
-    ApiKey, DEFAULT_CONTEXT_WINDOW, Provider, ProviderConfig, ProviderError, ProviderOptions,
-    SessionOptions, TurnEndReason, TurnEvent,
+    ApiKey, DEFAULT_CONTEXT_WINDOW, Provider, ProviderConfig, ProviderError, ProviderFlags,
+    ProviderOptions, ServerKind, SessionOptions, TurnEndReason, TurnEvent,
 };
+use gantry_engine::provider_settings::ACTIVE_PROVIDER;
 use gantry_engine::{
-    ProviderSource, SessionError, find_provider, open_session as open_agent_session, provider_key,
+    ProviderSource, SessionError, find_provider, local_servers, open_session as open_agent_session,
+    provider_key, remember_what_it_learned,
 };
 use gantry_store::Store;
 use gantry_tools::{ApprovalDecision, Approver, FixedApprover, Observation, UserPrompter};
@@ -45,8 +47,9 @@ pub(crate) struct ChatArgs {
     message: String,
     #[command(flatten)]
     project: ProjectArgs,
-    /// A provider saved with `provider set`, or a preset: openai, openrouter, deepseek, ollama,
-    /// lmstudio, llamacpp (default: ollama, on this machine, no key).
+    /// A provider saved with `provider set`, or a preset: openai, openrouter, deepseek, mistral,
+    /// groq, together, gemini, anthropic, ollama, lmstudio, llamacpp, vllm (default: the one
+    /// chosen in the app, else the first local server that answers).
     #[arg(long, value_name = "NAME")]
     provider: Option<String>,
     /// The model to use instead of the provider's default.
@@ -138,6 +141,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let outcome = session.run_turn(&args.message, &cancel, sender).await;
     let _ = printer.await;
     signals.abort();
+    remember_what_it_learned(&store, session.provider()).await;
     if let Some(hub) = hub {
         hub.shutdown().await;
     }
@@ -155,21 +159,49 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-/// The provider from the flags: a saved provider or preset (default: Ollama on this machine),
-/// with the overrides applied, and its key.
+/// The provider from the flags: a saved provider or preset, a custom URL, or with neither the
+/// provider chosen in the app (or with `provider set` and the app's Settings) — and with none
+/// chosen, the first local server that answers (Ollama, LM Studio, llama.cpp). With nothing
+/// there either, one line says how to get a provider and the command ends (exit 1) at once.
+/// The overrides are applied, and the key found.
 async fn provider(
     args: &ChatArgs,
     store: &Store,
 ) -> Result<(ProviderConfig, Option<ApiKey>), CliError> {
     let usage = |error: ProviderError| CliError::Usage(error.to_string());
     let (mut config, source) = match (&args.provider, &args.base_url) {
-        (None, Some(_)) => (
-            ProviderConfig::new("custom", "", "default", None, DEFAULT_CONTEXT_WINDOW),
-            ProviderSource::Preset,
-        ),
-        (name, _) => find_provider(Some(store), name.as_deref())
+        (None, Some(base_url)) => {
+            let server = ServerKind::detect(base_url);
+            (
+                ProviderConfig::new("custom", "", "default", None, DEFAULT_CONTEXT_WINDOW)
+                    .with_server(server)
+                    .with_flags(ProviderFlags::for_server(server)),
+                ProviderSource::Preset,
+            )
+        }
+        (Some(name), None) => find_provider(Some(store), Some(name))
             .await
             .map_err(usage)?,
+        (Some(name), Some(_)) => find_provider(Some(store), Some(name))
+            .await
+            .map_err(usage)?,
+        (None, None) => match chosen_provider(store).await? {
+            Some(chosen) => find_provider(Some(store), Some(&chosen))
+                .await
+                .map_err(usage)?,
+            None => {
+                let found = local_servers::default_provider()
+                    .await
+                    .map_err(|none| CliError::Failed(anyhow::anyhow!(none.for_cli())))?;
+                eprintln!(
+                    "[no provider set: using {} at {} with {}]",
+                    found.server.label(),
+                    found.base_url,
+                    for_terminal(&found.model)
+                );
+                (found, ProviderSource::Preset)
+            }
+        },
     };
     if let Some(base_url) = &args.base_url {
         config.base_url.clone_from(base_url);
@@ -185,6 +217,13 @@ async fn provider(
     }
     let key = provider_key(&config, source).await.map_err(usage)?;
     Ok((config, key))
+}
+
+/// The provider chosen in the app's Settings (shared through the database), if any.
+async fn chosen_provider(store: &Store) -> Result<Option<String>, CliError> {
+    store.settings().get(ACTIVE_PROVIDER).await.map_err(|error| {
+        CliError::Failed(anyhow::Error::new(error).context("reading the chosen provider"))
+    })
 }
 
 type Approvers = (Option<Arc<dyn Approver>>, Option<Arc<dyn UserPrompter>>);
@@ -336,6 +375,9 @@ impl TextView {
                 reason,
             } => {
                 let restart = if self.replied {
+                    // On stdout too: what follows is the reply again, not a second answer.
+                    self.end_reasoning();
+                    self.line("[the reply broke off; retrying, it restarts below]");
                     " (the reply restarts)"
                 } else {
                     ""

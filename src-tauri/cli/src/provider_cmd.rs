@@ -1,4 +1,4 @@
-//! `gantry-cli provider set | key | list | remove`: model providers and their API keys.
+//! `gantry-cli provider set | use | key | list | remove`: model providers and their API keys.
 //!
 //! Settings go to Gantry's database; keys go to the OS keychain only, read from the terminal
 //! without echo (or one line of piped stdin), and are never printed.
@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
-use gantry_store::{Provider, ProviderConfig, Secret, SecretError, Secrets, Store};
+use gantry_engine::provider_settings::ACTIVE_PROVIDER;
+use gantry_store::{FlagSettings, Provider, ProviderConfig, Secret, SecretError, Secrets, Store};
 use serde::Serialize;
 
 use crate::CliError;
@@ -35,6 +36,22 @@ pub(crate) enum ProviderCommand {
         /// The model's context window in tokens.
         #[arg(long, value_name = "TOKENS")]
         context_window: Option<u32>,
+        /// Ask for token usage in the stream (`stream_options`); off for servers that refuse
+        /// it. Default: the preset's (or on).
+        #[arg(long, value_name = "BOOL")]
+        stream_usage: Option<bool>,
+        /// Send the model's reasoning back on messages with tool calls (DeepSeek's thinking
+        /// mode needs it). Default: the preset's (or off).
+        #[arg(long, value_name = "BOOL")]
+        replay_reasoning: Option<bool>,
+        /// Recognise tool calls the model writes as text. Default: on for local servers.
+        #[arg(long, value_name = "BOOL")]
+        text_tool_calls: Option<bool>,
+    },
+    /// Make a provider (saved or a preset) the one `chat` and the app use by default.
+    Use {
+        /// The provider's name.
+        name: String,
     },
     /// Store the provider's API key in the OS keychain, read from stdin without echo.
     Key {
@@ -67,8 +84,15 @@ pub(crate) async fn run(command: ProviderCommand) -> Result<ExitCode, CliError> 
             model,
             api_key_env,
             context_window,
+            stream_usage,
+            replay_reasoning,
+            text_tool_calls,
         } => {
             let current = store.providers().get(&name).await.map_err(store_error)?;
+            let kept = current
+                .as_ref()
+                .map(|p| p.config.flags)
+                .unwrap_or_default();
             let api_key_env = api_key_env
                 .or_else(|| current.and_then(|p| p.config.api_key_env))
                 .unwrap_or_else(|| ProviderConfig::default_api_key_env(&name));
@@ -78,6 +102,11 @@ pub(crate) async fn run(command: ProviderCommand) -> Result<ExitCode, CliError> 
                 model,
                 api_key_env: Some(api_key_env),
                 context_window,
+                flags: FlagSettings {
+                    stream_usage: stream_usage.or(kept.stream_usage),
+                    replay_reasoning: replay_reasoning.or(kept.replay_reasoning),
+                    text_tool_calls: text_tool_calls.or(kept.text_tool_calls),
+                },
             };
             let provider = store.providers().set(&config).await.map_err(store_error)?;
             println!(
@@ -114,6 +143,17 @@ pub(crate) async fn run(command: ProviderCommand) -> Result<ExitCode, CliError> 
                 "stored the API key of '{name}' in the OS keychain ({})",
                 provider.key_entry
             );
+        }
+        ProviderCommand::Use { name } => {
+            gantry_engine::find_provider(Some(&store), Some(&name))
+                .await
+                .map_err(|error| CliError::Usage(error.to_string()))?;
+            store
+                .settings()
+                .set(ACTIVE_PROVIDER, &name)
+                .await
+                .map_err(store_error)?;
+            println!("'{name}' is the provider `chat` and the app use by default");
         }
         ProviderCommand::List { json } => list(&store, json).await?,
         ProviderCommand::Remove { name } => {

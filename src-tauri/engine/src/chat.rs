@@ -27,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{CommandError, ErrorKind};
 use crate::events::{Event, EventSink, emit};
+use crate::providers::remember_what_it_learned;
 use crate::sessions::open_session;
 use crate::transcripts::from_stored;
 
@@ -43,8 +44,10 @@ pub struct SessionSummary {
     pub id: String,
     /// Its title (the first line of its first message until renamed).
     pub title: String,
-    /// The model it talked to last.
+    /// The model it talked to last (or was switched to).
     pub model: Option<String>,
+    /// The provider it was switched to; `None`: it follows the active provider.
+    pub provider: Option<String>,
     /// How many messages it holds.
     pub message_count: u32,
     /// When it was created, in milliseconds since the epoch.
@@ -59,6 +62,7 @@ impl From<gantry_store::Session> for SessionSummary {
             id: session.id.to_string(),
             title: session.title,
             model: session.model,
+            provider: session.provider,
             message_count: session.message_count,
             created_at: session.created_at.as_millis(),
             updated_at: session.updated_at.as_millis(),
@@ -120,6 +124,15 @@ pub struct RenameSessionRequest {
     pub title: String,
 }
 
+/// A provider and model a session was switched to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelChoice {
+    /// The provider's name (saved or preset).
+    pub provider: String,
+    /// The model.
+    pub model: String,
+}
+
 /// The turn running now.
 struct RunningTurn {
     session_id: String,
@@ -137,6 +150,9 @@ pub struct ProjectChat {
     sink: Arc<dyn EventSink>,
     /// The current session (its id, grants and file ledger); `None` for a fresh chat.
     current: Mutex<Option<Arc<ToolSession>>>,
+    /// The provider and model chosen for a fresh chat, given to its session when its first
+    /// message creates it.
+    pending_model: Mutex<Option<ModelChoice>>,
     /// The engine's session, once a message was sent in it (held by a running turn).
     session: Arc<tokio::sync::Mutex<Option<Session>>>,
     turn: TurnSlot,
@@ -184,6 +200,7 @@ impl ProjectChat {
             tools,
             sink,
             current: Mutex::new(latest),
+            pending_model: Mutex::new(None),
             session: Arc::new(tokio::sync::Mutex::new(None)),
             turn: Arc::new(Mutex::new(None)),
         })
@@ -286,7 +303,43 @@ impl ProjectChat {
         }
         self.cancel();
         *lock(&self.current) = id.map(|id| Arc::new(ToolSession::new(id)));
+        *lock(&self.pending_model) = None;
         self.view().await
+    }
+
+    /// The provider and model the current session was switched to (for a fresh chat: chosen
+    /// for its first message); `None` when it follows the active provider.
+    pub async fn model_choice(&self) -> Result<Option<ModelChoice>, CommandError> {
+        let Some(id) = self.current_id() else {
+            return Ok(lock(&self.pending_model).clone());
+        };
+        let session = self.own_session(&id).await?;
+        Ok(session
+            .provider
+            .zip(session.model)
+            .map(|(provider, model)| ModelChoice { provider, model }))
+    }
+
+    /// Switches the current session to `choice` from its next message on (a fresh chat keeps
+    /// it for the session its first message creates); `None` returns it to the active provider.
+    pub async fn choose_model(&self, choice: Option<ModelChoice>) -> Result<(), CommandError> {
+        let Some(id) = self.current_id() else {
+            *lock(&self.pending_model) = choice;
+            return Ok(());
+        };
+        let session = self.own_session(&id).await?;
+        self.store
+            .sessions()
+            .switch_model(
+                session.id,
+                choice.as_ref().map(|choice| choice.provider.as_str()),
+                choice
+                    .as_ref()
+                    .map(|choice| choice.model.as_str())
+                    .or(session.model.as_deref()),
+            )
+            .await
+            .map_err(store_error)
     }
 
     /// Renames session `id`.
@@ -413,6 +466,14 @@ impl ProjectChat {
         };
         session.set_provider(provider);
         let session_id = session.id().to_owned();
+        let pending = lock(&self.pending_model).take();
+        if let (Some(choice), Ok(id)) = (pending, session_id.parse::<SessionId>()) {
+            self.store
+                .sessions()
+                .switch_model(id, Some(&choice.provider), Some(&choice.model))
+                .await
+                .map_err(store_error)?;
+        }
         *lock(&self.current) = Some(Arc::clone(session.tool_session()));
         if let Some(turn) = lock(&self.turn).as_mut() {
             turn.session_id.clone_from(&session_id);
@@ -442,11 +503,13 @@ impl ProjectChat {
             }
         };
         let text = text.to_owned();
+        let store = self.store.clone();
         tokio::spawn(async move {
             let forwarding = tokio::spawn(forward);
             if let Some(session) = slot.as_mut() {
                 let outcome = session.run_turn(&text, &cancel, sender).await;
                 tracing::info!(reason = outcome.reason.as_str(), "turn ended");
+                remember_what_it_learned(&store, session.provider()).await;
             }
             drop(slot);
             let _ = forwarding.await;

@@ -26,8 +26,10 @@ pub mod chat;
 pub mod dialogs;
 pub mod error;
 pub mod events;
+pub mod local_servers;
 pub mod mcp_panel;
 pub mod mcp_servers;
+pub mod model_choice;
 pub mod open;
 pub mod preview;
 pub mod project;
@@ -43,7 +45,9 @@ pub use events::{Event, EventSink};
 pub use open::{
     McpStartError, OpenError, People, ProjectMcp, ProjectTools, StoreTrust, open_tools, start_mcp,
 };
-pub use providers::{ProviderSource, find_provider, provider_key, resolve_provider};
+pub use providers::{
+    ProviderSource, find_provider, provider_key, remember_what_it_learned, resolve_provider,
+};
 pub use sessions::{SessionError, open_session};
 pub use state::{AppState, Settings};
 pub use transcripts::StoreTranscripts;

@@ -340,6 +340,7 @@ mod tests {
                 model: "m".into(),
                 api_key_env: Some(variable.into()),
                 context_window: None,
+                flags: gantry_store::FlagSettings::default(),
             })
             .await
             .unwrap();

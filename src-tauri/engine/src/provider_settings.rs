@@ -6,8 +6,8 @@
 //! so the app works without an account. The key itself never crosses back to the webview: the
 //! view says only whether one is stored.
 
-use gantry_agent::{ApiKey, Provider, ProviderConfig, ProviderOptions};
-use gantry_store::{Secret, SecretError, Secrets, Store};
+use gantry_agent::{ApiKey, Provider, ProviderConfig, ProviderFlags, ProviderOptions, ServerKind};
+use gantry_store::{FlagSettings, Secret, SecretError, Secrets, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CommandError, ErrorKind};
@@ -35,6 +35,12 @@ pub struct ProviderView {
     pub context_window: u32,
     /// Whether it is saved in the store (otherwise it is a preset as shipped).
     pub saved: bool,
+    /// Where its wire differs from OpenAI's.
+    pub flags: ProviderFlags,
+    /// What kind of server it is.
+    pub server: ServerKind,
+    /// Whether it needs an API key (hosted services do; local servers don't).
+    pub needs_key: bool,
 }
 
 /// Whether the active provider has a key in the keychain.
@@ -56,8 +62,11 @@ pub enum KeyState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderSettings {
-    /// The provider the chat uses.
+    /// The provider the chat uses (with none chosen: the Ollama preset, or the first local
+    /// server found when a message is sent).
     pub active: ProviderView,
+    /// Whether a provider was chosen (false on a fresh install: the first run's guidance).
+    pub configured: bool,
     /// Whether it has a stored key.
     pub key: KeyState,
     /// The shipped presets, to start from.
@@ -80,6 +89,9 @@ pub struct SaveProviderRequest {
     /// A new API key to store in the keychain; absent or empty keeps the stored one.
     #[ts(optional)]
     pub api_key: Option<String>,
+    /// The wire flags; absent keeps the saved ones (or the preset's).
+    #[ts(optional)]
+    pub flags: Option<ProviderFlags>,
 }
 
 impl std::fmt::Display for SaveProviderRequest {
@@ -131,7 +143,20 @@ fn view(config: &ProviderConfig, saved: bool) -> ProviderView {
         api_key_env: config.api_key_env.clone(),
         context_window: config.context_window,
         saved,
+        flags: config.flags,
+        server: config.server,
+        needs_key: !config.server.is_local() && config.api_key_env.is_some(),
     }
+}
+
+/// Whether a provider was chosen (the active-provider setting is set).
+pub async fn configured(store: &Store) -> Result<bool, CommandError> {
+    Ok(store
+        .settings()
+        .get(ACTIVE_PROVIDER)
+        .await
+        .map_err(|error| CommandError::internal(error.to_string()))?
+        .is_some())
 }
 
 /// The environment variable that holds provider `name`'s key when the keychain has none: the
@@ -160,9 +185,16 @@ pub async fn active_config(
         .map_err(provider_error)
 }
 
-/// The provider for the next turn: the active configuration with its key.
+/// The provider for the next turn: the active configuration with its key. With none chosen,
+/// the first local server found (the Ollama preset first); none found is a
+/// [`ErrorKind::Provider`] error saying how to get one.
 pub async fn active_provider(store: &Store) -> Result<Provider, CommandError> {
-    let (config, source) = active_config(store).await?;
+    let (mut config, source) = active_config(store).await?;
+    if !configured(store).await? {
+        config = crate::local_servers::default_provider()
+            .await
+            .map_err(|none| CommandError::new(ErrorKind::Provider, none.for_app()))?;
+    }
     let key: Option<ApiKey> = provider_key(&config, source)
         .await
         .map_err(provider_error)?;
@@ -186,6 +218,7 @@ pub async fn settings(store: &Store, secrets: &Secrets) -> Result<ProviderSettin
     };
     Ok(ProviderSettings {
         active: view(&config, source == ProviderSource::Saved),
+        configured: configured(store).await?,
         key,
         presets: ProviderConfig::presets()
             .iter()
@@ -203,6 +236,20 @@ pub async fn save(
 ) -> Result<ProviderSettings, CommandError> {
     let name = request.name.trim();
     let preset = ProviderConfig::preset(name);
+    let flags = match request.flags {
+        Some(flags) => FlagSettings {
+            stream_usage: Some(flags.stream_usage),
+            replay_reasoning: Some(flags.replay_reasoning),
+            text_tool_calls: Some(flags.text_tool_calls),
+        },
+        None => store
+            .providers()
+            .get(name)
+            .await
+            .map_err(|error| CommandError::internal(error.to_string()))?
+            .map(|saved| saved.config.flags)
+            .unwrap_or_default(),
+    };
     let config = gantry_store::ProviderConfig {
         name: name.to_owned(),
         base_url: request.base_url.trim().to_owned(),
@@ -211,6 +258,7 @@ pub async fn save(
         context_window: request
             .context_window
             .or_else(|| preset.as_ref().map(|preset| preset.context_window)),
+        flags,
     };
     config
         .validate()
@@ -269,6 +317,7 @@ pub async fn probe(
                 model: String::new(),
                 api_key_env: Some(key_variable(name)),
                 context_window: None,
+                flags: FlagSettings::default(),
             };
             match secrets.api_key_for(&saved).await {
                 Ok(key) => key.map(|secret| ApiKey::new(secret.expose())),
@@ -278,7 +327,10 @@ pub async fn probe(
             }
         }
     };
-    let config = ProviderConfig::new(name, request.base_url.trim(), "-", None, 8_192);
+    let base_url = request.base_url.trim();
+    let config = ProviderConfig::new(name, base_url, "-", None, 8_192).with_server(
+        ProviderConfig::preset(name).map_or_else(|| ServerKind::detect(base_url), |p| p.server),
+    );
     let provider =
         Provider::new(config, key, ProviderOptions::default()).map_err(provider_error)?;
     let started = std::time::Instant::now();
@@ -316,13 +368,19 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn with_nothing_chosen_the_local_preset_is_active() {
+    async fn with_nothing_chosen_the_local_preset_is_shown() {
         let (_dir, store) = store().await;
         let (config, source) = active_config(&store).await.unwrap();
         assert_eq!(config.name, "ollama");
         assert_eq!(source, ProviderSource::Preset);
-        let provider = active_provider(&store).await.unwrap();
-        assert_eq!(provider.config().base_url, "http://localhost:11434/v1");
+        assert!(!configured(&store).await.unwrap());
+        let shown = settings(&store, &Secrets::new()).await.unwrap();
+        assert!(!shown.configured);
+        assert_eq!(shown.active.base_url, "http://localhost:11434/v1");
+        let mistral = shown.presets.iter().find(|p| p.name == "mistral").unwrap();
+        assert!(!mistral.flags.stream_usage && mistral.needs_key);
+        let ollama = shown.presets.iter().find(|p| p.name == "ollama").unwrap();
+        assert!(ollama.flags.text_tool_calls && !ollama.needs_key);
     }
 
     #[tokio::test]
@@ -339,6 +397,7 @@ mod tests {
                 model: "qwen".into(),
                 context_window: Some(32_000),
                 api_key: None,
+                flags: None,
             },
         )
         .await
@@ -372,6 +431,7 @@ mod tests {
                 model: "m".into(),
                 context_window: None,
                 api_key: None,
+                flags: None,
             },
         )
         .await
@@ -387,6 +447,7 @@ mod tests {
                 model: "m".into(),
                 context_window: None,
                 api_key: Some("sk-secret\nbreak".into()),
+                flags: None,
             },
         )
         .await

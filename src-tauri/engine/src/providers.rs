@@ -5,26 +5,46 @@
 //! store's [`SavedProvider`] (a row: the window may be left to the preset) stay two types on
 //! purpose; [`from_saved`] and [`to_saved`] are the one conversion each way.
 
-use gantry_agent::{ApiKey, DEFAULT_CONTEXT_WINDOW, ProviderConfig, ProviderError};
-use gantry_store::{ProviderConfig as SavedProvider, SecretError, Secrets, Store};
+use gantry_agent::{
+    ApiKey, DEFAULT_CONTEXT_WINDOW, Provider, ProviderConfig, ProviderError, ProviderFlags,
+    ServerKind,
+};
+use gantry_store::{FlagSettings, ProviderConfig as SavedProvider, SecretError, Secrets, Store};
 
-/// A saved provider as requests use it; without a context window, the same-named preset's or
-/// [`DEFAULT_CONTEXT_WINDOW`].
+/// A saved provider as requests use it. What the row leaves unset comes from the same-named
+/// preset (its window, kind of server and flags), else from what its URL suggests (a local
+/// server's kind and flags) and [`DEFAULT_CONTEXT_WINDOW`].
 pub fn from_saved(saved: &SavedProvider) -> ProviderConfig {
+    let preset = ProviderConfig::preset(&saved.name);
     let context_window = saved.context_window.unwrap_or_else(|| {
-        ProviderConfig::preset(&saved.name)
+        preset
+            .as_ref()
             .map_or(DEFAULT_CONTEXT_WINDOW, |preset| preset.context_window)
     });
+    let server = match &preset {
+        Some(preset) => preset.server,
+        None => ServerKind::detect(&saved.base_url),
+    };
+    let base = preset
+        .as_ref()
+        .map_or_else(|| ProviderFlags::for_server(server), |preset| preset.flags);
+    let flags = ProviderFlags {
+        stream_usage: saved.flags.stream_usage.unwrap_or(base.stream_usage),
+        replay_reasoning: saved.flags.replay_reasoning.unwrap_or(base.replay_reasoning),
+        text_tool_calls: saved.flags.text_tool_calls.unwrap_or(base.text_tool_calls),
+    };
     ProviderConfig {
         name: saved.name.clone(),
         base_url: saved.base_url.clone(),
         model: saved.model.clone(),
         api_key_env: saved.api_key_env.clone(),
         context_window,
+        flags,
+        server,
     }
 }
 
-/// A provider as the store saves it.
+/// A provider as the store saves it (every flag set).
 pub fn to_saved(config: &ProviderConfig) -> SavedProvider {
     SavedProvider {
         name: config.name.clone(),
@@ -32,6 +52,31 @@ pub fn to_saved(config: &ProviderConfig) -> SavedProvider {
         model: config.model.clone(),
         api_key_env: config.api_key_env.clone(),
         context_window: Some(config.context_window),
+        flags: FlagSettings {
+            stream_usage: Some(config.flags.stream_usage),
+            replay_reasoning: Some(config.flags.replay_reasoning),
+            text_tool_calls: Some(config.flags.text_tool_calls),
+        },
+    }
+}
+
+/// Keeps what `provider` learned in a turn where the store can keep it: a saved provider that
+/// refused `stream_options` is not asked for usage again, in this run or the next.
+pub async fn remember_what_it_learned(store: &Store, provider: &Provider) {
+    if provider.config().flags.stream_usage && !provider.flags().stream_usage {
+        match store
+            .providers()
+            .refuse_stream_usage(&provider.config().name)
+            .await
+        {
+            Ok(true) => {
+                tracing::info!(provider = %provider.config().name, "saved: the provider refuses stream_options");
+            }
+            Ok(false) => {}
+            Err(error) => {
+                tracing::warn!(provider = %provider.config().name, %error, "could not save that the provider refuses stream_options");
+            }
+        }
     }
 }
 
@@ -128,21 +173,59 @@ mod tests {
             model: "qwen".into(),
             api_key_env: Some("WORK_API_KEY".into()),
             context_window: None,
+            flags: FlagSettings::default(),
         };
         let config = from_saved(&saved);
         assert_eq!(config.context_window, DEFAULT_CONTEXT_WINDOW);
+        assert_eq!(config.server, ServerKind::Other);
+        assert_eq!(config.flags, ProviderFlags::default());
         assert_eq!(
             to_saved(&config),
             SavedProvider {
                 context_window: Some(DEFAULT_CONTEXT_WINDOW),
+                flags: FlagSettings {
+                    stream_usage: Some(true),
+                    replay_reasoning: Some(false),
+                    text_tool_calls: Some(false),
+                },
                 ..saved.clone()
             }
         );
+        assert_eq!(from_saved(&to_saved(&config)), config);
         let openai = SavedProvider {
             name: "openai".into(),
-            ..saved
+            ..saved.clone()
         };
         assert_eq!(from_saved(&openai).context_window, 1_047_576);
+    }
+
+    #[test]
+    fn unset_flags_follow_the_preset_or_the_kind_of_server() {
+        let saved = |name: &str, base_url: &str, flags: FlagSettings| SavedProvider {
+            name: name.into(),
+            base_url: base_url.into(),
+            model: "m".into(),
+            api_key_env: None,
+            context_window: None,
+            flags,
+        };
+        let mistral = from_saved(&saved("mistral", "https://eu.mistral/v1", FlagSettings::default()));
+        assert!(!mistral.flags.stream_usage);
+        let deepseek = from_saved(&saved("deepseek", "https://x/v1", FlagSettings::default()));
+        assert!(deepseek.flags.replay_reasoning);
+        let local = from_saved(&saved("my-ollama", "http://127.0.0.1:11434/v1", FlagSettings::default()));
+        assert_eq!(local.server, ServerKind::Ollama);
+        assert!(local.flags.text_tool_calls);
+        let off = from_saved(&saved(
+            "my-ollama",
+            "http://127.0.0.1:11434/v1",
+            FlagSettings {
+                text_tool_calls: Some(false),
+                stream_usage: Some(false),
+                ..FlagSettings::default()
+            },
+        ));
+        assert!(!off.flags.text_tool_calls && !off.flags.stream_usage);
     }
 
     #[tokio::test]

@@ -21,6 +21,8 @@ use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
 use crate::preview::{FilePreview, read_preview};
 use crate::project::{OpenProject, ProjectInfo, watch_in_background};
+use crate::local_servers::{self, LocalServer};
+use crate::model_choice::{self, ChooseModelRequest, ListModelsRequest, ModelChoices};
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
@@ -28,6 +30,16 @@ use crate::tool_panel::{self, GrantView, SetToolPolicyRequest};
 
 /// The longest path accepted from the webview, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
+
+/// The local model servers found, for the welcome screen and the empty chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalServers {
+    /// Whether a provider was chosen already.
+    pub configured: bool,
+    /// The servers that answered, in probing order (Ollama, LM Studio, llama.cpp).
+    pub servers: Vec<LocalServer>,
+}
 
 /// Tunables, read once at start.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -343,11 +355,45 @@ impl AppState {
         self.current()?.chat().delete(id).await
     }
 
-    /// Sends `text` to the model in the current session, with the active provider.
+    /// Sends `text` to the model in the current session, with the provider and model it was
+    /// switched to, else the active provider (with none chosen: a local server found).
     pub async fn send_message(&self, text: &str) -> Result<String, CommandError> {
         let project = self.current()?;
-        let provider = provider_settings::active_provider(&self.store).await?;
+        let provider = model_choice::session_provider(&self.store, project.chat()).await?;
         project.chat().send(text, provider).await
+    }
+
+    /// The models the current session's provider (or `request.provider`) lists, with the
+    /// window and the providers to switch to (the chat header's model picker).
+    pub async fn list_models(
+        &self,
+        request: &ListModelsRequest,
+    ) -> Result<ModelChoices, CommandError> {
+        let project = self.current()?;
+        model_choice::choices(&self.store, project.chat(), request.provider.as_deref()).await
+    }
+
+    /// Switches the current session to a provider and model (or back to the active provider).
+    pub async fn choose_model(
+        &self,
+        request: ChooseModelRequest,
+    ) -> Result<ModelChoices, CommandError> {
+        let project = self.current()?;
+        model_choice::choose(&self.store, project.chat(), request).await?;
+        model_choice::choices(&self.store, project.chat(), None).await
+    }
+
+    /// The local model servers that answer, and whether a provider was chosen (the first
+    /// run's offer).
+    pub async fn local_servers(&self) -> Result<LocalServers, CommandError> {
+        let (configured, servers) = tokio::join!(
+            provider_settings::configured(&self.store),
+            local_servers::detect()
+        );
+        Ok(LocalServers {
+            configured: configured?,
+            servers,
+        })
     }
 
     /// Stops the running turn of the open project, if any.

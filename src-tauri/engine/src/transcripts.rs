@@ -149,11 +149,19 @@ pub fn to_stored(message: &Message) -> NewMessage {
                 .tool_calls
                 .iter()
                 .map(|call| {
-                    json!({
+                    let mut stored = json!({
                         "id": call.id,
                         "type": "function",
                         "function": {"name": call.name, "arguments": call.arguments},
-                    })
+                    });
+                    // The provider's own fields of the call (Gemini's thought signature) are
+                    // kept beside the standard ones, as the provider sent them.
+                    if let (Value::Object(object), Some(extra)) = (&mut stored, &call.extra) {
+                        for (key, value) in extra {
+                            object.entry(key.clone()).or_insert_with(|| value.clone());
+                        }
+                    }
+                    stored
                 })
                 .collect(),
         )
@@ -199,10 +207,18 @@ pub fn from_stored(stored: NewMessage) -> Option<Message> {
                             .unwrap_or_default()
                             .to_owned()
                     };
+                    let extra: serde_json::Map<String, Value> = call
+                        .as_object()
+                        .into_iter()
+                        .flatten()
+                        .filter(|(key, _)| !matches!(key.as_str(), "id" | "type" | "function"))
+                        .map(|(key, value)| (key.clone(), value.clone()))
+                        .collect();
                     ToolCall {
                         id: text("/id"),
                         name: text("/function/name"),
                         arguments: text("/function/arguments"),
+                        extra: (!extra.is_empty()).then_some(extra),
                     }
                 })
                 .collect()
@@ -245,11 +261,7 @@ mod tests {
             Message::user("hi"),
             Message::assistant(
                 "",
-                vec![ToolCall {
-                    id: "c1".into(),
-                    name: "read_file".into(),
-                    arguments: r#"{"path":"a"}"#.into(),
-                }],
+                vec![ToolCall::new("c1", "read_file", r#"{"path":"a"}"#)],
             )
             .with_reasoning("look first")
             .with_usage(Some(TokenUsage {
@@ -271,6 +283,18 @@ mod tests {
                 );
             }
         }
+        // A call's provider fields are kept with it, beside the standard ones.
+        let mut signed = ToolCall::new("c2", "read_file", "{}");
+        signed.extra = json!({"extra_content": {"google": {"thought_signature": "s"}}})
+            .as_object()
+            .cloned();
+        let message = Message::assistant("", vec![signed]);
+        let stored = to_stored(&message);
+        assert_eq!(
+            stored.tool_calls.as_ref().unwrap()[0]["extra_content"]["google"]["thought_signature"],
+            "s"
+        );
+        assert_eq!(from_stored(stored), Some(message));
         let system = NewMessage::text(gantry_store::Role::System, "x");
         assert_eq!(from_stored(system), None);
     }

@@ -7,6 +7,7 @@ use gantry_engine::CommandError;
 use gantry_engine::chat::{
     ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
 };
+use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::state::AppState;
 
 /// The open project's sessions, the most recently updated first.
@@ -75,4 +76,24 @@ pub fn cancel_turn(state: State<'_, AppState>) -> Result<(), CommandError> {
 #[tauri::command]
 pub fn list_tools(state: State<'_, AppState>) -> Result<Vec<ToolInfo>, CommandError> {
     state.list_tools()
+}
+
+/// The models the session's provider (or another one) lists, the context window and the
+/// providers to switch to: the chat header's model picker.
+#[tauri::command]
+pub async fn list_models(
+    state: State<'_, AppState>,
+    request: ListModelsRequest,
+) -> Result<ModelChoices, CommandError> {
+    state.list_models(&request).await
+}
+
+/// Switches the current session to a provider and model (both absent: back to the active
+/// provider); the session remembers it.
+#[tauri::command]
+pub async fn choose_model(
+    state: State<'_, AppState>,
+    request: ChooseModelRequest,
+) -> Result<ModelChoices, CommandError> {
+    state.choose_model(request).await
 }

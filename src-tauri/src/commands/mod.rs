@@ -25,6 +25,7 @@ use gantry_engine::chat::{
     ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
 };
 use gantry_engine::events::{DialogRequest, TreeStatus};
+use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::mcp_panel::{
     ClaudeImportPreview, ImportClaudeDesktopRequest, McpPanel, McpServerEntry, McpServerRequest,
     SaveMcpServersRequest, SetMcpServerEnabledRequest,
@@ -34,7 +35,9 @@ use gantry_engine::project::ProjectInfo;
 use gantry_engine::provider_settings::{
     ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
-use gantry_engine::state::{LaunchState, ListDirRequest, OpenProjectRequest, RecentProject};
+use gantry_engine::state::{
+    LaunchState, ListDirRequest, LocalServers, OpenProjectRequest, RecentProject,
+};
 use gantry_engine::tool_panel::{GrantView, RevokeGrantRequest, SetToolPolicyRequest};
 use gantry_tools::ToolInfo;
 use gantry_watch::TreeEntry;

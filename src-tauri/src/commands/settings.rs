@@ -6,7 +6,7 @@ use gantry_engine::CommandError;
 use gantry_engine::provider_settings::{
     ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
-use gantry_engine::state::AppState;
+use gantry_engine::state::{AppState, LocalServers};
 
 /// The active provider, whether its key is stored, and the presets.
 #[tauri::command]
@@ -41,4 +41,11 @@ pub async fn delete_provider_key(
     request: ProviderNameRequest,
 ) -> Result<ProviderSettings, CommandError> {
     state.delete_provider_key(&request.name).await
+}
+
+/// The local model servers that answer (Ollama, LM Studio, llama.cpp) with their models, and
+/// whether a provider was chosen: what the first run offers.
+#[tauri::command]
+pub async fn local_servers(state: State<'_, AppState>) -> Result<LocalServers, CommandError> {
+    state.local_servers().await
 }

@@ -24,6 +24,8 @@ commands! {
     chat::send_message(SendMessageRequest) -> String;
     chat::cancel_turn(()) -> ();
     chat::list_tools(()) -> Vec<ToolInfo>;
+    chat::list_models(ListModelsRequest) -> ModelChoices;
+    chat::choose_model(ChooseModelRequest) -> ModelChoices;
     mcp::mcp_servers(()) -> McpPanel;
     mcp::restart_mcp_server(McpServerRequest) -> McpPanel;
     mcp::trust_project_mcp(()) -> McpPanel;
@@ -37,6 +39,7 @@ commands! {
     settings::save_provider(SaveProviderRequest) -> ProviderSettings;
     settings::probe_provider(ProbeProviderRequest) -> ProviderProbe;
     settings::delete_provider_key(ProviderNameRequest) -> ProviderSettings;
+    settings::local_servers(()) -> LocalServers;
     tools::set_tool_policy(SetToolPolicyRequest) -> Vec<ToolInfo>;
     tools::reset_tool_policies(()) -> Vec<ToolInfo>;
     tools::session_grants(()) -> Vec<GrantView>;

@@ -44,7 +44,7 @@ pub use messages::{Message, MessageStatus, NewMessage, Role};
 pub use paths::{DATA_DIR_ENV, DATABASE_FILE, data_dir, default_database_path};
 pub use policies::Policies;
 pub use projects::{Project, Projects};
-pub use providers::{Provider, ProviderConfig, Providers};
+pub use providers::{FlagSettings, Provider, ProviderConfig, Providers};
 pub use secrets::{KEYCHAIN_SERVICE, KeyEntry, Secret, SecretError, Secrets, fallback_hint};
 pub use sessions::{Session, Sessions};
 pub use settings::Settings;

@@ -28,6 +28,22 @@ pub struct ProviderConfig {
     pub api_key_env: Option<String>,
     /// The model's context window in tokens, when known.
     pub context_window: Option<u32>,
+    /// The wire flags set for it; unset ones follow its preset or kind of server.
+    #[serde(default)]
+    pub flags: FlagSettings,
+}
+
+/// A provider's wire flags as the user set them; `None` leaves one to the preset (or to what
+/// the provider's URL suggests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlagSettings {
+    /// Ask for token usage in the stream (`stream_options`).
+    pub stream_usage: Option<bool>,
+    /// Send reasoning back on assistant messages with tool calls.
+    pub replay_reasoning: Option<bool>,
+    /// Recognise tool calls written as text.
+    pub text_tool_calls: Option<bool>,
 }
 
 impl ProviderConfig {
@@ -123,10 +139,14 @@ pub struct Provider {
 }
 
 const COLUMNS: &str = "name, base_url, model, api_key_env, context_window, keychain_service, \
-                       keychain_account, created_at, updated_at";
+                       keychain_account, created_at, updated_at, stream_usage, replay_reasoning, \
+                       text_tool_calls";
 
 fn from_row(row: &SqliteRow) -> Result<Provider> {
     let context_window: Option<i64> = row.try_get("context_window")?;
+    let flag = |column: &str| -> Result<Option<bool>> {
+        Ok(row.try_get::<Option<i64>, _>(column)?.map(|value| value != 0))
+    };
     Ok(Provider {
         config: ProviderConfig {
             name: row.try_get("name")?,
@@ -136,6 +156,11 @@ fn from_row(row: &SqliteRow) -> Result<Provider> {
             context_window: context_window
                 .map(|n| to_u32("context window", n))
                 .transpose()?,
+            flags: FlagSettings {
+                stream_usage: flag("stream_usage")?,
+                replay_reasoning: flag("replay_reasoning")?,
+                text_tool_calls: flag("text_tool_calls")?,
+            },
         },
         key_entry: KeyEntry {
             service: row.try_get("keychain_service")?,
@@ -162,12 +187,16 @@ impl<'s> Providers<'s> {
         config.validate()?;
         let entry = config.key_entry();
         let row = sqlx::query(&format!(
-            "INSERT INTO providers ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
+            "INSERT INTO providers ({COLUMNS})
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11)
              ON CONFLICT (name) DO UPDATE SET
                  base_url = excluded.base_url, model = excluded.model,
                  api_key_env = excluded.api_key_env, context_window = excluded.context_window,
                  keychain_service = excluded.keychain_service,
-                 keychain_account = excluded.keychain_account, updated_at = excluded.updated_at
+                 keychain_account = excluded.keychain_account, updated_at = excluded.updated_at,
+                 stream_usage = excluded.stream_usage,
+                 replay_reasoning = excluded.replay_reasoning,
+                 text_tool_calls = excluded.text_tool_calls
              RETURNING {COLUMNS}"
         ))
         .bind(&config.name)
@@ -178,9 +207,25 @@ impl<'s> Providers<'s> {
         .bind(&entry.service)
         .bind(&entry.account)
         .bind(Timestamp::now().as_millis())
+        .bind(config.flags.stream_usage)
+        .bind(config.flags.replay_reasoning)
+        .bind(config.flags.text_tool_calls)
         .fetch_one(self.pool)
         .await?;
         from_row(&row)
+    }
+
+    /// Records that provider `name` refuses `stream_options` (its `stream_usage` flag off);
+    /// false when no such provider is saved.
+    pub async fn refuse_stream_usage(&self, name: &str) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE providers SET stream_usage = 0, updated_at = ?2 WHERE name = ?1",
+        )
+        .bind(name)
+        .bind(Timestamp::now().as_millis())
+        .execute(self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
     }
 
     /// The provider with this name.
@@ -222,6 +267,7 @@ mod tests {
             model: "gpt-4.1".into(),
             api_key_env: Some("OPENAI_API_KEY".into()),
             context_window: Some(128_000),
+            flags: FlagSettings::default(),
         }
     }
 

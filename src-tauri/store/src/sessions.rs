@@ -25,6 +25,8 @@ pub struct Session {
     pub title: String,
     /// The model it talks to, when chosen.
     pub model: Option<String>,
+    /// The provider it was switched to (with `model`); `None`: it follows the active provider.
+    pub provider: Option<String>,
     /// How many messages it holds.
     pub message_count: u32,
     /// When it was created.
@@ -33,7 +35,7 @@ pub struct Session {
     pub updated_at: Timestamp,
 }
 
-const SELECT: &str = "SELECT id, project_id, title, model, created_at, updated_at,
+const SELECT: &str = "SELECT id, project_id, title, model, provider, created_at, updated_at,
            (SELECT COUNT(*) FROM messages WHERE messages.session_id = sessions.id) AS message_count
     FROM sessions";
 
@@ -43,6 +45,7 @@ fn from_row(row: &SqliteRow) -> Result<Session> {
         project_id: ProjectId(row.try_get("project_id")?),
         title: row.try_get("title")?,
         model: row.try_get("model")?,
+        provider: row.try_get("provider")?,
         message_count: to_u32("message count", row.try_get("message_count")?)?,
         created_at: Timestamp(row.try_get("created_at")?),
         updated_at: Timestamp(row.try_get("updated_at")?),
@@ -110,6 +113,23 @@ impl<'s> Sessions<'s> {
             .bind(id.0)
             .bind(title.trim())
             .bind(Timestamp::now().as_millis())
+            .execute(self.pool)
+            .await?;
+        StoreError::updated(&done, "session", id)
+    }
+
+    /// Switches a session to `model` of `provider` (`None`, `None`: back to following the
+    /// active provider). Does not move it in the list.
+    pub async fn switch_model(
+        &self,
+        id: SessionId,
+        provider: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<()> {
+        let done = sqlx::query("UPDATE sessions SET provider = ?2, model = ?3 WHERE id = ?1")
+            .bind(id.0)
+            .bind(provider)
+            .bind(model)
             .execute(self.pool)
             .await?;
         StoreError::updated(&done, "session", id)

@@ -72,6 +72,7 @@ async fn api_key(provider: &str, var: &str) -> ExitCode {
         model: "test".into(),
         api_key_env: Some(var.to_owned()),
         context_window: None,
+        flags: gantry_store::FlagSettings::default(),
     };
     match gantry_store::Secrets::new().api_key_for(&config).await {
         Ok(None) => println!("key: none"),

@@ -132,6 +132,7 @@ async fn keys_never_reach_the_database() {
         model: "m".into(),
         api_key_env: Some("GANTRY_TEST_DB_KEY".into()),
         context_window: Some(8_192),
+        flags: Default::default(),
     };
     let stored = fixture.store.providers().set(&config).await.unwrap();
     assert_eq!(stored.key_entry.service, KEYCHAIN_SERVICE);

@@ -1,6 +1,6 @@
 //! Opening, migrating, closing and reopening a real database file.
 
-use gantry_store::{ProviderConfig, Store, StoreError};
+use gantry_store::{FlagSettings, ProviderConfig, Store, StoreError};
 
 use super::support::Fixture;
 
@@ -48,8 +48,18 @@ async fn everything_survives_close_and_reopen() {
         model: "m".into(),
         api_key_env: None,
         context_window: None,
+        flags: FlagSettings {
+            stream_usage: None,
+            replay_reasoning: Some(true),
+            text_tool_calls: Some(false),
+        },
     };
     store.providers().set(&config).await.unwrap();
+    store
+        .sessions()
+        .switch_model(session.id, Some("reopen"), Some("m-2"))
+        .await
+        .unwrap();
     store.close().await;
 
     // Opening again runs the migrations again: they are recorded, so nothing changes.
@@ -77,6 +87,17 @@ async fn everything_survives_close_and_reopen() {
             .config,
         config
     );
+    let switched = store.sessions().get(session.id).await.unwrap().unwrap();
+    assert_eq!(
+        (switched.provider.as_deref(), switched.model.as_deref()),
+        (Some("reopen"), Some("m-2"))
+    );
+    // A provider that refused `stream_options` keeps that.
+    assert!(store.providers().refuse_stream_usage("reopen").await.unwrap());
+    assert!(!store.providers().refuse_stream_usage("absent").await.unwrap());
+    let flags = store.providers().get("reopen").await.unwrap().unwrap().config.flags;
+    assert_eq!(flags.stream_usage, Some(false));
+    assert_eq!(flags.replay_reasoning, Some(true));
 }
 
 #[tokio::test]
