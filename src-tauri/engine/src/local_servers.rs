@@ -71,11 +71,16 @@ pub fn preset_of(kind: ServerKind) -> Option<ProviderConfig> {
         .find(|preset| preset.server == kind)
 }
 
-/// The local servers that answer, in probing order.
+/// The local servers that answer at [`local_addresses`], in probing order.
 pub async fn detect() -> Vec<LocalServer> {
-    let probes = local_addresses()
-        .into_iter()
-        .map(|(kind, base_url)| probe(kind, base_url));
+    detect_at(&local_addresses()).await
+}
+
+/// The local servers that answer at `addresses`, in their order.
+pub async fn detect_at(addresses: &[(ServerKind, String)]) -> Vec<LocalServer> {
+    let probes = addresses
+        .iter()
+        .map(|(kind, base_url)| probe(*kind, base_url.clone()));
     futures::future::join_all(probes)
         .await
         .into_iter()
@@ -165,10 +170,18 @@ fn preset_names() -> String {
         .join(", ")
 }
 
-/// The provider to use when none is set: the first local server found that lists a model
-/// (the Ollama preset first), with the model its preset names when listed.
+/// The provider to use when none is set: the first local server found at
+/// [`local_addresses`] that lists a model (Ollama first), with the model its preset names when
+/// listed.
 pub async fn default_provider() -> Result<ProviderConfig, NoProvider> {
-    let found = detect().await;
+    default_provider_at(&local_addresses()).await
+}
+
+/// [`default_provider`] probing `addresses`.
+pub async fn default_provider_at(
+    addresses: &[(ServerKind, String)],
+) -> Result<ProviderConfig, NoProvider> {
+    let found = detect_at(addresses).await;
     if let Some(server) = found.iter().find(|server| server.suggested_model.is_some()) {
         let kind = ServerKind::LOCAL
             .into_iter()
@@ -193,9 +206,9 @@ pub async fn default_provider() -> Result<ProviderConfig, NoProvider> {
             fix,
         });
     }
-    let probed = local_addresses()
-        .into_iter()
-        .map(|(kind, url)| format!("{} at {}", kind.label(), short_address(&url)))
+    let probed = addresses
+        .iter()
+        .map(|(kind, url)| format!("{} at {}", kind.label(), short_address(url)))
         .collect::<Vec<_>>()
         .join(", ");
     Err(NoProvider::NothingListening {
@@ -229,6 +242,62 @@ mod tests {
         assert!(parse_addresses("").is_empty());
         assert!(parse_addresses("none").is_empty());
         assert_eq!(short_address("http://localhost:11434/v1"), "localhost:11434");
+    }
+
+    fn dead_port() -> String {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        format!("http://127.0.0.1:{port}/v1")
+    }
+
+    #[tokio::test]
+    async fn servers_that_answer_are_offered_with_their_models() {
+        use gantry_scripted_provider::{Script, ScriptedProvider};
+        let studio = ScriptedProvider::start(Script::default().models(["zeta", "qwen2.5-coder-7b-instruct"]))
+            .await
+            .unwrap();
+        let addresses = [
+            (ServerKind::Ollama, dead_port()),
+            (ServerKind::LmStudio, studio.base_url()),
+        ];
+        let started = std::time::Instant::now();
+        let found = detect_at(&addresses).await;
+        assert!(started.elapsed() < PROBE_TIMEOUT, "a refused port answers at once");
+        assert_eq!(
+            found,
+            [LocalServer {
+                preset: "lmstudio".into(),
+                label: "LM Studio".into(),
+                base_url: studio.base_url(),
+                models: vec!["qwen2.5-coder-7b-instruct".into(), "zeta".into()],
+                suggested_model: Some("qwen2.5-coder-7b-instruct".into()),
+            }]
+        );
+        let chosen = default_provider_at(&addresses).await.unwrap();
+        assert_eq!(chosen.name, "lmstudio");
+        assert_eq!(chosen.base_url, studio.base_url());
+        assert_eq!(chosen.server, ServerKind::LmStudio);
+        assert!(chosen.flags.text_tool_calls);
+    }
+
+    #[tokio::test]
+    async fn nothing_there_or_no_model_says_what_to_do() {
+        use gantry_scripted_provider::{Script, ScriptedProvider};
+        let addresses = [(ServerKind::Ollama, dead_port()), (ServerKind::LlamaCpp, dead_port())];
+        let none = default_provider_at(&addresses).await.unwrap_err();
+        assert!(matches!(none, NoProvider::NothingListening { .. }), "{none}");
+        let text = none.to_string();
+        assert!(text.contains("Ollama at 127.0.0.1:") && text.contains("llama.cpp at"), "{text}");
+        let empty = ScriptedProvider::start(Script::default().models(Vec::<String>::new()))
+            .await
+            .unwrap();
+        let bare = default_provider_at(&[(ServerKind::Ollama, empty.base_url())])
+            .await
+            .unwrap_err();
+        assert!(bare.to_string().contains("ollama pull"), "{bare}");
     }
 
     #[test]

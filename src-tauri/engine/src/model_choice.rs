@@ -222,3 +222,140 @@ pub async fn choose(
     };
     chat.choose_model(choice).await
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use gantry_scripted_provider::{Expect, Handle, Script, ScriptedProvider, Turn};
+
+    use super::*;
+    use crate::chat::ChatEvent;
+    use crate::events::{Event, RecordingSink};
+    use crate::open::{People, open_tools};
+
+    async fn save(store: &Store, name: &str, server: &Handle, model: &str) {
+        store
+            .providers()
+            .set(&gantry_store::ProviderConfig {
+                name: name.into(),
+                base_url: server.base_url(),
+                model: model.into(),
+                api_key_env: None,
+                context_window: Some(32_000),
+                flags: gantry_store::FlagSettings::default(),
+            })
+            .await
+            .unwrap();
+    }
+
+    async fn finished(sink: &RecordingSink, turns: usize) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while sink
+            .named(ChatEvent::NAME)
+            .iter()
+            .filter(|event| event["event"]["type"] == "turn_finished")
+            .count()
+            < turns
+        {
+            assert!(Instant::now() < deadline);
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_session_switched_to_another_model_keeps_it() {
+        let project = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+        let active = ScriptedProvider::start(Script::new([Turn::text("from active")]))
+            .await
+            .unwrap();
+        let other = ScriptedProvider::start(
+            Script::new([
+                Turn::text("from b").expect(Expect::new().model("b")),
+                Turn::text("b again").expect(Expect::new().model("b")),
+            ])
+            .models(["a", "b"]),
+        )
+        .await
+        .unwrap();
+        save(&store, "main", &active, "m").await;
+        save(&store, "other", &other, "a").await;
+        store
+            .settings()
+            .set(crate::provider_settings::ACTIVE_PROVIDER, "main")
+            .await
+            .unwrap();
+        let opened = open_tools(store.clone(), project.path(), People::default())
+            .await
+            .unwrap();
+        let tools = Arc::new(opened.manager);
+        let sink = Arc::new(RecordingSink::default());
+        let chat =
+            ProjectChat::open(1, opened.project.id, store.clone(), Arc::clone(&tools), sink.clone())
+                .await
+                .unwrap();
+
+        // The header lists the active provider's models until the chat is switched.
+        let shown = choices(&store, &chat, None).await.unwrap();
+        assert_eq!((shown.provider.as_str(), shown.chosen), ("main", false));
+        let listed = choices(&store, &chat, Some("other")).await.unwrap();
+        assert_eq!(listed.models, ["a", "b"]);
+        assert_eq!(listed.context_window, 32_000);
+        assert!(!listed.window_from_server);
+        assert!(listed.providers.iter().any(|p| p.name == "other" && p.saved));
+        assert!(listed.providers.iter().any(|p| p.name == "gemini" && !p.saved));
+
+        // A fresh chat switched before its first message: the session it creates keeps it.
+        let refused = choose(
+            &store,
+            &chat,
+            ChooseModelRequest {
+                provider: Some("nope".into()),
+                model: Some("x".into()),
+            },
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::InvalidInput);
+        choose(
+            &store,
+            &chat,
+            ChooseModelRequest {
+                provider: Some("other".into()),
+                model: Some("b".into()),
+            },
+        )
+        .await
+        .unwrap();
+        let provider = session_provider(&store, &chat).await.unwrap();
+        assert_eq!(provider.config().model, "b");
+        let id = chat.send("hi", provider).await.unwrap();
+        finished(&sink, 1).await;
+        let row = store.sessions().get(id.parse().unwrap()).await.unwrap().unwrap();
+        assert_eq!((row.provider.as_deref(), row.model.as_deref()), (Some("other"), Some("b")));
+        let shown = choices(&store, &chat, None).await.unwrap();
+        assert_eq!((shown.provider.as_str(), shown.model.as_str(), shown.chosen), ("other", "b", true));
+
+        // Reopened (the app restarted), the session still talks to it.
+        drop(chat);
+        let chat = ProjectChat::open(1, opened.project.id, store.clone(), tools, sink.clone())
+            .await
+            .unwrap();
+        let provider = session_provider(&store, &chat).await.unwrap();
+        assert_eq!((provider.config().name.as_str(), provider.config().model.as_str()), ("other", "b"));
+        chat.send("again", provider).await.unwrap();
+        finished(&sink, 2).await;
+        other.verify().unwrap();
+        assert!(active.chat_requests().is_empty());
+
+        // Back to following the active provider.
+        choose(&store, &chat, ChooseModelRequest { provider: None, model: None })
+            .await
+            .unwrap();
+        let provider = session_provider(&store, &chat).await.unwrap();
+        assert_eq!(provider.config().name, "main");
+    }
+}

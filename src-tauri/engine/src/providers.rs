@@ -242,3 +242,48 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod learning {
+    use gantry_agent::{ChatRequest, ProviderOptions};
+    use gantry_scripted_provider::{ErrorReply, Expect, Script, ScriptedProvider, Turn};
+    use serde_json::json;
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_saved_provider_that_refused_stream_options_is_saved_that_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("gantry.db")).await.unwrap();
+        let server = ScriptedProvider::start(Script::new([
+            Turn::from(ErrorReply::new(400, "Unrecognized request argument supplied: stream_options")),
+            Turn::text("ok").expect(Expect::new().absent("/stream_options")),
+        ]))
+        .await
+        .unwrap();
+        let saved = SavedProvider {
+            name: "picky".into(),
+            base_url: server.base_url(),
+            model: "m".into(),
+            api_key_env: None,
+            context_window: None,
+            flags: FlagSettings::default(),
+        };
+        store.providers().set(&saved).await.unwrap();
+        let provider = Provider::new(from_saved(&saved), None, ProviderOptions::default()).unwrap();
+        let request =
+            ChatRequest::new("m", vec![json!({"role": "user", "content": "hi"})], Vec::new())
+                .unwrap();
+        let reply = provider
+            .stream_reply(&request, &CancellationToken::new(), &mut |_| {})
+            .await
+            .unwrap();
+        assert_eq!(reply.text, "ok");
+        remember_what_it_learned(&store, &provider).await;
+        let row = store.providers().get("picky").await.unwrap().unwrap();
+        assert_eq!(row.config.flags.stream_usage, Some(false));
+        assert!(!from_saved(&row.config).flags.stream_usage);
+        server.verify().unwrap();
+    }
+}

@@ -33,11 +33,18 @@ impl Sandbox {
         self.project.path()
     }
 
-    /// `gantry-cli args...` in the project, stdin piped (never a terminal).
+    /// `gantry-cli args...` in the project, stdin piped (never a terminal), probing no local
+    /// model server.
     fn spawn(&self, args: &[&str]) -> Child {
+        self.spawn_probing(args, "")
+    }
+
+    /// [`Self::spawn`] probing `local_servers` (`GANTRY_LOCAL_SERVERS`) for local servers.
+    fn spawn_probing(&self, args: &[&str], local_servers: &str) -> Child {
         let nowhere = format!("unix:path={}", self.data.path().join("no-bus").display());
         Command::new(env!("CARGO_BIN_EXE_gantry-cli"))
             .args(args)
+            .env("GANTRY_LOCAL_SERVERS", local_servers)
             .current_dir(self.project.path())
             .env_remove("GANTRY_LOG")
             .env("GANTRY_DATA_DIR", self.data.path())
@@ -504,5 +511,168 @@ async fn enable_applies_to_mcp_tools() {
         .await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.ends_with("Echoed.\n"), "{}", run.stdout);
+    provider.verify().unwrap();
+}
+
+/// An address nothing listens on.
+fn dead_url() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("http://127.0.0.1:{port}/v1")
+}
+
+#[tokio::test]
+async fn no_provider_and_nothing_listening_says_so_in_one_line_at_once() {
+    let sandbox = Sandbox::new();
+    let probed = format!(
+        "ollama={},lmstudio={},llamacpp={}",
+        dead_url(),
+        dead_url(),
+        dead_url()
+    );
+    let started = Instant::now();
+    let run = finish(sandbox.spawn_probing(&["chat", "hello"], &probed), "").await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    let line = run.stderr.trim_end();
+    assert!(line.starts_with("gantry-cli: no model provider is set and no local model server answers (Ollama at 127.0.0.1:"), "{line}");
+    for needed in ["ollama serve", "gantry-cli provider set", "--provider"] {
+        assert!(line.contains(needed), "{line}");
+    }
+    for internal in ["tcp connect", "os error", "could not reach", "Connection refused"] {
+        assert!(!line.contains(internal), "{line}");
+    }
+    // Nothing was started: no session was saved.
+    let sessions = sandbox.run(&["sessions", "list", "--root", ".", "--json"]).await;
+    assert_eq!(sessions.stdout.trim(), "[]", "{}", sessions.stderr);
+}
+
+#[tokio::test]
+async fn with_no_provider_set_a_local_server_that_answers_is_used() {
+    let sandbox = Sandbox::new();
+    let studio = ScriptedProvider::start(
+        Script::new([Turn::text("Hello from the studio.")
+            .expect(Expect::new().model("qwen2.5-coder-7b-instruct"))])
+        .models(["qwen2.5-coder-7b-instruct"])
+        // LM Studio's own API says what window the loaded model runs with.
+        .route(
+            "GET /api/v0/models",
+            json!({"object": "list", "data": [{"id": "qwen2.5-coder-7b-instruct",
+                "state": "loaded", "max_context_length": 32768, "loaded_context_length": 32768}]}),
+        ),
+    )
+    .await
+    .unwrap();
+    let probed = format!("ollama={},lmstudio={}", dead_url(), studio.base_url());
+    let run = finish(sandbox.spawn_probing(&["chat", "hello"], &probed), "").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "Hello from the studio.\n");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "[no provider set: using LM Studio at {} with qwen2.5-coder-7b-instruct]",
+            studio.base_url()
+        )),
+        "{}",
+        run.stderr
+    );
+    studio.verify().unwrap();
+}
+
+#[tokio::test]
+async fn the_local_default_not_running_fails_at_once_without_internals() {
+    let sandbox = Sandbox::new();
+    // `--provider ollama` at an address where nothing listens: no retries, plain words.
+    let dead = dead_url();
+    let started = Instant::now();
+    let run = sandbox
+        .run(&["chat", "hello", "--provider", "ollama", "--base-url", &dead])
+        .await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(!run.stderr.contains("retry"), "{}", run.stderr);
+    let error = run
+        .stderr
+        .lines()
+        .find(|line| line.starts_with("error: "))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    assert!(
+        error.starts_with(&format!(
+            "error: nothing is listening at {}: start Ollama (`ollama serve`",
+            dead.trim_end_matches("/v1")
+        )),
+        "{error}"
+    );
+    for internal in ["tcp connect", "os error", "Connection refused"] {
+        assert!(!run.stderr.contains(internal), "{}", run.stderr);
+    }
+}
+
+#[tokio::test]
+async fn a_fatal_error_is_printed_once_not_again_as_a_log_line() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([Turn::from(ErrorReply::new(
+        400,
+        "This model's maximum context length is 8192 tokens.",
+    ))]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["hello"]).await;
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr.matches("maximum context length is 8192 tokens").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("WARN"), "{}", run.stderr);
+}
+
+#[tokio::test]
+async fn a_retry_that_restarts_the_reply_says_so_on_stdout() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([
+        Completion::new().text("The answer is").cut_after(2).into(),
+        Turn::text("The answer is 42."),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["hello"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert!("The answer is".starts_with(lines[0]), "{}", run.stdout);
+    assert_eq!(lines[1], "[the reply broke off; retrying, it restarts below]");
+    assert_eq!(lines[2], "The answer is 42.");
+    assert!(run.stderr.contains("(the reply restarts)"), "{}", run.stderr);
+}
+
+#[tokio::test]
+async fn provider_use_makes_a_provider_the_default() {
+    let sandbox = Sandbox::new();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::text("Used by default.").expect(Expect::new().model("mine"))
+    ]))
+    .await
+    .unwrap();
+    let url = provider.base_url();
+    let set = sandbox
+        .run(&["provider", "set", "mine", "--base-url", &url, "--model", "mine", "--stream-usage", "false"])
+        .await;
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let unknown = sandbox.run(&["provider", "use", "nope"]).await;
+    assert_eq!(unknown.code, 2);
+    let used = sandbox.run(&["provider", "use", "mine"]).await;
+    assert_eq!(used.code, 0, "{}", used.stderr);
+    // Probing would find nothing: the chosen provider is used without asking.
+    let run = sandbox.run(&["chat", "hello"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "Used by default.\n");
+    let body = provider.chat_requests()[0].body.clone().unwrap();
+    assert!(body.get("stream_options").is_none(), "the flag was saved: {body}");
     provider.verify().unwrap();
 }
