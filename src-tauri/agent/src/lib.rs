@@ -52,10 +52,10 @@ pub mod turn;
 
 pub use error::{AgentError, PersistError, ProviderError};
 pub use events::{EventSink, TurnEndReason, TurnEvent};
-pub use persist::{MemoryTranscripts, TranscriptStore};
-pub use prompt::{PromptContext, system_prompt};
 pub use local::{LOCAL_DEFAULT_CONTEXT, ServerKind, ServerWindow, discover_window, server_root};
+pub use persist::{MemoryTranscripts, TranscriptStore};
 pub use presets::ProviderFlags;
+pub use prompt::{PromptContext, system_prompt};
 pub use provider::{
     ApiKey, DEFAULT_CONTEXT_WINDOW, DEFAULT_PROVIDER, Provider, ProviderConfig, ProviderOptions,
     RetryPolicy,

@@ -96,7 +96,9 @@ impl ServerKind {
     /// How to start it, for a message saying nothing listens where it should.
     pub fn start_hint(self) -> Option<&'static str> {
         match self {
-            Self::Ollama => Some("start Ollama (`ollama serve`, then `ollama pull qwen2.5-coder:7b`)"),
+            Self::Ollama => {
+                Some("start Ollama (`ollama serve`, then `ollama pull qwen2.5-coder:7b`)")
+            }
             Self::LmStudio => Some(
                 "start LM Studio's server (Developer tab → Start server, or `lms server start`)",
             ),
@@ -186,7 +188,12 @@ pub async fn discover_window(
         ServerKind::Vllm => vllm_window(&asker, model).await,
         ServerKind::Other | ServerKind::Anthropic => None,
     };
-    tracing::debug!(?kind, model, ?found, "asked the server for its context window");
+    tracing::debug!(
+        ?kind,
+        model,
+        ?found,
+        "asked the server for its context window"
+    );
     found
 }
 
@@ -199,7 +206,8 @@ struct Asker<'a> {
 
 impl Asker<'_> {
     async fn get(&self, path: &str) -> Option<Value> {
-        self.send(self.http.get(format!("{}{path}", self.root))).await
+        self.send(self.http.get(format!("{}{path}", self.root)))
+            .await
     }
 
     async fn post(&self, path: &str, body: &Value) -> Option<Value> {
@@ -356,9 +364,21 @@ mod tests {
 
     #[test]
     fn fixes_name_each_servers_setting() {
-        assert!(ServerKind::Ollama.window_fix(10_000).contains("OLLAMA_CONTEXT_LENGTH=16384"));
+        assert!(
+            ServerKind::Ollama
+                .window_fix(10_000)
+                .contains("OLLAMA_CONTEXT_LENGTH=16384")
+        );
         assert!(ServerKind::LlamaCpp.window_fix(3_000).contains("-c 8192"));
-        assert!(ServerKind::LmStudio.window_fix(3_000).contains("Context Length"));
-        assert!(ServerKind::Vllm.window_fix(3_000).contains("--max-model-len"));
+        assert!(
+            ServerKind::LmStudio
+                .window_fix(3_000)
+                .contains("Context Length")
+        );
+        assert!(
+            ServerKind::Vllm
+                .window_fix(3_000)
+                .contains("--max-model-len")
+        );
     }
 }

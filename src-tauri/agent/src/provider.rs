@@ -541,10 +541,14 @@ impl Provider {
         signal: &mut (dyn FnMut(StreamSignal) + Send),
     ) -> Result<AssembledReply, CallFailure> {
         let encode = |usage: bool| {
-            request.streamed_bytes(usage).map_err(|error| CallFailure::Failed {
-                error: ProviderError::Config(format!("the request could not be encoded: {error}")),
-                partial: AssembledReply::default(),
-            })
+            request
+                .streamed_bytes(usage)
+                .map_err(|error| CallFailure::Failed {
+                    error: ProviderError::Config(format!(
+                        "the request could not be encoded: {error}"
+                    )),
+                    partial: AssembledReply::default(),
+                })
         };
         let mut usage = self.options.include_usage && self.flags().stream_usage;
         let mut body = encode(usage)?;
@@ -859,9 +863,7 @@ fn describe_transport(error: &(dyn std::error::Error + 'static)) -> Transport {
     }
     let deepest = without_os_error(&deepest);
     if all.contains("certificate") || all.contains("tls") || all.contains("handshake") {
-        return Transport::Described(format!(
-            "a secure connection could not be made ({deepest})"
-        ));
+        return Transport::Described(format!("a secure connection could not be made ({deepest})"));
     }
     Transport::Described(format!("the connection failed ({deepest})"))
 }
@@ -987,10 +989,17 @@ fn message_text(value: &Value) -> Option<String> {
 }
 
 fn looks_like_html(text: &str) -> bool {
-    let start: String = text.chars().take(200).collect::<String>().to_ascii_lowercase();
+    let start: String = text
+        .chars()
+        .take(200)
+        .collect::<String>()
+        .to_ascii_lowercase();
     start.starts_with('<')
-        && (start.contains("<html") || start.contains("<!doctype") || start.contains("<head")
-            || start.contains("<title") || start.contains("<body"))
+        && (start.contains("<html")
+            || start.contains("<!doctype")
+            || start.contains("<head")
+            || start.contains("<title")
+            || start.contains("<body"))
 }
 
 /// An HTML page's `<title>`, else its first line of text.
@@ -1179,7 +1188,10 @@ mod tests {
         assert_eq!(error_message(r#"{"error":"plain"}"#, status).0, "plain");
         assert_eq!(error_message(r#"{"message":"top"}"#, status).0, "top");
         assert_eq!(error_message("", status).0, "Bad Request");
-        assert_eq!(error_message("plain text\nsecond", status).0, "plain text\nsecond");
+        assert_eq!(
+            error_message("plain text\nsecond", status).0,
+            "plain text\nsecond"
+        );
     }
 
     #[test]
@@ -1189,7 +1201,10 @@ mod tests {
         assert_eq!(error_message(nginx, status).0, "502 Bad Gateway");
         let untitled = "<!DOCTYPE html><html><head><style>p{}</style></head><body>\n  <p>Upstream   timed out</p><p>more</p></body></html>";
         assert_eq!(error_message(untitled, status).0, "Upstream timed out");
-        assert_eq!(error_message("<html><body></body></html>", status).0, "Bad Gateway");
+        assert_eq!(
+            error_message("<html><body></body></html>", status).0,
+            "Bad Gateway"
+        );
     }
 
     #[test]
@@ -1227,8 +1242,14 @@ mod tests {
             422,
             "body.stream_options: Extra inputs are not permitted"
         )));
-        assert!(refuses_stream_options(&status(400, "Unknown field: Stream_Options")));
-        assert!(!refuses_stream_options(&status(500, "stream_options broke")));
+        assert!(refuses_stream_options(&status(
+            400,
+            "Unknown field: Stream_Options"
+        )));
+        assert!(!refuses_stream_options(&status(
+            500,
+            "stream_options broke"
+        )));
         assert!(!refuses_stream_options(&status(401, "stream_options")));
         assert!(!refuses_stream_options(&status(400, "bad model")));
     }

@@ -249,8 +249,14 @@ mod tests {
             wire[2]["tool_calls"][0]["extra_content"]["google"]["thought_signature"],
             "sig"
         );
-        assert_eq!(wire[2]["tool_calls"][0]["id"], "a", "standard fields stay Gantry's");
-        assert_eq!(wire[4]["reasoning_content"], "", "present even when none was streamed");
+        assert_eq!(
+            wire[2]["tool_calls"][0]["id"], "a",
+            "standard fields stay Gantry's"
+        );
+        assert_eq!(
+            wire[4]["reasoning_content"], "",
+            "present even when none was streamed"
+        );
         assert!(wire[6].get("reasoning_content").is_none());
         // Without the flag, no reasoning goes back; the call's fields still do.
         let plain = wire_messages("sys", &messages, &ProviderFlags::default());
@@ -268,8 +274,12 @@ mod tests {
                 strict: None,
             },
         });
-        let request = ChatRequest::new("m", vec![json!({"role": "user", "content": "x"})], vec![tool])
-            .unwrap();
+        let request = ChatRequest::new(
+            "m",
+            vec![json!({"role": "user", "content": "x"})],
+            vec![tool],
+        )
+        .unwrap();
         assert_eq!(request.tool_names(), ["read_file"]);
         let with: Value = serde_json::from_slice(&request.streamed_bytes(true).unwrap()).unwrap();
         assert_eq!(with["stream"], true);

@@ -356,7 +356,12 @@ impl ReplyAssembler {
         }
         if !calls.is_empty() {
             self.calls_from_text = true;
-            let mut index = self.calls.iter().map(|call| call.index + 1).max().unwrap_or(0);
+            let mut index = self
+                .calls
+                .iter()
+                .map(|call| call.index + 1)
+                .max()
+                .unwrap_or(0);
             for call in calls {
                 tracing::debug!(tool = %call.name, "a tool call written as text");
                 self.calls.push(PartialCall {

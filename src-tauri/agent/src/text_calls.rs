@@ -270,9 +270,9 @@ fn parameters(body: &str) -> Option<Map<String, Value>> {
             .unwrap_or(&value_start[..value_end]);
         let raw = raw.strip_suffix('\n').unwrap_or(raw);
         let value = match serde_json::from_str::<Value>(raw.trim()) {
-            Ok(value @ (Value::Number(_) | Value::Bool(_) | Value::Object(_) | Value::Array(_))) => {
-                value
-            }
+            Ok(
+                value @ (Value::Number(_) | Value::Bool(_) | Value::Object(_) | Value::Array(_)),
+            ) => value,
             _ => Value::String(raw.to_owned()),
         };
         arguments.insert(key, value);
@@ -322,7 +322,10 @@ mod tests {
 
     #[test]
     fn function_tags_with_json_or_parameters_become_calls() {
-        let (shown, calls) = stream(r#"<function=read_file>{"path": "src/main.rs"}</function>"#, 4);
+        let (shown, calls) = stream(
+            r#"<function=read_file>{"path": "src/main.rs"}</function>"#,
+            4,
+        );
         assert_eq!(shown, "");
         assert_eq!(args(&calls[0]), json!({"path": "src/main.rs"}));
 
@@ -375,8 +378,10 @@ mod tests {
 
     #[test]
     fn an_unclosed_block_at_the_end_still_counts() {
-        let (shown, calls) =
-            stream("<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"x\"}}", 3);
+        let (shown, calls) = stream(
+            "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"x\"}}",
+            3,
+        );
         assert_eq!(shown, "");
         assert_eq!(calls.len(), 1);
     }

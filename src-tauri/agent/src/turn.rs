@@ -32,8 +32,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::PersistError;
 use crate::events::{EventSink, TurnEndReason, TurnEvent};
-use crate::prompt::{PromptContext, system_prompt};
 use crate::local::ServerWindow;
+use crate::prompt::{PromptContext, system_prompt};
 use crate::provider::{CallFailure, StreamSignal};
 use crate::request::{ChatRequest, wire_messages};
 use crate::session::Session;
@@ -140,7 +140,12 @@ impl Session {
         let context =
             PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
         let system = system_prompt(&context);
-        let window = match self.provider.server_window().await {
+        let server = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Ok(End::new(TurnEndReason::Cancelled)),
+            server = self.provider.server_window() => server,
+        };
+        let window = match server {
             Some(server) => {
                 self.check_window(server, &system, events)?;
                 server.tokens

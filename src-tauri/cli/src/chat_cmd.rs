@@ -221,9 +221,13 @@ async fn provider(
 
 /// The provider chosen in the app's Settings (shared through the database), if any.
 async fn chosen_provider(store: &Store) -> Result<Option<String>, CliError> {
-    store.settings().get(ACTIVE_PROVIDER).await.map_err(|error| {
-        CliError::Failed(anyhow::Error::new(error).context("reading the chosen provider"))
-    })
+    store
+        .settings()
+        .get(ACTIVE_PROVIDER)
+        .await
+        .map_err(|error| {
+            CliError::Failed(anyhow::Error::new(error).context("reading the chosen provider"))
+        })
 }
 
 type Approvers = (Option<Arc<dyn Approver>>, Option<Arc<dyn UserPrompter>>);

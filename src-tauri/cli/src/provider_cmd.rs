@@ -89,10 +89,7 @@ pub(crate) async fn run(command: ProviderCommand) -> Result<ExitCode, CliError> 
             text_tool_calls,
         } => {
             let current = store.providers().get(&name).await.map_err(store_error)?;
-            let kept = current
-                .as_ref()
-                .map(|p| p.config.flags)
-                .unwrap_or_default();
+            let kept = current.as_ref().map(|p| p.config.flags).unwrap_or_default();
             let api_key_env = api_key_env
                 .or_else(|| current.and_then(|p| p.config.api_key_env))
                 .unwrap_or_else(|| ProviderConfig::default_api_key_env(&name));

@@ -189,7 +189,10 @@ pub async fn default_provider_at(
         if let Some(preset) = kind.and_then(preset_of) {
             return Ok(ProviderConfig {
                 base_url: server.base_url.clone(),
-                model: server.suggested_model.clone().unwrap_or(preset.model.clone()),
+                model: server
+                    .suggested_model
+                    .clone()
+                    .unwrap_or(preset.model.clone()),
                 ..preset
             });
         }
@@ -241,7 +244,10 @@ mod tests {
         );
         assert!(parse_addresses("").is_empty());
         assert!(parse_addresses("none").is_empty());
-        assert_eq!(short_address("http://localhost:11434/v1"), "localhost:11434");
+        assert_eq!(
+            short_address("http://localhost:11434/v1"),
+            "localhost:11434"
+        );
     }
 
     fn dead_port() -> String {
@@ -256,16 +262,21 @@ mod tests {
     #[tokio::test]
     async fn servers_that_answer_are_offered_with_their_models() {
         use gantry_scripted_provider::{Script, ScriptedProvider};
-        let studio = ScriptedProvider::start(Script::default().models(["zeta", "qwen2.5-coder-7b-instruct"]))
-            .await
-            .unwrap();
+        let studio = ScriptedProvider::start(
+            Script::default().models(["zeta", "qwen2.5-coder-7b-instruct"]),
+        )
+        .await
+        .unwrap();
         let addresses = [
             (ServerKind::Ollama, dead_port()),
             (ServerKind::LmStudio, studio.base_url()),
         ];
         let started = std::time::Instant::now();
         let found = detect_at(&addresses).await;
-        assert!(started.elapsed() < PROBE_TIMEOUT, "a refused port answers at once");
+        assert!(
+            started.elapsed() < PROBE_TIMEOUT,
+            "a refused port answers at once"
+        );
         assert_eq!(
             found,
             [LocalServer {
@@ -286,11 +297,20 @@ mod tests {
     #[tokio::test]
     async fn nothing_there_or_no_model_says_what_to_do() {
         use gantry_scripted_provider::{Script, ScriptedProvider};
-        let addresses = [(ServerKind::Ollama, dead_port()), (ServerKind::LlamaCpp, dead_port())];
+        let addresses = [
+            (ServerKind::Ollama, dead_port()),
+            (ServerKind::LlamaCpp, dead_port()),
+        ];
         let none = default_provider_at(&addresses).await.unwrap_err();
-        assert!(matches!(none, NoProvider::NothingListening { .. }), "{none}");
+        assert!(
+            matches!(none, NoProvider::NothingListening { .. }),
+            "{none}"
+        );
         let text = none.to_string();
-        assert!(text.contains("Ollama at 127.0.0.1:") && text.contains("llama.cpp at"), "{text}");
+        assert!(
+            text.contains("Ollama at 127.0.0.1:") && text.contains("llama.cpp at"),
+            "{text}"
+        );
         let empty = ScriptedProvider::start(Script::default().models(Vec::<String>::new()))
             .await
             .unwrap();
@@ -306,7 +326,10 @@ mod tests {
             probed: "Ollama at localhost:11434".into(),
         };
         let cli = none.for_cli();
-        assert!(cli.contains("ollama serve") && cli.contains("gantry-cli provider set"), "{cli}");
+        assert!(
+            cli.contains("ollama serve") && cli.contains("gantry-cli provider set"),
+            "{cli}"
+        );
         assert!(!cli.contains('\n'));
         assert!(none.for_app().contains("Settings"));
     }

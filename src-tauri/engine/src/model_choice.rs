@@ -130,14 +130,22 @@ pub async fn choices(
     };
     let is_session = config.name == session.name;
     let (models, error, window, from_server) = match provider_key(&config, source).await {
-        Err(error) => (Vec::new(), Some(error.to_string()), config.context_window, false),
+        Err(error) => (
+            Vec::new(),
+            Some(error.to_string()),
+            config.context_window,
+            false,
+        ),
         Ok(key) => match Provider::new(config.clone(), key, ProviderOptions::default()) {
-            Err(error) => (Vec::new(), Some(error.to_string()), config.context_window, false),
+            Err(error) => (
+                Vec::new(),
+                Some(error.to_string()),
+                config.context_window,
+                false,
+            ),
             Ok(provider) => {
-                let (listed, window) = tokio::join!(
-                    provider.list_models(LIST_TIMEOUT),
-                    provider.server_window()
-                );
+                let (listed, window) =
+                    tokio::join!(provider.list_models(LIST_TIMEOUT), provider.server_window());
                 let (models, error) = match listed {
                     Ok(models) => (models, None),
                     Err(error) => (Vec::new(), Some(error.to_string())),
@@ -206,7 +214,9 @@ pub async fn choose(
             let provider = provider.trim().to_owned();
             let model = model.trim().to_owned();
             if model.is_empty() || model.len() > 256 || model.chars().any(char::is_control) {
-                return Err(CommandError::invalid("the model name must be one line of 1 to 256 bytes"));
+                return Err(CommandError::invalid(
+                    "the model name must be one line of 1 to 256 bytes",
+                ));
             }
             find_provider(Some(store), Some(&provider))
                 .await
@@ -293,10 +303,15 @@ mod tests {
             .unwrap();
         let tools = Arc::new(opened.manager);
         let sink = Arc::new(RecordingSink::default());
-        let chat =
-            ProjectChat::open(1, opened.project.id, store.clone(), Arc::clone(&tools), sink.clone())
-                .await
-                .unwrap();
+        let chat = ProjectChat::open(
+            1,
+            opened.project.id,
+            store.clone(),
+            Arc::clone(&tools),
+            sink.clone(),
+        )
+        .await
+        .unwrap();
 
         // The header lists the active provider's models until the chat is switched.
         let shown = choices(&store, &chat, None).await.unwrap();
@@ -305,8 +320,18 @@ mod tests {
         assert_eq!(listed.models, ["a", "b"]);
         assert_eq!(listed.context_window, 32_000);
         assert!(!listed.window_from_server);
-        assert!(listed.providers.iter().any(|p| p.name == "other" && p.saved));
-        assert!(listed.providers.iter().any(|p| p.name == "gemini" && !p.saved));
+        assert!(
+            listed
+                .providers
+                .iter()
+                .any(|p| p.name == "other" && p.saved)
+        );
+        assert!(
+            listed
+                .providers
+                .iter()
+                .any(|p| p.name == "gemini" && !p.saved)
+        );
 
         // A fresh chat switched before its first message: the session it creates keeps it.
         let refused = choose(
@@ -334,10 +359,21 @@ mod tests {
         assert_eq!(provider.config().model, "b");
         let id = chat.send("hi", provider).await.unwrap();
         finished(&sink, 1).await;
-        let row = store.sessions().get(id.parse().unwrap()).await.unwrap().unwrap();
-        assert_eq!((row.provider.as_deref(), row.model.as_deref()), (Some("other"), Some("b")));
+        let row = store
+            .sessions()
+            .get(id.parse().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (row.provider.as_deref(), row.model.as_deref()),
+            (Some("other"), Some("b"))
+        );
         let shown = choices(&store, &chat, None).await.unwrap();
-        assert_eq!((shown.provider.as_str(), shown.model.as_str(), shown.chosen), ("other", "b", true));
+        assert_eq!(
+            (shown.provider.as_str(), shown.model.as_str(), shown.chosen),
+            ("other", "b", true)
+        );
 
         // Reopened (the app restarted), the session still talks to it.
         drop(chat);
@@ -345,16 +381,29 @@ mod tests {
             .await
             .unwrap();
         let provider = session_provider(&store, &chat).await.unwrap();
-        assert_eq!((provider.config().name.as_str(), provider.config().model.as_str()), ("other", "b"));
+        assert_eq!(
+            (
+                provider.config().name.as_str(),
+                provider.config().model.as_str()
+            ),
+            ("other", "b")
+        );
         chat.send("again", provider).await.unwrap();
         finished(&sink, 2).await;
         other.verify().unwrap();
         assert!(active.chat_requests().is_empty());
 
         // Back to following the active provider.
-        choose(&store, &chat, ChooseModelRequest { provider: None, model: None })
-            .await
-            .unwrap();
+        choose(
+            &store,
+            &chat,
+            ChooseModelRequest {
+                provider: None,
+                model: None,
+            },
+        )
+        .await
+        .unwrap();
         let provider = session_provider(&store, &chat).await.unwrap();
         assert_eq!(provider.config().name, "main");
     }

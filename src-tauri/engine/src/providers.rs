@@ -30,7 +30,10 @@ pub fn from_saved(saved: &SavedProvider) -> ProviderConfig {
         .map_or_else(|| ProviderFlags::for_server(server), |preset| preset.flags);
     let flags = ProviderFlags {
         stream_usage: saved.flags.stream_usage.unwrap_or(base.stream_usage),
-        replay_reasoning: saved.flags.replay_reasoning.unwrap_or(base.replay_reasoning),
+        replay_reasoning: saved
+            .flags
+            .replay_reasoning
+            .unwrap_or(base.replay_reasoning),
         text_tool_calls: saved.flags.text_tool_calls.unwrap_or(base.text_tool_calls),
     };
     ProviderConfig {
@@ -209,11 +212,19 @@ mod tests {
             context_window: None,
             flags,
         };
-        let mistral = from_saved(&saved("mistral", "https://eu.mistral/v1", FlagSettings::default()));
+        let mistral = from_saved(&saved(
+            "mistral",
+            "https://eu.mistral/v1",
+            FlagSettings::default(),
+        ));
         assert!(!mistral.flags.stream_usage);
         let deepseek = from_saved(&saved("deepseek", "https://x/v1", FlagSettings::default()));
         assert!(deepseek.flags.replay_reasoning);
-        let local = from_saved(&saved("my-ollama", "http://127.0.0.1:11434/v1", FlagSettings::default()));
+        let local = from_saved(&saved(
+            "my-ollama",
+            "http://127.0.0.1:11434/v1",
+            FlagSettings::default(),
+        ));
         assert_eq!(local.server, ServerKind::Ollama);
         assert!(local.flags.text_tool_calls);
         let off = from_saved(&saved(
@@ -257,7 +268,10 @@ mod learning {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path().join("gantry.db")).await.unwrap();
         let server = ScriptedProvider::start(Script::new([
-            Turn::from(ErrorReply::new(400, "Unrecognized request argument supplied: stream_options")),
+            Turn::from(ErrorReply::new(
+                400,
+                "Unrecognized request argument supplied: stream_options",
+            )),
             Turn::text("ok").expect(Expect::new().absent("/stream_options")),
         ]))
         .await
@@ -272,9 +286,12 @@ mod learning {
         };
         store.providers().set(&saved).await.unwrap();
         let provider = Provider::new(from_saved(&saved), None, ProviderOptions::default()).unwrap();
-        let request =
-            ChatRequest::new("m", vec![json!({"role": "user", "content": "hi"})], Vec::new())
-                .unwrap();
+        let request = ChatRequest::new(
+            "m",
+            vec![json!({"role": "user", "content": "hi"})],
+            Vec::new(),
+        )
+        .unwrap();
         let reply = provider
             .stream_reply(&request, &CancellationToken::new(), &mut |_| {})
             .await

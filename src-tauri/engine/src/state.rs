@@ -19,10 +19,10 @@ use crate::chat::{ChatView, SessionSummary};
 use crate::dialogs::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
-use crate::preview::{FilePreview, read_preview};
-use crate::project::{OpenProject, ProjectInfo, watch_in_background};
 use crate::local_servers::{self, LocalServer};
 use crate::model_choice::{self, ChooseModelRequest, ListModelsRequest, ModelChoices};
+use crate::preview::{FilePreview, read_preview};
+use crate::project::{OpenProject, ProjectInfo, watch_in_background};
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };

@@ -25,11 +25,11 @@ use gantry_engine::chat::{
     ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
 };
 use gantry_engine::events::{DialogRequest, TreeStatus};
-use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::mcp_panel::{
     ClaudeImportPreview, ImportClaudeDesktopRequest, McpPanel, McpServerEntry, McpServerRequest,
     SaveMcpServersRequest, SetMcpServerEnabledRequest,
 };
+use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::preview::{FilePreview, PreviewRequest};
 use gantry_engine::project::ProjectInfo;
 use gantry_engine::provider_settings::{

@@ -145,7 +145,9 @@ const COLUMNS: &str = "name, base_url, model, api_key_env, context_window, keych
 fn from_row(row: &SqliteRow) -> Result<Provider> {
     let context_window: Option<i64> = row.try_get("context_window")?;
     let flag = |column: &str| -> Result<Option<bool>> {
-        Ok(row.try_get::<Option<i64>, _>(column)?.map(|value| value != 0))
+        Ok(row
+            .try_get::<Option<i64>, _>(column)?
+            .map(|value| value != 0))
     };
     Ok(Provider {
         config: ProviderConfig {
@@ -218,13 +220,12 @@ impl<'s> Providers<'s> {
     /// Records that provider `name` refuses `stream_options` (its `stream_usage` flag off);
     /// false when no such provider is saved.
     pub async fn refuse_stream_usage(&self, name: &str) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE providers SET stream_usage = 0, updated_at = ?2 WHERE name = ?1",
-        )
-        .bind(name)
-        .bind(Timestamp::now().as_millis())
-        .execute(self.pool)
-        .await?;
+        let done =
+            sqlx::query("UPDATE providers SET stream_usage = 0, updated_at = ?2 WHERE name = ?1")
+                .bind(name)
+                .bind(Timestamp::now().as_millis())
+                .execute(self.pool)
+                .await?;
         Ok(done.rows_affected() > 0)
     }
 

@@ -1,5 +1,6 @@
 mod cancel;
 mod conversation;
+mod llamacpp;
 mod models;
 mod ollama;
 mod quirks;

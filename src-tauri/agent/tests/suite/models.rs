@@ -50,6 +50,12 @@ async fn a_failed_listing_says_what_the_server_or_the_network_said() {
         "{error:?}"
     );
     let text = error.to_string();
-    assert!(text.contains("nothing is listening at http://127.0.0.1:"), "{text}");
-    assert!(!text.contains("os error") && !text.contains("tcp connect"), "{text}");
+    assert!(
+        text.contains("nothing is listening at http://127.0.0.1:"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("os error") && !text.contains("tcp connect"),
+        "{text}"
+    );
 }

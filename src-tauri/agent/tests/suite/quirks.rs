@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-use gantry_agent::{
-    Provider, ProviderConfig, ProviderFlags, ServerKind, TurnEndReason, TurnEvent,
-};
+use gantry_agent::{Provider, ProviderConfig, ProviderFlags, ServerKind, TurnEndReason, TurnEvent};
 use gantry_scripted_provider::{Completion, ErrorReply, Expect, Script, ToolCall, Turn};
 use gantry_tools::{ApprovalDecision, FixedApprover, ObservationKind};
 use serde_json::json;
@@ -142,7 +140,11 @@ async fn deepseek_gets_its_reasoning_back_on_messages_with_tool_calls() {
     let mut plain = Harness::start(Script::new([
         Completion::new()
             .reasoning("think")
-            .tool_calls(vec![ToolCall::new("c", "nap", json!({"ms": 1, "label": "x"}))])
+            .tool_calls(vec![ToolCall::new(
+                "c",
+                "nap",
+                json!({"ms": 1, "label": "x"}),
+            )])
             .into(),
         Turn::text("done").expect(Expect::new().absent("/messages/2/reasoning_content")),
     ]))
@@ -173,7 +175,8 @@ async fn a_custom_provider_refusing_stream_options_is_asked_again_without_and_re
         r#"{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted","input":{"include_usage":true}}]},"type":"invalid_request_message_error","param":null,"code":null}"#,
     );
     let mut h = Harness::start(Script::new([
-        Turn::from(refusal).expect(Expect::new().pointer("/stream_options/include_usage", json!(true))),
+        Turn::from(refusal)
+            .expect(Expect::new().pointer("/stream_options/include_usage", json!(true))),
         Turn::text("First.").expect(Expect::new().absent("/stream_options")),
         Turn::text("Second.").expect(Expect::new().absent("/stream_options")),
     ]))
@@ -185,12 +188,17 @@ async fn a_custom_provider_refusing_stream_options_is_asked_again_without_and_re
     assert_eq!(outcome.reason, TurnEndReason::Completed, "{events:?}");
     assert_eq!(text_of(&events), "First.");
     assert!(
-        !events.iter().any(|e| matches!(e, TurnEvent::Retrying { .. })),
+        !events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::Retrying { .. })),
         "not a retry: asked again at once"
     );
     let said = warnings(&events);
     assert_eq!(said.len(), 1, "{said:?}");
-    assert!(said[0].contains("does not accept `stream_options`"), "{said:?}");
+    assert!(
+        said[0].contains("does not accept `stream_options`"),
+        "{said:?}"
+    );
     assert!(!custom.flags().stream_usage, "the provider remembers");
 
     // A provider built again for the same URL (the app builds one per turn) remembers too.
@@ -446,13 +454,22 @@ async fn each_local_servers_own_api_gives_the_window() {
     let ollama = ask(ollama_script(16_384, vec![]), ServerKind::Ollama)
         .await
         .unwrap();
-    assert_eq!((ollama.tokens, ollama.certain, ollama.model_max), (16_384, true, Some(32_768)));
+    assert_eq!(
+        (ollama.tokens, ollama.certain, ollama.model_max),
+        (16_384, true, Some(32_768))
+    );
     // Not loaded: the Modelfile's num_ctx, else the default (assumed).
     let unloaded = Script::default()
-        .route("POST /api/show", json!({"parameters": "num_ctx 12288", "model_info": {}}))
+        .route(
+            "POST /api/show",
+            json!({"parameters": "num_ctx 12288", "model_info": {}}),
+        )
         .route("GET /api/ps", json!({"models": []}));
     let from_modelfile = ask(unloaded, ServerKind::Ollama).await.unwrap();
-    assert_eq!((from_modelfile.tokens, from_modelfile.certain), (12_288, true));
+    assert_eq!(
+        (from_modelfile.tokens, from_modelfile.certain),
+        (12_288, true)
+    );
     let bare = Script::default()
         .route("POST /api/show", json!({"model_info": {"general.architecture": "llama", "llama.context_length": 131072}}))
         .route("GET /api/ps", json!({"models": []}));
@@ -467,13 +484,19 @@ async fn each_local_servers_own_api_gives_the_window() {
         ]}),
     );
     let found = ask(lmstudio, ServerKind::LmStudio).await.unwrap();
-    assert_eq!((found.tokens, found.certain, found.model_max), (10_000, true, Some(32_768)));
+    assert_eq!(
+        (found.tokens, found.certain, found.model_max),
+        (10_000, true, Some(32_768))
+    );
 
     let llamacpp = Script::default().route(
         "GET /props",
         json!({"default_generation_settings": {"n_ctx": 6144}, "total_slots": 1}),
     );
-    assert_eq!(ask(llamacpp, ServerKind::LlamaCpp).await.unwrap().tokens, 6_144);
+    assert_eq!(
+        ask(llamacpp, ServerKind::LlamaCpp).await.unwrap().tokens,
+        6_144
+    );
 
     let vllm = Script::default().route(
         "GET /v1/models",

@@ -132,7 +132,8 @@ async fn client_errors_end_the_turn_with_the_providers_message_at_once() {
             "exceeded your current quota",
         ),
         (
-            ErrorReply::new(400, "ignored").raw_body("<html><body>Bad gateway config</body></html>"),
+            ErrorReply::new(400, "ignored")
+                .raw_body("<html><body>Bad gateway config</body></html>"),
             "Bad gateway config",
         ),
     ];
@@ -340,7 +341,10 @@ async fn a_local_port_nothing_listens_on_fails_at_once_in_plain_words() {
     assert!(retries(&events).is_empty(), "a refusal here is not retried");
     assert!(started.elapsed() < Duration::from_secs(2));
     let message = finish_of(&events).1.unwrap();
-    assert_eq!(message, format!("nothing is listening at http://127.0.0.1:{port}"));
+    assert_eq!(
+        message,
+        format!("nothing is listening at http://127.0.0.1:{port}")
+    );
 }
 
 #[tokio::test]
@@ -362,10 +366,17 @@ async fn the_local_default_that_is_not_running_says_how_to_start_it() {
     assert!(retries(&events).is_empty());
     let message = finish_of(&events).1.unwrap();
     assert!(
-        message.starts_with(&format!("nothing is listening at http://localhost:{port}: start Ollama (`ollama serve`")),
+        message.starts_with(&format!(
+            "nothing is listening at http://localhost:{port}: start Ollama (`ollama serve`"
+        )),
         "{message}"
     );
-    for internal in ["tcp connect error", "os error", "Connection refused", "client error"] {
+    for internal in [
+        "tcp connect error",
+        "os error",
+        "Connection refused",
+        "client error",
+    ] {
         assert!(!message.contains(internal), "{message}");
     }
 }

@@ -536,7 +536,11 @@ async fn no_provider_and_nothing_listening_says_so_in_one_line_at_once() {
     let started = Instant::now();
     let run = finish(sandbox.spawn_probing(&["chat", "hello"], &probed), "").await;
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(run.stdout, "");
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     let line = run.stderr.trim_end();
@@ -544,11 +548,18 @@ async fn no_provider_and_nothing_listening_says_so_in_one_line_at_once() {
     for needed in ["ollama serve", "gantry-cli provider set", "--provider"] {
         assert!(line.contains(needed), "{line}");
     }
-    for internal in ["tcp connect", "os error", "could not reach", "Connection refused"] {
+    for internal in [
+        "tcp connect",
+        "os error",
+        "could not reach",
+        "Connection refused",
+    ] {
         assert!(!line.contains(internal), "{line}");
     }
     // Nothing was started: no session was saved.
-    let sessions = sandbox.run(&["sessions", "list", "--root", ".", "--json"]).await;
+    let sessions = sandbox
+        .run(&["sessions", "list", "--root", ".", "--json"])
+        .await;
     assert_eq!(sessions.stdout.trim(), "[]", "{}", sessions.stderr);
 }
 
@@ -624,7 +635,9 @@ async fn a_fatal_error_is_printed_once_not_again_as_a_log_line() {
     let run = sandbox.chat(&provider, &["hello"]).await;
     assert_eq!(run.code, 1);
     assert_eq!(
-        run.stderr.matches("maximum context length is 8192 tokens").count(),
+        run.stderr
+            .matches("maximum context length is 8192 tokens")
+            .count(),
         1,
         "{}",
         run.stderr
@@ -646,9 +659,16 @@ async fn a_retry_that_restarts_the_reply_says_so_on_stdout() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{}", run.stdout);
     assert!("The answer is".starts_with(lines[0]), "{}", run.stdout);
-    assert_eq!(lines[1], "[the reply broke off; retrying, it restarts below]");
+    assert_eq!(
+        lines[1],
+        "[the reply broke off; retrying, it restarts below]"
+    );
     assert_eq!(lines[2], "The answer is 42.");
-    assert!(run.stderr.contains("(the reply restarts)"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(the reply restarts)"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[tokio::test]
@@ -661,7 +681,17 @@ async fn provider_use_makes_a_provider_the_default() {
     .unwrap();
     let url = provider.base_url();
     let set = sandbox
-        .run(&["provider", "set", "mine", "--base-url", &url, "--model", "mine", "--stream-usage", "false"])
+        .run(&[
+            "provider",
+            "set",
+            "mine",
+            "--base-url",
+            &url,
+            "--model",
+            "mine",
+            "--stream-usage",
+            "false",
+        ])
         .await;
     assert_eq!(set.code, 0, "{}", set.stderr);
     let unknown = sandbox.run(&["provider", "use", "nope"]).await;
@@ -673,6 +703,9 @@ async fn provider_use_makes_a_provider_the_default() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "Used by default.\n");
     let body = provider.chat_requests()[0].body.clone().unwrap();
-    assert!(body.get("stream_options").is_none(), "the flag was saved: {body}");
+    assert!(
+        body.get("stream_options").is_none(),
+        "the flag was saved: {body}"
+    );
     provider.verify().unwrap();
 }

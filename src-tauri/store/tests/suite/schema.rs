@@ -93,9 +93,28 @@ async fn everything_survives_close_and_reopen() {
         (Some("reopen"), Some("m-2"))
     );
     // A provider that refused `stream_options` keeps that.
-    assert!(store.providers().refuse_stream_usage("reopen").await.unwrap());
-    assert!(!store.providers().refuse_stream_usage("absent").await.unwrap());
-    let flags = store.providers().get("reopen").await.unwrap().unwrap().config.flags;
+    assert!(
+        store
+            .providers()
+            .refuse_stream_usage("reopen")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .providers()
+            .refuse_stream_usage("absent")
+            .await
+            .unwrap()
+    );
+    let flags = store
+        .providers()
+        .get("reopen")
+        .await
+        .unwrap()
+        .unwrap()
+        .config
+        .flags;
     assert_eq!(flags.stream_usage, Some(false));
     assert_eq!(flags.replay_reasoning, Some(true));
 }

@@ -264,7 +264,10 @@ async fn calls_at_index_zero_and_extra_fields_are_sent_as_servers_do() {
 async fn scripted_routes_answer_other_endpoints_and_are_recorded() {
     let provider = ScriptedProvider::start(
         Script::default()
-            .route("GET /props", json!({"default_generation_settings": {"n_ctx": 4096}}))
+            .route(
+                "GET /props",
+                json!({"default_generation_settings": {"n_ctx": 4096}}),
+            )
             .route("POST /api/show", json!({"model_info": {}})),
     )
     .await
