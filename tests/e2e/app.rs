@@ -92,6 +92,9 @@ impl App {
                 .env("XDG_DATA_HOME", data.join("share"))
                 .env("LANG", "en_US.UTF-8")
                 .env("LANGUAGE", "en_US:en")
+                // No local model server is looked for at the machine's real ports; a scenario
+                // that wants one names its address.
+                .env("GANTRY_LOCAL_SERVERS", "")
                 .envs(env.iter().copied())
                 .stdout(Stdio::null())
                 .stderr(Stdio::inherit());

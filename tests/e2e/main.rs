@@ -23,6 +23,7 @@ mod fixture;
 mod language;
 mod mcp;
 mod mcp_edit;
+mod models;
 mod panels;
 mod scenarios;
 mod webdriver;

@@ -111,7 +111,7 @@ describe("the chat panel", () => {
 
   it("renders a stored transcript with tool cards and their levels", async () => {
     view = {
-      session: { id: SESSION, title: "Change a.txt", model: null, messageCount: 4, createdAt: 0, updatedAt: 0 },
+      session: { id: SESSION, title: "Change a.txt", model: null, provider: null, messageCount: 4, createdAt: 0, updatedAt: 0 },
       running: false,
       messages: [
         message("user", "Change a.txt"),
@@ -246,7 +246,7 @@ describe("the chat panel", () => {
 
   it("ignores another session's events", async () => {
     view = {
-      session: { id: SESSION, title: "t", model: null, messageCount: 0, createdAt: 0, updatedAt: 0 },
+      session: { id: SESSION, title: "t", model: null, provider: null, messageCount: 0, createdAt: 0, updatedAt: 0 },
       messages: [],
       running: false,
     };
@@ -271,7 +271,7 @@ describe("the chat panel", () => {
 
     it("words a stored transcript's cards, the running turn and its notices in Chinese", async () => {
       view = {
-        session: { id: SESSION, title: "t", model: null, messageCount: 2, createdAt: 0, updatedAt: 0 },
+        session: { id: SESSION, title: "t", model: null, provider: null, messageCount: 2, createdAt: 0, updatedAt: 0 },
         running: false,
         messages: [
           message("user", "Change a.txt"),

@@ -59,8 +59,8 @@ afterEach(() => {
 
 const now = Date.now();
 const sessions: SessionSummary[] = [
-  { id: "a", title: "Fix the build", model: "m", messageCount: 4, createdAt: now - 7_200_000, updatedAt: now - 3 * 3_600_000 },
-  { id: "b", title: "", model: null, messageCount: 0, createdAt: now, updatedAt: now },
+  { id: "a", title: "Fix the build", model: "m", provider: null, messageCount: 4, createdAt: now - 7_200_000, updatedAt: now - 3 * 3_600_000 },
+  { id: "b", title: "", model: null, provider: null, messageCount: 0, createdAt: now, updatedAt: now },
 ];
 
 describe("the session list", () => {
@@ -122,13 +122,17 @@ describe("the session list", () => {
   });
 });
 
+const HOSTED = { streamUsage: true, replayReasoning: false, textToolCalls: false };
+const LOCAL = { streamUsage: true, replayReasoning: false, textToolCalls: true };
+
 describe("the settings dialog", () => {
   const settings: ProviderSettings = {
-    active: { name: "openai", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini", apiKeyEnv: "OPENAI_API_KEY", contextWindow: 128000, saved: true },
+    active: { name: "openai", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini", apiKeyEnv: "OPENAI_API_KEY", contextWindow: 128000, saved: true, flags: HOSTED, server: "other", needsKey: true },
+    configured: true,
     key: { state: "stored" },
     presets: [
-      { name: "openai", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini", apiKeyEnv: "OPENAI_API_KEY", contextWindow: 128000, saved: false },
-      { name: "ollama", baseUrl: "http://localhost:11434/v1", model: "qwen2.5-coder", apiKeyEnv: null, contextWindow: 8192, saved: false },
+      { name: "openai", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini", apiKeyEnv: "OPENAI_API_KEY", contextWindow: 128000, saved: false, flags: HOSTED, server: "other", needsKey: true },
+      { name: "ollama", baseUrl: "http://localhost:11434/v1", model: "qwen2.5-coder", apiKeyEnv: null, contextWindow: 8192, saved: false, flags: LOCAL, server: "ollama", needsKey: false },
     ],
   };
 
@@ -152,6 +156,7 @@ describe("the settings dialog", () => {
       baseUrl: "https://api.openai.com/v1",
       model: "gpt-4.1-mini",
       contextWindow: 128000,
+      flags: HOSTED,
     });
     await vi.waitFor(() => {
       expect(handlers.onsaved).toHaveBeenCalledWith(settings);
@@ -175,7 +180,22 @@ describe("the settings dialog", () => {
       model: "qwen2.5-coder",
       contextWindow: 8192,
       apiKey: "secret-key",
+      flags: LOCAL,
     });
+  });
+
+  it("shows the preset's wire options and sends them as changed", () => {
+    render();
+    const stream = document.querySelector<HTMLInputElement>("[data-testid=settings-stream-usage]");
+    const text = document.querySelector<HTMLInputElement>("[data-testid=settings-text-tool-calls]");
+    expect([stream?.checked, text?.checked]).toEqual([true, false]);
+    stream?.click();
+    flushSync();
+    call.mockReturnValue(new Promise(() => undefined));
+    click("[data-testid=settings-save]");
+    expect(call).toHaveBeenCalledWith("save_provider", expect.objectContaining({
+      flags: { ...HOSTED, streamUsage: false },
+    }));
   });
 
   it("shows a refusal inline, and the keychain's message when it is unavailable", async () => {

@@ -13,8 +13,10 @@ import {
 } from "../src/lib/settings";
 import { setLanguage } from "../src/lib/i18n.svelte";
 
+const FLAGS = { streamUsage: true, replayReasoning: false, textToolCalls: false };
+
 function preset(name: string, baseUrl: string, model: string, apiKeyEnv: string | null = null): ProviderView {
-  return { name, baseUrl, model, apiKeyEnv, contextWindow: 8192, saved: false };
+  return { name, baseUrl, model, apiKeyEnv, contextWindow: 8192, saved: false, flags: FLAGS, server: "other", needsKey: apiKeyEnv !== null };
 }
 
 const presets = [
@@ -23,7 +25,7 @@ const presets = [
 ];
 
 function settings(active: ProviderView): ProviderSettings {
-  return { active, key: { state: "missing" }, presets };
+  return { active, configured: true, key: { state: "missing" }, presets };
 }
 
 describe("the provider form", () => {
@@ -36,6 +38,7 @@ describe("the provider form", () => {
       model: "qwen2.5-coder",
       contextWindow: "8192",
       apiKey: "",
+      flags: FLAGS,
     });
     const custom = formFor(settings({ ...preset("work", "https://llm.example/v1", "m"), saved: true }));
     expect(custom.preset).toBe(CUSTOM);
@@ -56,12 +59,14 @@ describe("the provider form", () => {
       baseUrl: "https://api.openai.com/v1",
       model: "gpt-4.1-mini",
       contextWindow: 8192,
+      flags: FLAGS,
     });
     expect(saveRequest({ ...form, apiKey: "  sk-new  ", contextWindow: "" })).toEqual({
       name: "openai",
       baseUrl: "https://api.openai.com/v1",
       model: "gpt-4.1-mini",
       apiKey: "sk-new",
+      flags: FLAGS,
     });
   });
 
@@ -82,7 +87,7 @@ describe("the provider form", () => {
 });
 
 describe("the connection test", () => {
-  const form = { preset: "custom", name: " local ", baseUrl: " http://127.0.0.1:8080/v1 ", model: "m", contextWindow: "", apiKey: "" };
+  const form = { preset: "custom", name: " local ", baseUrl: " http://127.0.0.1:8080/v1 ", model: "m", contextWindow: "", apiKey: "", flags: FLAGS };
 
   it("asks with the form's name and URL, and a key only when one was typed", () => {
     expect(probeRequest(form)).toEqual({ name: "local", baseUrl: "http://127.0.0.1:8080/v1" });

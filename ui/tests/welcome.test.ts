@@ -30,7 +30,9 @@ describe("the welcome screen", () => {
     const project = { id: 1, name: "app", path: "/home/me/app" };
     call.mockImplementation((command: string) =>
       Promise.resolve(
-        command === "recent_projects"
+        command === "local_servers"
+          ? { configured: true, servers: [] }
+          : command === "recent_projects"
           ? [
               { name: "app", path: "/home/me/app", lastOpenedAt: now - 3 * 3_600_000, exists: true },
               { name: "gone", path: "/home/me/gone", lastOpenedAt: now - 86_400_000, exists: false },
@@ -61,7 +63,9 @@ describe("the welcome screen", () => {
     const now = Date.now();
     call.mockImplementation((command: string) =>
       Promise.resolve(
-        command === "recent_projects"
+        command === "local_servers"
+          ? { configured: true, servers: [] }
+          : command === "recent_projects"
           ? [
               { name: "app", path: "/home/me/app", lastOpenedAt: now - 3 * 3_600_000, exists: true },
               { name: "gone", path: "/home/me/gone", lastOpenedAt: now - 86_400_000, exists: false },
@@ -93,7 +97,9 @@ describe("the welcome screen", () => {
   });
 
   it("says there is no recent project in Chinese, and follows a change of language at once", async () => {
-    call.mockResolvedValue([]);
+    call.mockImplementation((command: string) =>
+      Promise.resolve(command === "local_servers" ? { configured: true, servers: [] } : []),
+    );
     component = mount(Welcome, { target: document.body, props: { error: null, onopen: vi.fn() } });
     await vi.waitFor(() => {
       expect(document.querySelector("[data-testid=no-recent]")).not.toBeNull();

@@ -11,10 +11,14 @@ export type ProviderSettings = {
  */
 active: ProviderView, 
 /**
+ * Whether a provider was chosen.
+ */
+configured: boolean, 
+/**
  * Whether it has a stored key.
  */
 key: KeyState, 
 /**
- * The shipped presets, to start from.
+ * The shipped presets.
  */
 presets: Array<ProviderView>, };

@@ -9,22 +9,26 @@ export type SessionSummary = {
  */
 id: string, 
 /**
- * Its title (the first line of its first message until renamed).
+ * Its title.
  */
 title: string, 
 /**
- * The model it talked to last.
+ * The model.
  */
 model: string | null, 
 /**
- * How many messages it holds.
+ * The provider it was switched to.
+ */
+provider: string | null, 
+/**
+ * How many messages.
  */
 messageCount: number, 
 /**
- * When it was created, in milliseconds since the epoch.
+ * Created.
  */
 createdAt: number, 
 /**
- * When it last changed, in milliseconds since the epoch.
+ * Updated.
  */
 updatedAt: number, };

@@ -5,14 +5,18 @@
  */
 export type ToolCall = { 
 /**
- * The model's `tool_call_id` (synthesised when a provider sends none).
+ * The model's `tool_call_id`.
  */
 id: string, 
 /**
- * The tool's name as the model wrote it.
+ * The tool's name.
  */
 name: string, 
 /**
- * The arguments as the model wrote them (JSON text, not necessarily valid).
+ * The arguments.
  */
-arguments: string, };
+arguments: string, 
+/**
+ * Fields the provider put on the call.
+ */
+extra?: Record<string, unknown>, };

@@ -7,6 +7,7 @@ import type { AuditExport } from "./AuditExport";
 import type { AuditRequest } from "./AuditRequest";
 import type { ChatEvent } from "./ChatEvent";
 import type { ChatView } from "./ChatView";
+import type { ChooseModelRequest } from "./ChooseModelRequest";
 import type { ClaudeImportPreview } from "./ClaudeImportPreview";
 import type { CommandError } from "./CommandError";
 import type { DialogClosed } from "./DialogClosed";
@@ -16,9 +17,12 @@ import type { GrantView } from "./GrantView";
 import type { ImportClaudeDesktopRequest } from "./ImportClaudeDesktopRequest";
 import type { LaunchState } from "./LaunchState";
 import type { ListDirRequest } from "./ListDirRequest";
+import type { ListModelsRequest } from "./ListModelsRequest";
+import type { LocalServers } from "./LocalServers";
 import type { McpPanel } from "./McpPanel";
 import type { McpServerEntry } from "./McpServerEntry";
 import type { McpServerRequest } from "./McpServerRequest";
+import type { ModelChoices } from "./ModelChoices";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
 import type { PreviewRequest } from "./PreviewRequest";
 import type { ProbeProviderRequest } from "./ProbeProviderRequest";
@@ -64,6 +68,8 @@ export type Commands = {
   send_message: { request: SendMessageRequest; response: string };
   cancel_turn: { request: null; response: null };
   list_tools: { request: null; response: Array<ToolInfo> };
+  list_models: { request: ListModelsRequest; response: ModelChoices };
+  choose_model: { request: ChooseModelRequest; response: ModelChoices };
   mcp_servers: { request: null; response: McpPanel };
   restart_mcp_server: { request: McpServerRequest; response: McpPanel };
   trust_project_mcp: { request: null; response: McpPanel };
@@ -77,6 +83,7 @@ export type Commands = {
   save_provider: { request: SaveProviderRequest; response: ProviderSettings };
   probe_provider: { request: ProbeProviderRequest; response: ProviderProbe };
   delete_provider_key: { request: ProviderNameRequest; response: ProviderSettings };
+  local_servers: { request: null; response: LocalServers };
   set_tool_policy: { request: SetToolPolicyRequest; response: Array<ToolInfo> };
   reset_tool_policies: { request: null; response: Array<ToolInfo> };
   session_grants: { request: null; response: Array<GrantView> };
@@ -119,6 +126,8 @@ export const COMMAND_NAMES = [
   "send_message",
   "cancel_turn",
   "list_tools",
+  "list_models",
+  "choose_model",
   "mcp_servers",
   "restart_mcp_server",
   "trust_project_mcp",
@@ -132,6 +141,7 @@ export const COMMAND_NAMES = [
   "save_provider",
   "probe_provider",
   "delete_provider_key",
+  "local_servers",
   "set_tool_policy",
   "reset_tool_policies",
   "session_grants",

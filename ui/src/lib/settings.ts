@@ -2,6 +2,7 @@
 // request a filled form sends. The API key is sent only when the user typed one (the stored key
 // never comes back to the webview, so an empty field means "keep it").
 
+import type { ProviderFlags } from "../bindings/ProviderFlags";
 import type { ProviderSettings } from "../bindings/ProviderSettings";
 import type { ProviderView } from "../bindings/ProviderView";
 import type { ProbeProviderRequest } from "../bindings/ProbeProviderRequest";
@@ -17,10 +18,19 @@ const PRESET_LABELS: Readonly<Record<string, string>> = {
   openai: "OpenAI",
   openrouter: "OpenRouter",
   deepseek: "DeepSeek",
+  mistral: "Mistral",
+  groq: "Groq",
+  together: "Together AI",
+  gemini: "Gemini",
+  anthropic: "Anthropic",
   ollama: "Ollama",
   lmstudio: "LM Studio",
   llamacpp: "llama.cpp",
+  vllm: "vLLM",
 };
+
+/** OpenAI's wire behaviour: what a custom provider starts with. */
+export const DEFAULT_FLAGS: ProviderFlags = { streamUsage: true, replayReasoning: false, textToolCalls: false };
 
 /** A preset's display name. */
 export function presetLabel(name: string): string {
@@ -37,6 +47,8 @@ export interface ProviderForm {
   readonly contextWindow: string;
   /** As typed; empty keeps the stored key. */
   readonly apiKey: string;
+  /** Where the provider's wire differs from OpenAI's. */
+  readonly flags: ProviderFlags;
 }
 
 /** The form for the active provider. */
@@ -50,6 +62,7 @@ export function formFor(settings: ProviderSettings): ProviderForm {
     model: active.model,
     contextWindow: String(active.contextWindow),
     apiKey: "",
+    flags: active.flags,
   };
 }
 
@@ -68,6 +81,7 @@ export function choosePreset(
     model: chosen.model,
     contextWindow: String(chosen.contextWindow),
     apiKey: form.apiKey,
+    flags: chosen.flags,
   };
 }
 
@@ -79,7 +93,7 @@ export function saveRequest(form: ProviderForm): SaveProviderRequest | { error: 
   if (name === "") return { error: t("settings.error.name") };
   if (baseUrl === "") return { error: t("settings.error.baseUrl") };
   if (model === "") return { error: t("settings.error.model") };
-  const request: SaveProviderRequest = { name, baseUrl, model };
+  const request: SaveProviderRequest = { name, baseUrl, model, flags: form.flags };
   const window = form.contextWindow.trim();
   if (window !== "") {
     const tokens = Number(window);

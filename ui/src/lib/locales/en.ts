@@ -217,6 +217,10 @@ export const en = {
   "settings.error.baseUrl": "Enter the API base URL.",
   "settings.error.model": "Enter a model.",
   "settings.error.contextWindow": "The context window is a whole number of tokens.",
+  "settings.flags": "Wire options",
+  "settings.flag.streamUsage": "Ask for token counts in the stream (off for servers that refuse stream_options)",
+  "settings.flag.replayReasoning": "Send the reasoning back with tool calls (DeepSeek's thinking mode)",
+  "settings.flag.textToolCalls": "Recognise tool calls written as text (small local models)",
 
   "help.title": "Keyboard shortcuts",
   "shortcuts.area.chat": "Chat",
@@ -374,6 +378,36 @@ export const en = {
   "error.mcpEditedElsewhere": "Server “{name}” was changed in {file} since you opened it; nothing was written. Open it again to see the change.",
   "error.mcpFileChanged": "{file} changed while Gantry was saving it; nothing was written. Try again.",
   "error.mcpNothingChosen": "Choose at least one server.",
+
+  // The chat header's model picker.
+  "models.title": "Model for this chat",
+  "models.provider": "Provider",
+  "models.model": "Model",
+  "models.local": "on this machine",
+  "models.use": "Use for this chat",
+  "models.follow": "Follow Settings",
+  "models.listFailed": "The models could not be listed: {reason}",
+  "models.windowFromServer": "Context window: {tokens} tokens, as the server runs the model.",
+  "models.windowConfigured": "Context window: {tokens} tokens (as configured).",
+
+  // The first run: a model to talk to.
+  "setup.title": "Choose a model to talk to",
+  "setup.looking": "Looking for model servers on this machine…",
+  "setup.foundIntro": "Found on this machine:",
+  "setup.found": "{server} at {address}: {count} models",
+  "setup.found_one": "{server} at {address}: {count} model",
+  "setup.noModels": "{server} at {address} is running but has no model yet.",
+  "setup.modelOf": "Model of {server}",
+  "setup.use": "Use",
+  "setup.none": "No local model server answers on this machine (Ollama, LM Studio, llama.cpp).",
+  "setup.installOllama": "Install Ollama, then run",
+  "setup.installLmStudio": "Or install LM Studio, download a model and start its server (Developer tab).",
+  "setup.installLlamaCpp": "Or run llama.cpp's server:",
+  "setup.again": "Check again",
+  "setup.hosted": "Or use a hosted provider with your API key (kept in the system keychain):",
+  "setup.keyPlaceholder": "API key",
+  "setup.keyNeeded": "Paste the provider's API key.",
+  "setup.saveHosted": "Save and use",
 } as const;
 
 /** A message's key. */
