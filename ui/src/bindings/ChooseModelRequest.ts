@@ -5,7 +5,7 @@
  */
 export type ChooseModelRequest = { 
 /**
- * The provider.
+ * The provider (saved or preset); absent: follow the active provider again.
  */
 provider?: string, 
 /**

@@ -5,6 +5,6 @@
  */
 export type ListModelsRequest = { 
 /**
- * Another provider.
+ * Another provider to list the models of; the session's when absent.
  */
 provider?: string, };

@@ -5,22 +5,22 @@
  */
 export type LocalServer = { 
 /**
- * The preset it matches.
+ * The preset it matches (`ollama`, `lmstudio`, `llamacpp`).
  */
 preset: string, 
 /**
- * Its name for people.
+ * Its name for people (`LM Studio`).
  */
 label: string, 
 /**
- * The API base.
+ * The API base it answered at.
  */
 baseUrl: string, 
 /**
- * The models it lists.
+ * The models it lists, sorted (empty: running, but nothing to chat with yet).
  */
 models: Array<string>, 
 /**
- * The model to offer first.
+ * The model to offer first: the preset's when listed, else the first listed.
  */
 suggestedModel: string | null, };

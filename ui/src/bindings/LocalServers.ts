@@ -2,7 +2,7 @@
 import type { LocalServer } from "./LocalServer";
 
 /**
- * The local model servers found.
+ * The local model servers found, for the welcome screen and the empty chat.
  */
 export type LocalServers = { 
 /**
@@ -10,6 +10,6 @@ export type LocalServers = {
  */
 configured: boolean, 
 /**
- * The servers that answered.
+ * The servers that answered, in probing order (Ollama, LM Studio, llama.cpp).
  */
 servers: Array<LocalServer>, };

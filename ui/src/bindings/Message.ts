@@ -17,7 +17,8 @@ role: Role,
  */
 content: string, 
 /**
- * The model's reasoning, when the provider streamed one (never sent back).
+ * The model's reasoning, when the provider streamed one (sent back only to providers that
+ * need it, on messages with tool calls: [`crate::ProviderFlags::replay_reasoning`]).
  */
 reasoning?: string | null, 
 /**

@@ -6,7 +6,7 @@ import type { ProviderOption } from "./ProviderOption";
  */
 export type ModelChoices = { 
 /**
- * The provider.
+ * The provider the listing is for (the session's, unless another was asked).
  */
 provider: string, 
 /**
@@ -14,30 +14,30 @@ provider: string,
  */
 baseUrl: string, 
 /**
- * The model.
+ * The model the session talks to (for another provider: that provider's default).
  */
 model: string, 
 /**
- * Whether the session was switched to it.
+ * Whether the session was switched to it (otherwise it follows the active provider).
  */
 chosen: boolean, 
 /**
- * The window.
+ * The window requests are fitted into, in tokens.
  */
 contextWindow: number, 
 /**
- * Whether the server said so.
+ * Whether that is what the server said it runs (a local server), not a configured value.
  */
 windowFromServer: boolean, 
 /**
- * The models.
+ * The models the provider lists, sorted (empty when it could not be asked: see `error`).
  */
 models: Array<string>, 
 /**
- * Why the list could not be had.
+ * Why the list could not be had, in words.
  */
 error: string | null, 
 /**
- * The providers.
+ * The providers one can switch to: saved ones, then presets not saved.
  */
 providers: Array<ProviderOption>, };

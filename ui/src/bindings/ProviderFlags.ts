@@ -5,14 +5,17 @@
  */
 export type ProviderFlags = { 
 /**
- * Ask for token usage in the stream.
+ * Ask for token usage in the stream (`stream_options.include_usage`). Off for servers that
+ * reject the field (Mistral).
  */
 streamUsage: boolean, 
 /**
- * Send the model's reasoning back on assistant messages that carry tool calls.
+ * Send the model's reasoning back (`reasoning_content`) on assistant messages that carry
+ * tool calls (DeepSeek's thinking mode requires it).
  */
 replayReasoning: boolean, 
 /**
- * Recognise tool calls a model writes as text.
+ * Recognise tool calls a model writes as text (`<tool_call>{…}</tool_call>`,
+ * `<function=…>`, a bare JSON object) when the turn offered tools, and run them as calls.
  */
 textToolCalls: boolean, };

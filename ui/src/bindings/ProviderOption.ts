@@ -13,10 +13,10 @@ name: string,
  */
 baseUrl: string, 
 /**
- * Whether it is saved.
+ * Whether it is saved (otherwise a preset as shipped).
  */
 saved: boolean, 
 /**
- * Whether it runs on this machine.
+ * Whether it runs on this machine (a local server's preset or address).
  */
 local: boolean, };

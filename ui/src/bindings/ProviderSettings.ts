@@ -7,11 +7,12 @@ import type { ProviderView } from "./ProviderView";
  */
 export type ProviderSettings = { 
 /**
- * The provider the chat uses.
+ * The provider the chat uses (with none chosen: the Ollama preset, or the first local
+ * server found when a message is sent).
  */
 active: ProviderView, 
 /**
- * Whether a provider was chosen.
+ * Whether a provider was chosen (false on a fresh install: the first run's guidance).
  */
 configured: boolean, 
 /**
@@ -19,6 +20,6 @@ configured: boolean,
  */
 key: KeyState, 
 /**
- * The shipped presets.
+ * The shipped presets, to start from.
  */
 presets: Array<ProviderView>, };

@@ -7,11 +7,11 @@ import type { ServerKind } from "./ServerKind";
  */
 export type ProviderView = { 
 /**
- * Its name.
+ * Its name (a preset's, or the user's).
  */
 name: string, 
 /**
- * The API base URL.
+ * The API base URL, up to `/v1`.
  */
 baseUrl: string, 
 /**
@@ -19,7 +19,7 @@ baseUrl: string,
  */
 model: string, 
 /**
- * The environment variable read for the key.
+ * The environment variable read for the key when the keychain has none.
  */
 apiKeyEnv: string | null, 
 /**
@@ -27,11 +27,11 @@ apiKeyEnv: string | null,
  */
 contextWindow: number, 
 /**
- * Whether it is saved.
+ * Whether it is saved in the store (otherwise it is a preset as shipped).
  */
 saved: boolean, 
 /**
- * Where its wire differs.
+ * Where its wire differs from OpenAI's.
  */
 flags: ProviderFlags, 
 /**
@@ -39,6 +39,6 @@ flags: ProviderFlags,
  */
 server: ServerKind, 
 /**
- * Whether it needs an API key.
+ * Whether it needs an API key (hosted services do; local servers don't).
  */
 needsKey: boolean, };

@@ -2,30 +2,30 @@
 import type { ProviderFlags } from "./ProviderFlags";
 
 /**
- * The argument of `save_provider`.
+ * The argument of `save_provider`: saves a provider and makes it the active one.
  */
 export type SaveProviderRequest = { 
 /**
- * Its name.
+ * Its name: 1 to 64 letters, digits, `.`, `_` or `-` (a preset's name keeps its defaults).
  */
 name: string, 
 /**
- * The API base URL.
+ * The API base URL (`http://` or `https://`).
  */
 baseUrl: string, 
 /**
- * The model.
+ * The model to ask.
  */
 model: string, 
 /**
- * The context window.
+ * The context window in tokens; the preset's (or 8192) when absent.
  */
 contextWindow?: number, 
 /**
- * A new API key.
+ * A new API key to store in the keychain; absent or empty keeps the stored one.
  */
 apiKey?: string, 
 /**
- * The wire flags.
+ * The wire flags; absent keeps the saved ones (or the preset's).
  */
 flags?: ProviderFlags, };

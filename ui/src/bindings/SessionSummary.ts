@@ -9,26 +9,26 @@ export type SessionSummary = {
  */
 id: string, 
 /**
- * Its title.
+ * Its title (the first line of its first message until renamed).
  */
 title: string, 
 /**
- * The model.
+ * The model it talked to last (or was switched to).
  */
 model: string | null, 
 /**
- * The provider it was switched to.
+ * The provider it was switched to; `None`: it follows the active provider.
  */
 provider: string | null, 
 /**
- * How many messages.
+ * How many messages it holds.
  */
 messageCount: number, 
 /**
- * Created.
+ * When it was created, in milliseconds since the epoch.
  */
 createdAt: number, 
 /**
- * Updated.
+ * When it last changed, in milliseconds since the epoch.
  */
 updatedAt: number, };

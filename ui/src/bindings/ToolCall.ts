@@ -5,18 +5,19 @@
  */
 export type ToolCall = { 
 /**
- * The model's `tool_call_id`.
+ * The model's `tool_call_id` (synthesised when a provider sends none).
  */
 id: string, 
 /**
- * The tool's name.
+ * The tool's name as the model wrote it.
  */
 name: string, 
 /**
- * The arguments.
+ * The arguments as the model wrote them (JSON text, not necessarily valid).
  */
 arguments: string, 
 /**
- * Fields the provider put on the call.
+ * Fields the provider put on the call beyond `id`, `type` and `function` (Gemini's
+ * `extra_content` with its thought signature), sent back unchanged with the call.
  */
 extra?: Record<string, unknown>, };
