@@ -40,9 +40,10 @@ async fn the_first_run_offers_a_local_server_and_the_header_switches_the_model()
     let local = format!("ollama={}", server.base_url());
     let env = [("GANTRY_LOCAL_SERVERS", local.as_str())];
     let arg = fixture.arg();
-    let mut app = App::launch_with_env("first-run-models", &[arg.as_str()], data.path(), true, &env)
-        .await
-        .unwrap();
+    let mut app =
+        App::launch_with_env("first-run-models", &[arg.as_str()], data.path(), true, &env)
+            .await
+            .unwrap();
 
     // The empty chat offers what answers on "this machine", with its models.
     app.wait_for_css("[data-testid=setup-server][data-preset=ollama]")
@@ -55,10 +56,7 @@ async fn the_first_run_offers_a_local_server_and_the_header_switches_the_model()
         )
         .await
         .unwrap();
-    assert!(
-        offered.as_str().unwrap().contains("2 models"),
-        "{offered}"
-    );
+    assert!(offered.as_str().unwrap().contains("2 models"), "{offered}");
     app.screenshot("offered").await.unwrap();
     app.click("[data-testid=setup-use]").await.unwrap();
     app.wait_for(
@@ -109,9 +107,15 @@ async fn the_first_run_offers_a_local_server_and_the_header_switches_the_model()
     app.quit().await.unwrap();
 
     // After a restart the session still talks to the model it was switched to.
-    let mut app = App::launch_with_env("first-run-models", &[arg.as_str()], data.path(), false, &env)
-        .await
-        .unwrap();
+    let mut app = App::launch_with_env(
+        "first-run-models",
+        &[arg.as_str()],
+        data.path(),
+        false,
+        &env,
+    )
+    .await
+    .unwrap();
     app.wait_for(
         "the remembered model",
         "return document.querySelector('[data-testid=provider-summary]')?.textContent === 'Ollama · qwen3:32b';",

@@ -541,17 +541,16 @@ impl Provider {
         signal: &mut (dyn FnMut(StreamSignal) + Send),
     ) -> Result<AssembledReply, CallFailure> {
         let encode = |usage: bool| {
-            request
-                .streamed_bytes(usage)
-                .map_err(|error| CallFailure::Failed {
-                    error: ProviderError::Config(format!(
-                        "the request could not be encoded: {error}"
-                    )),
-                    partial: AssembledReply::default(),
-                })
+            request.streamed_bytes(usage).map_err(|error| {
+                ProviderError::Config(format!("the request could not be encoded: {error}"))
+            })
+        };
+        let failed = |error: ProviderError| CallFailure::Failed {
+            error,
+            partial: AssembledReply::default(),
         };
         let mut usage = self.options.include_usage && self.flags().stream_usage;
-        let mut body = encode(usage)?;
+        let mut body = encode(usage).map_err(failed)?;
         let text_calls = self.config.flags.text_tool_calls && !request.tool_names().is_empty();
         let new_assembler = || {
             if text_calls {
@@ -580,7 +579,7 @@ impl Provider {
             };
             if usage && refuses_stream_options(&error) {
                 usage = false;
-                body = encode(usage)?;
+                body = encode(usage).map_err(failed)?;
                 self.refuses_stream_options.store(true, Ordering::Relaxed);
                 REFUSES_STREAM_OPTIONS
                     .lock()

@@ -356,13 +356,13 @@ impl ReplyAssembler {
         }
         if !calls.is_empty() {
             self.calls_from_text = true;
-            let mut index = self
+            let first = self
                 .calls
                 .iter()
                 .map(|call| call.index + 1)
                 .max()
                 .unwrap_or(0);
-            for call in calls {
+            for (index, call) in (first..).zip(calls) {
                 tracing::debug!(tool = %call.name, "a tool call written as text");
                 self.calls.push(PartialCall {
                     index,
@@ -371,7 +371,6 @@ impl ReplyAssembler {
                     arguments: call.arguments,
                     extra: serde_json::Map::new(),
                 });
-                index += 1;
             }
             if matches!(self.finish_reason, None | Some(FinishReason::Stop)) {
                 self.finish_reason = Some(FinishReason::ToolCalls);
