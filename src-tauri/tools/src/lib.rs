@@ -56,7 +56,9 @@ pub use coerce::ArgumentProblem;
 pub use command_scope::{OptionEffect, ShellConstruct, Unscoped, command_scope};
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
-pub use fsutil::atomic::{AtomicWriteError, write_atomic, write_atomic_beneath};
+pub use fsutil::atomic::{
+    AtomicWriteError, write_atomic, write_atomic_beneath, write_atomic_private,
+};
 pub use gantry_tools_macros::tool;
 pub use gate::{Decider, Decision, DecisionKind};
 pub use ledger::{FileLedger, FileStamp, Freshness};

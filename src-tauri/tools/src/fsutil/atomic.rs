@@ -122,6 +122,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
     write_atomic_with(Target::Path(path), None, |file| file.write_all(bytes))
 }
 
+/// [`write_atomic`] for a file only its owner may read, whatever it was before (Gantry's own
+/// files that can hold secrets: the MCP servers' file with their tokens and headers): the file
+/// ends with mode 0600, and missing parent folders are created with mode 0700.
+pub fn write_atomic_private(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
+    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|source| AtomicWriteError::CreateDir {
+                dir: dir.to_owned(),
+                source,
+            })?;
+    }
+    write_atomic_as(Target::Path(path), None, Permissions::Private, |file| {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        file.write_all(bytes)
+    })
+}
+
 /// Replaces (or creates) the project file `resolved` with `bytes`, atomically and below the
 /// project root's descriptor. With `expected`, refused with [`AtomicWriteError::Changed`]
 /// when the file's stamp is no longer `expected` just before the rename — someone else changed
@@ -144,6 +166,24 @@ pub fn write_atomic_with(
     expected: Option<FileStamp>,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<(), AtomicWriteError> {
+    write_atomic_as(target, expected, Permissions::KeepExisting, fill)
+}
+
+/// Which permissions the new file gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Permissions {
+    /// The replaced file's (a new file: the process's default).
+    KeepExisting,
+    /// Whatever `fill` set.
+    Private,
+}
+
+fn write_atomic_as(
+    target: Target<'_>,
+    expected: Option<FileStamp>,
+    permissions: Permissions,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<(), AtomicWriteError> {
     let place = Place::open(target)?;
     let existing = match place.metadata() {
         Ok(metadata) if metadata.is_dir() => {
@@ -158,8 +198,8 @@ pub fn write_atomic_with(
     };
     let mut temp = TempFile::create(place.dir.as_fd())?;
     fill(&mut temp.file)?;
-    if let Some(permissions) = existing {
-        temp.file.set_permissions(permissions)?;
+    if let (Some(old), Permissions::KeepExisting) = (existing, permissions) {
+        temp.file.set_permissions(old)?;
     }
     temp.file.sync_all()?;
     if let Some(expected) = expected
@@ -562,5 +602,25 @@ mod tests {
                 TEMP_PREFIX.len() + TEMP_RANDOM_CHARS + TEMP_SUFFIX.len()
             );
         }
+    }
+
+    #[test]
+    fn a_private_write_leaves_a_file_only_its_owner_can_read() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new/config/mcp.json");
+        write_atomic_private(&path, b"{}").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        // An existing file readable by others is made private too.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        write_atomic_private(&path, b"{\"a\": 1}").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\": 1}");
+        // A plain atomic write keeps the permissions it found.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"x").unwrap();
+        assert_eq!(mode(&path), 0o640);
     }
 }
