@@ -151,10 +151,6 @@ impl std::fmt::Debug for ProjectChat {
     }
 }
 
-fn store_error(error: impl std::fmt::Display) -> CommandError {
-    CommandError::internal(format!("the database failed: {error}"))
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -172,8 +168,7 @@ impl ProjectChat {
         let latest = store
             .sessions()
             .list(project)
-            .await
-            .map_err(store_error)?
+            .await?
             .into_iter()
             .next()
             .map(|session| Arc::new(ToolSession::new(session.id.to_string())));
@@ -223,12 +218,7 @@ impl ProjectChat {
 
     /// The project's sessions, the most recently updated first.
     pub async fn sessions(&self) -> Result<Vec<SessionSummary>, CommandError> {
-        let sessions = self
-            .store
-            .sessions()
-            .list(self.project)
-            .await
-            .map_err(store_error)?;
+        let sessions = self.store.sessions().list(self.project).await?;
         Ok(sessions.into_iter().map(SessionSummary::from).collect())
     }
 
@@ -242,12 +232,7 @@ impl ProjectChat {
             });
         };
         let session = self.own_session(&id).await?;
-        let stored = self
-            .store
-            .sessions()
-            .messages(session.id)
-            .await
-            .map_err(store_error)?;
+        let stored = self.store.sessions().messages(session.id).await?;
         let messages = stored
             .into_iter()
             .filter_map(|stored| from_stored(stored.message))
@@ -266,13 +251,7 @@ impl ProjectChat {
     async fn own_session(&self, id: &str) -> Result<gantry_store::Session, CommandError> {
         let not_found = || CommandError::new(ErrorKind::NotFound, format!("no session {id}"));
         let parsed: SessionId = id.parse().map_err(|_| not_found())?;
-        match self
-            .store
-            .sessions()
-            .get(parsed)
-            .await
-            .map_err(store_error)?
-        {
+        match self.store.sessions().get(parsed).await? {
             Some(session) if session.project_id == self.project => Ok(session),
             _ => Err(not_found()),
         }
@@ -299,11 +278,8 @@ impl ProjectChat {
         }
         let session = self.own_session(id).await?;
         let sessions = self.store.sessions();
-        sessions
-            .rename(session.id, title)
-            .await
-            .map_err(store_error)?;
-        let renamed = sessions.get(session.id).await.map_err(store_error)?;
+        sessions.rename(session.id, title).await?;
+        let renamed = sessions.get(session.id).await?;
         renamed
             .map(SessionSummary::from)
             .ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no session {id}")))
@@ -316,11 +292,7 @@ impl ProjectChat {
         if self.current_id().as_deref() == Some(id) {
             self.switch(None).await?;
         }
-        self.store
-            .sessions()
-            .delete(session.id)
-            .await
-            .map_err(store_error)?;
+        self.store.sessions().delete(session.id).await?;
         self.view().await
     }
 

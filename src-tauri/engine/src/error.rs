@@ -5,6 +5,7 @@
 //! command body is a `?` away from a typed answer, and nothing a command receives can make the
 //! backend panic: a bad path, an unknown dialog id, a project that is not open are all errors.
 
+use gantry_agent::ProviderError;
 use gantry_mcp::EditError;
 use gantry_store::StoreError;
 use gantry_tools::{ConfineError, ManagerError};
@@ -242,6 +243,13 @@ impl From<OpenError> for CommandError {
     }
 }
 
+impl From<ProviderError> for CommandError {
+    /// The model provider is misconfigured or refused.
+    fn from(error: ProviderError) -> Self {
+        Self::new(ErrorKind::Provider, error.to_string())
+    }
+}
+
 impl From<SessionError> for CommandError {
     fn from(error: SessionError) -> Self {
         match error {
@@ -296,5 +304,24 @@ mod tests {
             source: std::io::Error::from(std::io::ErrorKind::NotFound),
         });
         assert_eq!(missing.kind, ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_folder_that_cannot_be_a_project_is_the_users_to_fix_and_says_why() {
+        let error = CommandError::from(OpenError::Root(ManagerError::BadRoot {
+            path: "/srv/file.txt".into(),
+            reason: "not a directory".into(),
+        }));
+        assert_eq!(error.kind, ErrorKind::InvalidInput);
+        assert_eq!(
+            error.message,
+            "/srv/file.txt can't be opened as a project: not a directory"
+        );
+        let session = CommandError::from(SessionError::Unknown(
+            gantry_agent::PersistError::NotFound("9".into()),
+        ));
+        assert_eq!(session.kind, ErrorKind::NotFound);
+        let provider = CommandError::from(ProviderError::Config("no key".into()));
+        assert_eq!(provider.kind, ErrorKind::Provider);
     }
 }

@@ -242,10 +242,7 @@ impl ProjectServers {
                 "no MCP server named '{name}' is configured"
             )));
         }
-        self.choices
-            .set_server_enabled(name, enabled)
-            .await
-            .map_err(|error| CommandError::internal(error.to_string()))?;
+        self.choices.set_server_enabled(name, enabled).await?;
         Ok(self.apply().await)
     }
 

@@ -238,12 +238,7 @@ impl AppState {
 
     /// Projects opened before, the most recently opened first.
     pub async fn recent_projects(&self) -> Result<Vec<RecentProject>, CommandError> {
-        let mut projects = self
-            .store
-            .projects()
-            .list()
-            .await
-            .map_err(|error| CommandError::internal(error.to_string()))?;
+        let mut projects = self.store.projects().list().await?;
         projects.sort_by_key(|project| std::cmp::Reverse(project.last_opened_at));
         projects.truncate(RECENT_PROJECTS);
         Ok(projects
@@ -422,16 +417,11 @@ impl AppState {
         let filter = request.to_filter(Some(DEFAULT_VIEW_LIMIT))?;
         let project = self.current()?;
         let store = project.store();
-        let entries = store
-            .audit()
-            .list(project.store_project(), &filter)
-            .await
-            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?;
+        let entries = store.audit().list(project.store_project(), &filter).await?;
         let titles: std::collections::HashMap<i64, String> = store
             .sessions()
             .list(project.store_project())
-            .await
-            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?
+            .await?
             .into_iter()
             .map(|session| (session.id.0, session.title))
             .collect();
@@ -454,8 +444,7 @@ impl AppState {
             .store()
             .audit()
             .list(project.store_project(), &filter)
-            .await
-            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?;
+            .await?;
         let written = path.clone();
         let count = tokio::task::spawn_blocking(move || {
             crate::audit_view::write_json_lines(&written, &entries)
