@@ -33,6 +33,7 @@
 //! fitting), `prompt` (the system prompt), `events` (what a turn reports), `persist` (where
 //! messages go), `session` and `turn` (the loop), `error`.
 
+pub mod batch;
 pub mod error;
 pub mod events;
 pub mod persist;
@@ -43,8 +44,9 @@ pub mod stream;
 pub mod transcript;
 pub mod turn;
 
+pub use batch::BATCH_INTERVAL;
 pub use error::{AgentError, PersistError, ProviderError};
-pub use events::{EventSink, TurnEndReason, TurnEvent};
+pub use events::{EventSink, Ticker, TurnEndReason, TurnEvent};
 pub use persist::{MemoryTranscripts, TranscriptStore};
 pub use prompt::{PromptContext, system_prompt};
 pub use provider::{

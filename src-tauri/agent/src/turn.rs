@@ -30,6 +30,7 @@ use gantry_tools::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::batch::BATCH_INTERVAL;
 use crate::error::PersistError;
 use crate::events::{EventSink, TurnEndReason, TurnEvent};
 use crate::prompt::{PromptContext, system_prompt};
@@ -91,7 +92,9 @@ impl Session {
         cancel: &CancellationToken,
         events: impl Into<EventSink>,
     ) -> TurnOutcome {
-        let events = events.into();
+        // Deltas reach the consumer at most once a frame; everything else in order, at once.
+        let events = events.into().batched(BATCH_INTERVAL);
+        let _ticker = events.spawn_ticker(BATCH_INTERVAL);
         events.emit(TurnEvent::TurnStarted {
             session_id: self.id().to_owned(),
         });
