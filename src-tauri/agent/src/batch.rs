@@ -1,4 +1,4 @@
-//! Text and reasoning deltas batched into at most one event per frame.
+//! Text and reasoning deltas (and tool-call progress) batched into at most one event per frame.
 //!
 //! Fast providers send hundreds of small deltas a second; a webview that re-renders per event
 //! cannot keep up, and each event is an IPC message of its own. A batched [`crate::EventSink`]
@@ -7,6 +7,8 @@
 //! arrives, or just before any other event (a tool call, a retry, the end of the turn), so the
 //! text that arrives is exactly the text the provider sent, in order, and no event overtakes
 //! it. A ticker ([`crate::EventSink::spawn_ticker`]) sends what waits when the provider pauses.
+//! Tool-call progress is batched the same way, except that the latest count replaces the
+//! earlier ones.
 
 use std::time::{Duration, Instant};
 
@@ -20,6 +22,8 @@ pub const BATCH_INTERVAL: Duration = Duration::from_millis(16);
 enum DeltaKind {
     Text,
     Reasoning,
+    /// A tool call's arguments, by index.
+    Progress(u32),
 }
 
 /// Deltas waiting to be sent as one event.
@@ -28,6 +32,8 @@ pub(crate) struct DeltaBatch {
     interval: Duration,
     kind: DeltaKind,
     text: String,
+    /// The latest progress event (for [`DeltaKind::Progress`]).
+    progress: Option<TurnEvent>,
     /// When the oldest waiting delta arrived; `None` when nothing waits.
     since: Option<Instant>,
 }
@@ -39,6 +45,7 @@ impl DeltaBatch {
             interval,
             kind: DeltaKind::Text,
             text: String::new(),
+            progress: None,
             since: None,
         }
     }
@@ -50,6 +57,19 @@ impl DeltaBatch {
         let (kind, text) = match event {
             TurnEvent::TextDelta { text } => (DeltaKind::Text, text),
             TurnEvent::ReasoningDelta { text } => (DeltaKind::Reasoning, text),
+            TurnEvent::ToolCallStreaming { index, .. } => {
+                let mut out = Vec::new();
+                if self.since.is_some() && self.kind != DeltaKind::Progress(index) {
+                    out.extend(self.take());
+                }
+                if self.since.is_none() {
+                    self.kind = DeltaKind::Progress(index);
+                    self.since = Some(now);
+                }
+                self.progress = Some(event);
+                out.extend(self.due(now));
+                return out;
+            }
             other => return self.take().into_iter().chain([other]).collect(),
         };
         let mut out = Vec::new();
@@ -77,10 +97,11 @@ impl DeltaBatch {
     pub(crate) fn take(&mut self) -> Option<TurnEvent> {
         self.since.take()?;
         let text = std::mem::take(&mut self.text);
-        Some(match self.kind {
-            DeltaKind::Text => TurnEvent::TextDelta { text },
-            DeltaKind::Reasoning => TurnEvent::ReasoningDelta { text },
-        })
+        match self.kind {
+            DeltaKind::Text => Some(TurnEvent::TextDelta { text }),
+            DeltaKind::Reasoning => Some(TurnEvent::ReasoningDelta { text }),
+            DeltaKind::Progress(_) => self.progress.take(),
+        }
     }
 }
 
@@ -123,5 +144,26 @@ mod tests {
             [text("ld"), finished]
         );
         assert_eq!(batch.take(), None);
+    }
+
+    #[test]
+    fn tool_call_progress_keeps_only_the_latest_count_per_frame() {
+        let start = Instant::now();
+        let at = |ms: u64| start + Duration::from_millis(ms);
+        let progress = |index: u32, bytes: u64| TurnEvent::ToolCallStreaming {
+            index,
+            name: "write_file".into(),
+            bytes,
+        };
+        let mut batch = DeltaBatch::new(Duration::from_millis(16));
+        assert!(batch.accept(text("Writing."), at(0)).is_empty());
+        // Progress displaces the text; counts within a frame collapse to the latest.
+        assert_eq!(batch.accept(progress(0, 10), at(1)), [text("Writing.")]);
+        assert!(batch.accept(progress(0, 500), at(5)).is_empty());
+        assert_eq!(batch.accept(progress(0, 900), at(17)), [progress(0, 900)]);
+        // Another call's progress sends the first's at once.
+        batch.accept(progress(0, 950), at(18));
+        assert_eq!(batch.accept(progress(1, 3), at(19)), [progress(0, 950)]);
+        assert_eq!(batch.take(), Some(progress(1, 3)));
     }
 }

@@ -81,6 +81,15 @@ pub enum TurnEvent {
         /// The text to append.
         text: String,
     },
+    /// A tool call's arguments are arriving (sent at most once a frame, the latest count).
+    ToolCallStreaming {
+        /// The call's position in the reply.
+        index: u32,
+        /// The tool's name, once known (empty before).
+        name: String,
+        /// Bytes of arguments received so far.
+        bytes: u64,
+    },
     /// A tool call is being dispatched.
     ToolCallStarted {
         /// The model's `tool_call_id`.

@@ -160,6 +160,16 @@ pub enum Piece {
     Text(String),
     /// Reasoning, where the provider streams it.
     Reasoning(String),
+    /// A tool call's arguments are arriving: how many bytes so far (a large write_file can take
+    /// a while, and its JSON is not worth showing before it is whole).
+    CallProgress {
+        /// The call's position in the reply.
+        index: u32,
+        /// The tool's name, once known.
+        name: String,
+        /// Bytes of arguments received so far.
+        bytes: usize,
+    },
 }
 
 /// A reply put back together.
@@ -225,7 +235,14 @@ impl ReplyAssembler {
                 }
             }
             for piece in delta.tool_calls {
-                self.push_call_piece(piece);
+                let index = self.push_call_piece(piece);
+                if let Some(call) = self.calls.get(&index) {
+                    pieces.push(Piece::CallProgress {
+                        index,
+                        name: call.name.clone(),
+                        bytes: call.arguments.len(),
+                    });
+                }
             }
             if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
                 self.finish_reason = Some(FinishReason::parse(&reason));
@@ -234,7 +251,8 @@ impl ReplyAssembler {
         pieces
     }
 
-    fn push_call_piece(&mut self, piece: ToolCallPiece) {
+    /// Adds a piece to its call; returns the call's index.
+    fn push_call_piece(&mut self, piece: ToolCallPiece) -> u32 {
         let index = match piece.index {
             Some(index) => index,
             // No index: a new id starts a new call; otherwise it continues the last one.
@@ -268,6 +286,7 @@ impl ReplyAssembler {
                 Some(whole) => call.arguments.push_str(&whole.to_string()),
             }
         }
+        index
     }
 
     /// True once a finish reason arrived.

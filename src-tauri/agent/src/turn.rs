@@ -150,6 +150,13 @@ impl Session {
                     StreamSignal::Piece(Piece::Reasoning(text)) => {
                         TurnEvent::ReasoningDelta { text }
                     }
+                    StreamSignal::Piece(Piece::CallProgress { index, name, bytes }) => {
+                        TurnEvent::ToolCallStreaming {
+                            index,
+                            name,
+                            bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+                        }
+                    }
                     StreamSignal::Retrying {
                         attempt,
                         max_retries,

@@ -305,7 +305,11 @@ impl TextView {
 
     fn show(&mut self, event: &TurnEvent) {
         match event {
-            TurnEvent::TurnStarted { .. } | TurnEvent::Usage { .. } => {}
+            // Progress of a call's arguments matters to a window, not to a terminal that shows
+            // the call once it is whole.
+            TurnEvent::TurnStarted { .. }
+            | TurnEvent::Usage { .. }
+            | TurnEvent::ToolCallStreaming { .. } => {}
             TurnEvent::TextDelta { text } => {
                 self.end_reasoning();
                 self.replied = true;

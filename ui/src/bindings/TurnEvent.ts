@@ -18,7 +18,19 @@ text: string, } | { "type": "reasoning_delta",
 /**
  * The text to append.
  */
-text: string, } | { "type": "tool_call_started", 
+text: string, } | { "type": "tool_call_streaming", 
+/**
+ * The call's position in the reply.
+ */
+index: number, 
+/**
+ * The tool's name, once known (empty before).
+ */
+name: string, 
+/**
+ * Bytes of arguments received so far.
+ */
+bytes: number, } | { "type": "tool_call_started", 
 /**
  * The model's `tool_call_id`.
  */

@@ -405,6 +405,9 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
       return event.text === "" ? state : appendText(state, "text", event.text);
     case "reasoning_delta":
       return event.text === "" ? state : appendText(state, "reasoning", event.text);
+    case "tool_call_streaming":
+      // The card appears once the call is whole (tool_call_started); progress is not kept yet.
+      return state;
     case "tool_call_started":
       return addTool(state, card({ id: event.id, name: event.name, arguments: event.arguments }));
     case "approval_requested": {

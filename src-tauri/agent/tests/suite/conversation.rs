@@ -123,9 +123,11 @@ async fn read_then_edit_then_answer() {
         kinds(&events),
         [
             "turn_started",
+            "tool_call_streaming",
             "usage",
             "tool_call_started",
             "tool_result",
+            "tool_call_streaming",
             "usage",
             "tool_call_started",
             "approval_requested",
