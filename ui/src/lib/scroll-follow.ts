@@ -1,8 +1,9 @@
 // Whether the transcript follows its tail. It does until the user goes up (a wheel turn up, or
 // the view moved up from the end: a key, the scroll bar), and again once they come back down
-// near the end or ask for it ("Jump to latest"). Plain logic over the numbers the view reads: the chat panel
-// reads the layout only when the user scrolls, and scrolls to the bottom only after the content's
-// size changed (a resize observer, after layout), so a streamed answer forces no extra layout.
+// near the end or ask for it ("Jump to latest"). Plain logic over the numbers the view reads:
+// Transcript.svelte reads the layout only when the user scrolls, and scrolls to the bottom only
+// after the content's size changed (a resize observer, after layout), so a streamed answer
+// forces no extra layout.
 
 /** How close to the bottom counts as at the bottom, in CSS pixels. */
 export const BOTTOM_SLACK_PX = 48;
