@@ -71,6 +71,7 @@ export const en = {
   "chat.inputPlaceholder": "Message Gantry — Enter sends, Shift+Enter adds a line",
   "chat.inputLabel": "Message",
   "chat.stop": "Stop",
+  "chat.jumpToLatest": "Jump to latest",
   "chat.notice.retrying": "The provider failed ({reason}); retrying in {seconds} s (attempt {attempt} of {max}).",
   "chat.notice.contextFitted": "The conversation was fitted into the context window: about {estimated} of {budget} tokens.",
   "chat.notice.contextFittedDetails":

@@ -72,6 +72,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "chat.inputPlaceholder": "给 Gantry 发消息——Enter 发送，Shift+Enter 换行",
   "chat.inputLabel": "消息",
   "chat.stop": "停止",
+  "chat.jumpToLatest": "跳到最新",
   "chat.notice.retrying": "提供方请求失败（{reason}），{seconds} 秒后重试（第 {attempt} 次，共 {max} 次）。",
   "chat.notice.contextFitted": "对话已压缩以放入上下文窗口：约 {estimated} 个 token，上限 {budget}。",
   "chat.notice.contextFittedDetails": "对话已压缩以放入上下文窗口：{details}；约 {estimated} 个 token，上限 {budget}。",
