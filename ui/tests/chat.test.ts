@@ -239,6 +239,22 @@ describe("tool calls", () => {
     expect(cards(unknown).map((card) => card.status)).toEqual(["awaiting_approval", "running"]);
   });
 
+  it("shows a call's arguments arriving in bytes, then its card", () => {
+    let state = play(
+      sent(shown(), "write a big file"),
+      started,
+      { type: "text_delta", text: "Writing it now." },
+      { type: "tool_call_streaming", index: 0, name: "write_file", bytes: 2048 },
+    );
+    expect(assistants(state)[0]?.receiving).toEqual({ name: "write_file", bytes: 2048 });
+    state = play(state, { type: "tool_call_streaming", index: 0, name: "write_file", bytes: 90_000 });
+    expect(assistants(state)).toHaveLength(1);
+    expect(assistants(state)[0]?.receiving?.bytes).toBe(90_000);
+    state = play(state, { type: "tool_call_started", id: "w1", name: "write_file", arguments: "{}" });
+    expect(assistants(state)[0]?.receiving ?? null).toBeNull();
+    expect(cards(state)).toHaveLength(1);
+  });
+
   it("keeps the diff of a result", () => {
     const diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n";
     const state = play(

@@ -59,6 +59,8 @@ export type ChatItem =
       readonly status: "complete" | "cancelled" | "error";
       /** Still being streamed in the running turn. */
       readonly live: boolean;
+      /** A tool call whose arguments are still arriving (its card appears once they are whole). */
+      readonly receiving?: { readonly name: string; readonly bytes: number } | null;
     }
   | {
       readonly kind: "notice";
@@ -319,12 +321,34 @@ function appendText(state: ChatState, field: "text" | "reasoning", text: string)
   return withItems(state, [...state.items, extend(item)], 1);
 }
 
+/** Notes the call whose arguments are arriving on the reply being streamed. */
+function receiving(state: ChatState, call: { name: string; bytes: number }): ChatState {
+  const last = state.items.at(-1);
+  if (last?.kind === "assistant" && last.live) {
+    return withItems(state, [...state.items.slice(0, -1), { ...last, receiving: call }]);
+  }
+  const item: AssistantItem = {
+    kind: "assistant",
+    key: state.nextKey,
+    text: "",
+    reasoning: "",
+    tools: [],
+    status: "complete",
+    live: true,
+    receiving: call,
+  };
+  return withItems(state, [...state.items, item], 1);
+}
+
 /** Adds a tool card to the reply that called it (the last live assistant message). */
 function addTool(state: ChatState, tool: ToolCard): ChatState {
   if (findTool(state, tool.id)) return state;
   const last = state.items.at(-1);
   if (last?.kind === "assistant" && last.live) {
-    return withItems(state, [...state.items.slice(0, -1), { ...last, tools: [...last.tools, tool] }]);
+    return withItems(state, [
+      ...state.items.slice(0, -1),
+      { ...last, tools: [...last.tools, tool], receiving: null },
+    ]);
   }
   const item: AssistantItem = {
     kind: "assistant",
@@ -379,7 +403,7 @@ function finishLive(state: ChatState, status: AssistantItem["status"]): ChatStat
     if (item.kind !== "assistant" || !item.live) return item;
     const tools = item.tools.map((tool) => (isPending(tool.status) ? { ...tool, status: "cancelled" as const } : tool));
     const empty = item.text === "" && item.reasoning === "" && tools.length === 0;
-    return { ...item, tools, live: false, status: empty ? item.status : status };
+    return { ...item, tools, live: false, receiving: null, status: empty ? item.status : status };
   });
   // A reply that never produced anything is no message.
   const kept = items.filter(
@@ -406,8 +430,7 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
     case "reasoning_delta":
       return event.text === "" ? state : appendText(state, "reasoning", event.text);
     case "tool_call_streaming":
-      // The card appears once the call is whole (tool_call_started); progress is not kept yet.
-      return state;
+      return receiving(state, { name: event.name, bytes: event.bytes });
     case "tool_call_started":
       return addTool(state, card({ id: event.id, name: event.name, arguments: event.arguments }));
     case "approval_requested": {

@@ -84,6 +84,7 @@ export const en = {
   "chat.notice.stepLimit": "The turn stopped at the step limit.",
   "chat.notice.failed": "The turn failed.",
   "message.thinking": "Thinking…",
+  "message.receivingCall": "Receiving the arguments of {tool}… {size}",
   "message.reasoning": "Reasoning",
   "message.stopped": "(stopped)",
   "message.cutShort": "(cut short by an error)",

@@ -84,6 +84,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "chat.notice.stepLimit": "本回合已达到步数上限，已停止。",
   "chat.notice.failed": "本回合失败。",
   "message.thinking": "正在思考…",
+  "message.receivingCall": "正在接收 {tool} 的参数…{size}",
   "message.reasoning": "推理过程",
   "message.stopped": "（已停止）",
   "message.cutShort": "（因出错而中断）",
