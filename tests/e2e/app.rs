@@ -170,6 +170,28 @@ impl App {
         self.session.click(&element).await
     }
 
+    /// Types `text` into the element matching `css`, key by key.
+    pub async fn type_into(&self, css: &str, text: &str) -> Result<()> {
+        let element = self.element(css).await?;
+        self.session.send_keys(&element, text).await
+    }
+
+    /// CPU time used so far by the app and its WebKit processes, in seconds.
+    pub fn cpu_seconds(&self) -> f64 {
+        self.processes()
+            .into_iter()
+            .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+            .filter_map(|stat| {
+                // utime and stime are fields 14 and 15; the name in parentheses may hold spaces.
+                let rest = &stat[stat.rfind(')')? + 2..];
+                let fields: Vec<&str> = rest.split_whitespace().collect();
+                let ticks =
+                    fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+                Some(ticks as f64 / 100.0)
+            })
+            .sum()
+    }
+
     /// Closes the open project and opens the recent project `arg` (its path as the welcome
     /// screen lists it) from the welcome screen, waiting for its chat.
     pub async fn switch_to_recent(&self, arg: &str) -> Result<()> {

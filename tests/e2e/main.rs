@@ -25,6 +25,7 @@ mod mcp;
 mod mcp_edit;
 mod panels;
 mod scenarios;
+mod streaming;
 mod webdriver;
 
 use std::time::Duration;

@@ -125,6 +125,17 @@ impl Session {
             .map(drop)
     }
 
+    /// Types `text` into `element` as key presses (WebDriver's element send keys).
+    pub async fn send_keys(&self, element: &Element, text: &str) -> Result<()> {
+        self.post(
+            &format!("/element/{}/value", element.0),
+            &json!({"text": text}),
+            false,
+        )
+        .await
+        .map(drop)
+    }
+
     /// A PNG of the viewport.
     pub async fn screenshot(&self) -> Result<Vec<u8>> {
         let value = self.get("/screenshot").await?;
