@@ -99,8 +99,10 @@ async fn trust(root: &Path, yes: bool) -> Result<ExitCode, CliError> {
     let file = read_config(origin)
         .map_err(|error| CliError::Failed(error.into()))?
         .ok_or_else(|| CliError::Failed(anyhow::anyhow!("{} does not exist", path.display())))?;
+    // What approving covers: the file and the in-project files its entries run.
+    let review = gantry_mcp::review_project_file(&file, &root);
     // The file is the repository's, not the user's: everything from it is escaped.
-    print!("{}", for_terminal(&describe_file(&path, &file)));
+    print!("{}", for_terminal(&describe_file(&path, &file, &review)));
     if !yes {
         let answers = crate::terminal::StdinAnswers::default();
         let answer =
@@ -114,7 +116,7 @@ async fn trust(root: &Path, yes: bool) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::FAILURE);
         }
     }
-    open.trust().trust(&root, &path, &file.sha256).await;
+    open.trust().trust(&root, &path, &review.fingerprint).await;
     println!("approved");
     Ok(ExitCode::SUCCESS)
 }
@@ -171,9 +173,15 @@ async fn switch(root: &Path, name: &str, enabled: bool) -> Result<ExitCode, CliE
 }
 
 /// What approving `file` would allow: each server's command and arguments or URL, its working
-/// folder, the names (never the values) of its env variables and headers, the `${VAR}`s it
-/// reads from the user's environment, and any level it sets.
-fn describe_file(path: &Path, file: &gantry_mcp::ConfigFile) -> String {
+/// folder, the in-project files it runs (whose content the approval covers), its env variables
+/// with their values (secrets masked; variables that change what runs flagged), the names (never
+/// the values) of its headers, the `${VAR}`s it reads from the user's environment, and any level
+/// it sets.
+fn describe_file(
+    path: &Path,
+    file: &gantry_mcp::ConfigFile,
+    review: &gantry_mcp::ProjectReview,
+) -> String {
     let mut text = format!(
         "approving {} ({} servers):\n",
         path.display(),
@@ -192,10 +200,29 @@ fn describe_file(path: &Path, file: &gantry_mcp::ConfigFile) -> String {
         if let gantry_mcp::TransportConfig::Stdio { cwd: Some(cwd), .. } = &server.transport {
             let _ = writeln!(text, "    working folder: {cwd}");
         }
-        let (env, headers) = server.env_and_header_names();
-        if !env.is_empty() {
-            let _ = writeln!(text, "    env: {}", env.join(", "));
+        let shown = review
+            .servers
+            .iter()
+            .find(|shown| shown.name == server.name);
+        for file in shown
+            .map(|shown| shown.files.as_slice())
+            .unwrap_or_default()
+        {
+            let state = if file.sha256.is_some() {
+                "its content is part of this approval"
+            } else {
+                "missing now; if it appears, Gantry asks again"
+            };
+            let _ = writeln!(text, "    runs project file {} ({state})", file.path);
         }
+        for variable in shown.map(|shown| shown.env.as_slice()).unwrap_or_default() {
+            let _ = write!(text, "    env {}={}", variable.name, variable.value);
+            if let Some(why) = &variable.changes_what_runs {
+                let _ = write!(text, "   <- ! {why}");
+            }
+            text.push('\n');
+        }
+        let (_, headers) = server.env_and_header_names();
         if !headers.is_empty() {
             let _ = writeln!(text, "    headers: {}", headers.join(", "));
         }

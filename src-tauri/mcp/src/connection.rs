@@ -42,6 +42,7 @@ use crate::config::{ServerConfig, TransportConfig};
 use crate::expand::{Lookup, ProcessEnv, expand, expand_map};
 use crate::level::level_for;
 use crate::naming::assign_names;
+use crate::review::{RunFile, run_files};
 use crate::status::{McpToolInfo, ServerState, ServerStatus};
 use crate::stderr::StderrTail;
 
@@ -138,6 +139,9 @@ pub(crate) struct Shared {
     issued_generation: AtomicU64,
     epochs: AtomicU64,
     supervisor: Mutex<Option<JoinHandle<()>>>,
+    /// For a project server: the in-project files it runs as the user approved them; every
+    /// start checks them again (see [`crate::review`]).
+    pinned: std::sync::OnceLock<Vec<RunFile>>,
 }
 
 /// A configured server and its supervisor. Cheap to clone.
@@ -216,8 +220,18 @@ impl McpServerHandle {
                 issued_generation: AtomicU64::new(0),
                 epochs: AtomicU64::new(0),
                 supervisor: Mutex::new(None),
+                pinned: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// The same handle, checking before every start that the in-project files it runs are
+    /// still `files` (what the user approved); `None` checks nothing.
+    pub(crate) fn pinned(self, files: Option<Vec<RunFile>>) -> Self {
+        if let Some(files) = files {
+            let _ = self.shared.pinned.set(files);
+        }
+        self
     }
 
     /// The server's configured name.
@@ -605,6 +619,7 @@ async fn connect(shared: &Arc<Shared>) -> Result<Session, Ending> {
         shared: Arc::downgrade(shared),
         epoch,
     };
+    check_pinned_files(shared).await?;
     let lookup = ProcessEnv;
     let (running, child) = match &shared.config.transport {
         TransportConfig::Sse { .. } => {
@@ -653,6 +668,38 @@ async fn connect(shared: &Arc<Shared>) -> Result<Session, Ending> {
     }
     shared.set_state(ServerState::Connected);
     Ok(session)
+}
+
+/// Refuses to start a project server whose in-project files changed since the user approved
+/// them: the approval covered their content, not their names.
+async fn check_pinned_files(shared: &Arc<Shared>) -> Result<(), Ending> {
+    let (Some(pinned), crate::config::ConfigOrigin::Project { root, .. }) =
+        (shared.pinned.get(), &shared.config.origin)
+    else {
+        return Ok(());
+    };
+    let (config, root) = (shared.config.clone(), root.clone());
+    let now = tokio::task::spawn_blocking(move || run_files(&config, &root))
+        .await
+        .unwrap_or_default();
+    if &now == pinned {
+        return Ok(());
+    }
+    let changed: Vec<&str> = now
+        .iter()
+        .filter(|file| !pinned.contains(file))
+        .map(|file| file.path.as_str())
+        .chain(
+            pinned
+                .iter()
+                .filter(|file| !now.iter().any(|current| current.path == file.path))
+                .map(|file| file.path.as_str()),
+        )
+        .collect();
+    Err(Ending::fatal(format!(
+        "{} changed since you trusted this project's .mcp.json, so Gantry did not start it; restart it to review the file again",
+        changed.join(", ")
+    )))
 }
 
 async fn connect_http(

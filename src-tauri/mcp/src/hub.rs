@@ -24,6 +24,7 @@ use crate::config::{
     ConfigError, ConfigOrigin, PROJECT_FILE, ServerConfig, read_config, user_config_path,
 };
 use crate::connection::{McpOptions, McpServerHandle};
+use crate::review::{ProjectReview, RunFile, review_project_file};
 use crate::status::{ServerState, ServerStatus};
 use crate::trust::ProjectTrust;
 
@@ -112,6 +113,19 @@ struct Plan {
 }
 
 impl Plan {
+    /// The in-project files a project server runs, as they were when the file was reviewed.
+    fn pinned(&self, name: &str) -> Option<Vec<RunFile>> {
+        let project = self.project.as_ref()?;
+        project
+            .review
+            .servers
+            .iter()
+            .find(|server| server.name == name)
+            .map(|server| server.files.clone())
+    }
+}
+
+impl Plan {
     /// Reads the user's file and the project's (checking its approval).
     async fn read(settings: &HubSettings) -> Result<Self, ConfigError> {
         let mut warnings = Vec::new();
@@ -130,8 +144,21 @@ impl Plan {
                 root: root.clone(),
             };
             if let Some(file) = read_config(origin)? {
+                // The approval covers the file and the in-project files its entries run.
+                let review = {
+                    let (file, root) = (file.clone(), root.clone());
+                    tokio::task::spawn_blocking(move || review_project_file(&file, &root))
+                        .await
+                        .map_err(|error| ConfigError::Unreadable {
+                            file: path.clone(),
+                            reason: error.to_string(),
+                        })?
+                };
                 let trusted = settings.trust_project_for_this_run
-                    || settings.trust.is_trusted(&root, &path, &file.sha256).await;
+                    || settings
+                        .trust
+                        .is_trusted(&root, &path, &review.fingerprint)
+                        .await;
                 warnings.extend(file.warnings);
                 for server in file.servers {
                     if entries.iter().any(|(known, _)| known.name == server.name) {
@@ -147,7 +174,8 @@ impl Plan {
                 project = Some(ProjectFile {
                     root,
                     path,
-                    sha256: file.sha256,
+                    sha256: review.fingerprint.clone(),
+                    review,
                 });
             }
         }
@@ -178,7 +206,10 @@ impl Plan {
 struct ProjectFile {
     root: PathBuf,
     path: PathBuf,
+    /// The fingerprint an approval is bound to (see [`crate::review`]).
     sha256: String,
+    /// What the trust step shows.
+    review: ProjectReview,
 }
 
 /// Errors of the hub's own API.
@@ -222,23 +253,24 @@ impl McpHub {
         manager: Arc<ToolManager>,
         settings: HubSettings,
     ) -> Result<Self, ConfigError> {
-        let Plan {
-            entries,
-            warnings,
-            project,
-        } = Plan::read(&settings).await?;
-        let servers: Vec<McpServerHandle> = entries
-            .into_iter()
+        let plan = Plan::read(&settings).await?;
+        let servers: Vec<McpServerHandle> = plan
+            .entries
+            .iter()
             .map(|(config, trusted, gate)| {
                 McpServerHandle::new(
-                    config,
+                    config.clone(),
                     settings.options.clone(),
-                    trusted,
+                    *trusted,
                     &manager,
                     gate.initial_state(),
                 )
+                .pinned(plan.pinned(&config.name))
             })
             .collect();
+        let Plan {
+            warnings, project, ..
+        } = plan;
         start_all(&servers);
         Ok(Self::assemble(
             manager, servers, warnings, project, settings,
@@ -274,16 +306,22 @@ impl McpHub {
     /// [`Self::shutdown`] does nothing (drop it). When the files can't be read, nothing changes
     /// and this hub stays in charge.
     pub async fn reload(&self, settings: HubSettings) -> Result<Self, ConfigError> {
+        let plan = Plan::read(&settings).await?;
+        let pinned: Vec<Option<Vec<RunFile>>> = plan
+            .entries
+            .iter()
+            .map(|(config, _, _)| plan.pinned(&config.name))
+            .collect();
         let Plan {
             entries,
             warnings,
             project,
-        } = Plan::read(&settings).await?;
+        } = plan;
         let mut old: Vec<Option<McpServerHandle>> =
             self.servers.iter().cloned().map(Some).collect();
         let mut servers = Vec::with_capacity(entries.len());
         let mut fresh = Vec::new();
-        for (config, trusted, gate) in entries {
+        for ((config, trusted, gate), pinned) in entries.into_iter().zip(pinned) {
             let reused = old
                 .iter_mut()
                 .find(|slot| {
@@ -301,7 +339,8 @@ impl McpHub {
                         trusted,
                         &self.manager,
                         gate.initial_state(),
-                    );
+                    )
+                    .pinned(pinned);
                     fresh.push(server.clone());
                     servers.push(server);
                 }
@@ -380,6 +419,12 @@ impl McpHub {
     /// What was ignored in the files, one sentence each.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// The project's `.mcp.json` as read, for the trust step: what each server runs, its env
+    /// and the in-project files its approval covers. `None` without a project file.
+    pub fn project_review(&self) -> Option<&ProjectReview> {
+        self.project.as_ref().map(|project| &project.review)
     }
 
     /// The manager the tools are registered in.

@@ -13,7 +13,7 @@
 //!
 //! Modules, one job each: [`config`] reads the files, [`expand`] does `${VAR}`, [`naming`] makes
 //! registry names, [`level`] maps annotations to levels, [`convert`] turns results into text,
-//! [`trust`] remembers approved project files, [`edit`] changes the user's file, [`claude`]
+//! [`trust`] remembers approved project files, [`review`] says what approving one covers, [`edit`] changes the user's file, [`claude`]
 //! imports Claude Desktop's servers, [`stderr`] keeps a server's last words,
 //! [`child_env`] decides what of Gantry's environment a stdio server sees,
 //! [`connection`] runs one server, [`adapter`] is the tool, [`hub`] runs them all, [`serve`] is
@@ -32,6 +32,7 @@ pub mod expand;
 pub mod hub;
 pub mod level;
 pub mod naming;
+pub mod review;
 pub mod serve;
 pub mod status;
 pub mod stderr;
@@ -48,6 +49,7 @@ pub use config::{
 pub use connection::{McpOptions, McpServerHandle};
 pub use edit::{EditError, PASTED, Snippet, UserFile};
 pub use hub::{HubError, HubSettings, McpHub};
+pub use review::{EnvReview, ProjectReview, RunFile, ServerReview, review_project_file};
 pub use serve::{ClientSlot, ElicitingApprover, GantryServer, ServeError, auto_approve};
 pub use status::{McpToolInfo, ServerState, ServerStatus};
 pub use trust::{MemoryTrust, ProjectTrust};

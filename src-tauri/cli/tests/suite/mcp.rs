@@ -253,13 +253,18 @@ fn mcp_trust_is_remembered_until_the_file_changes() {
 }
 
 #[test]
-fn mcp_trust_shows_commands_urls_names_variables_and_levels_but_no_values() {
+fn mcp_trust_shows_commands_env_values_variables_and_levels_but_no_secrets() {
     let sandbox = Sandbox::new();
     let config = json!({"mcpServers": {
         "files": {
             "command": "npx",
             "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}/src"],
-            "env": {"GITHUB_TOKEN": "${GH_SECRET_SOURCE}", "DEBUG": "value-not-shown-1"},
+            "env": {
+                "GITHUB_TOKEN": "${GH_SECRET_SOURCE}",
+                "DEBUG": "value-shown-1",
+                "API_KEY": "sk-live-secret-not-shown-0123456789",
+                "PATH": "./.devtools:/usr/bin"
+            },
             "cwd": "tools",
             "level": "dangerous",
             "tools": {"read_file": {"level": "sensitive"}}
@@ -283,7 +288,10 @@ fn mcp_trust_shows_commands_urls_names_variables_and_levels_but_no_values() {
         "(3 servers):\n",
         "  files  stdio: npx -y @modelcontextprotocol/server-filesystem ${HOME}/src\n",
         "    working folder: tools\n",
-        "    env: DEBUG, GITHUB_TOKEN\n",
+        "    env API_KEY=••••••\n",
+        "    env DEBUG=value-shown-1\n",
+        "    env GITHUB_TOKEN=${GH_SECRET_SOURCE}\n",
+        "    env PATH=./.devtools:/usr/bin   <- ! chooses which programs run\n",
         "    reads from your environment: ${GH_SECRET_SOURCE}, ${HOME}\n",
         "    level of every tool: dangerous\n",
         "    level of read_file: sensitive\n",
@@ -296,6 +304,7 @@ fn mcp_trust_shows_commands_urls_names_variables_and_levels_but_no_values() {
         assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
     }
     assert!(!out.contains("value-not-shown"), "{out}");
+    assert!(!out.contains("secret-not-shown"), "{out}");
     assert!(!out.contains('\u{1b}'), "{out}");
 }
 
