@@ -19,7 +19,7 @@ use gantry_tools::{
     ToolError, ToolOutput, ToolResult, ToolSource,
 };
 use rmcp::ServiceError;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, NumberOrString, ProgressToken, RequestParamsMeta};
 use serde_json::Value;
 
 use crate::connection::{STDERR_LINES_IN_ERRORS, Shared};
@@ -27,6 +27,12 @@ use crate::convert::result_to_output;
 
 /// How long a call whose transport closed waits for the supervisor to learn why.
 const DEATH_NOTICE_WAIT: Duration = Duration::from_secs(3);
+
+/// A number for each progress token of this process.
+fn next_token() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
 
 /// One tool of one MCP server.
 pub struct McpTool {
@@ -169,7 +175,12 @@ impl McpCall {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
-        let params = CallToolRequestParams::new(self.remote_name.clone()).with_arguments(arguments);
+        let mut params =
+            CallToolRequestParams::new(self.remote_name.clone()).with_arguments(arguments);
+        // A progress token, so the server's `notifications/progress` reach the call's card.
+        let token = format!("gantry-{}-{}", ctx.call_id(), next_token());
+        params.set_progress_token(ProgressToken(NumberOrString::String(token.clone().into())));
+        let _progress = shared.watch_progress(token, ctx.observer(), ctx.call_id().to_owned());
         let peer = link.peer.clone();
         // Dropping this future before it resolves sends `notifications/cancelled`.
         let request = peer.call_tool(params);
@@ -191,6 +202,14 @@ impl McpCall {
                     "MCP server '{}' rejected the call: {}",
                     self.server_name, error.message
                 ))),
+                Ok(Err(error)) if error.is_authorization_required() => {
+                    // The token was revoked (a refresh was tried already): sign in again.
+                    shared.lost_authorization();
+                    Err(ToolError::new(format!(
+                        "MCP server '{}' asked for sign-in again (401); the user must sign in (MCP panel, or gantry-cli mcp login {})",
+                        self.server_name, self.server_name
+                    )))
+                }
                 Ok(Err(error)) => {
                     // The connection broke under the call: wait briefly for the supervisor to
                     // learn why (the exit status, the last stderr lines).
@@ -198,8 +217,9 @@ impl McpCall {
                         Err(not_running(&link.reason()))
                     } else {
                         Err(ToolError::new(format!(
-                            "MCP server '{}' failed: {error}",
-                            self.server_name
+                            "MCP server '{}' failed: {}",
+                            self.server_name,
+                            crate::catalog::service_error_sentence(&error)
                         )))
                     }
                 }

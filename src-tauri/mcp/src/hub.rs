@@ -20,11 +20,14 @@ use std::time::Duration;
 use futures::future::join_all;
 use gantry_tools::ToolManager;
 
+use crate::catalog::{CatalogError, RenderedPrompt, ResourcePart};
 use crate::config::{
     ConfigError, ConfigOrigin, PROJECT_FILE, ServerConfig, read_config, user_config_path,
 };
 use crate::connection::{McpOptions, McpServerHandle};
+use crate::oauth::{Browser, SignInError, SignedIn, TokenVault};
 use crate::review::{ProjectReview, RunFile, review_project_file};
+use crate::status::McpNotice;
 use crate::status::{ServerState, ServerStatus};
 use crate::trust::ProjectTrust;
 
@@ -44,6 +47,11 @@ pub struct HubSettings {
     pub disabled_servers: BTreeSet<String>,
     /// Timeouts and restart policy.
     pub options: McpOptions,
+    /// Where remote servers' sign-in tokens are kept; `None`: servers that ask for sign-in
+    /// just fail (with the 401 said).
+    pub tokens: Option<Arc<dyn TokenVault>>,
+    /// Where the servers' notices go (resource updates, list changes).
+    pub notices: Option<tokio::sync::broadcast::Sender<McpNotice>>,
 }
 
 impl HubSettings {
@@ -56,6 +64,8 @@ impl HubSettings {
             trust_project_for_this_run: false,
             disabled_servers: BTreeSet::new(),
             options: McpOptions::default(),
+            tokens: None,
+            notices: None,
         }
     }
 }
@@ -266,6 +276,8 @@ impl McpHub {
                     gate.initial_state(),
                 )
                 .pinned(plan.pinned(&config.name))
+                .with_vault(settings.tokens.clone())
+                .with_notices(settings.notices.clone())
             })
             .collect();
         let Plan {
@@ -340,7 +352,9 @@ impl McpHub {
                         &self.manager,
                         gate.initial_state(),
                     )
-                    .pinned(pinned);
+                    .pinned(pinned)
+                    .with_vault(settings.tokens.clone())
+                    .with_notices(settings.notices.clone());
                     fresh.push(server.clone());
                     servers.push(server);
                 }
@@ -350,6 +364,9 @@ impl McpHub {
         // tools under the same source.
         let stopping: Vec<McpServerHandle> = old.into_iter().flatten().collect();
         join_all(stopping.iter().map(McpServerHandle::shutdown)).await;
+        for server in &servers {
+            server.refresh_unavailable();
+        }
         start_all(&fresh);
         self.superseded.store(true, Ordering::SeqCst);
         Ok(Self::assemble(
@@ -459,6 +476,65 @@ impl McpHub {
             }
         }
         Ok(())
+    }
+
+    /// Signs in to remote server `name` (see [`crate::oauth`]) and reconnects it.
+    pub async fn sign_in(
+        &self,
+        name: &str,
+        browser: &dyn Browser,
+        timeout: Duration,
+    ) -> Result<SignedIn, SignInError> {
+        self.named(name)?.sign_in(browser, timeout).await
+    }
+
+    /// Forgets remote server `name`'s tokens and reconnects it; true when there were some.
+    pub async fn sign_out(&self, name: &str) -> Result<bool, SignInError> {
+        self.named(name)?.sign_out().await
+    }
+
+    fn named(&self, name: &str) -> Result<&McpServerHandle, SignInError> {
+        self.server(name).ok_or_else(|| {
+            SignInError::Config(HubError::UnknownServer(name.to_owned()).to_string())
+        })
+    }
+
+    /// Reads resource `uri` of server `server`.
+    pub async fn read_resource(
+        &self,
+        server: &str,
+        uri: &str,
+    ) -> Result<Vec<ResourcePart>, CatalogError> {
+        self.catalog_server(server)?.read_resource(uri).await
+    }
+
+    /// Renders prompt `name` of server `server` with `arguments`.
+    pub async fn render_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<RenderedPrompt, CatalogError> {
+        self.catalog_server(server)?
+            .render_prompt(name, arguments)
+            .await
+    }
+
+    /// Subscribes to (or unsubscribes from) resource `uri` of server `server`.
+    pub async fn subscribe_resource(
+        &self,
+        server: &str,
+        uri: &str,
+        subscribe: bool,
+    ) -> Result<(), CatalogError> {
+        self.catalog_server(server)?
+            .subscribe_resource(uri, subscribe)
+            .await
+    }
+
+    fn catalog_server(&self, name: &str) -> Result<&McpServerHandle, CatalogError> {
+        self.server(name)
+            .ok_or_else(|| CatalogError::UnknownServer(name.to_owned()))
     }
 
     /// Stops every server (concurrently), leaving no process behind, and removes their tools.

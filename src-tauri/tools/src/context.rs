@@ -41,6 +41,11 @@ impl ToolContext {
         self
     }
 
+    /// Who hears about the call (its progress).
+    pub fn observer(&self) -> Arc<dyn crate::call::CallObserver> {
+        Arc::clone(&self.observer)
+    }
+
     /// Reports how far the call is (shown on its card).
     pub fn report_progress(&self, progress: &crate::call::CallProgress) {
         self.observer.progress(&self.call_id, progress);
