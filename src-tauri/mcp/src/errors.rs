@@ -6,6 +6,7 @@
 //! connection says so with the address, and anything else is the deepest cause's own message.
 
 use rmcp::service::ClientInitializeError;
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 /// Why connecting (the MCP handshake) failed, as a sentence.
 pub fn connect_sentence(error: &ClientInitializeError) -> String {
@@ -29,6 +30,8 @@ pub fn connect_sentence(error: &ClientInitializeError) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        // The variant does not expose its cause as `source()`: start from the cause itself.
+        ClientInitializeError::TransportError { error, .. } => chain_sentence(error.error.as_ref()),
         other => chain_sentence(other),
     }
 }
@@ -58,6 +61,12 @@ pub fn chain_sentence(error: &(dyn std::error::Error + 'static)) -> String {
     let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(this) = current {
         if let Some(http) = this.downcast_ref::<reqwest::Error>() {
+            return http_sentence(http);
+        }
+        // Its `Client` variant does not expose the reqwest error as a source.
+        if let Some(StreamableHttpError::Client(http)) =
+            this.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
             return http_sentence(http);
         }
         if let Some(status) = unexpected_status(this) {
