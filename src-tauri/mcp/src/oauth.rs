@@ -434,11 +434,15 @@ pub(crate) async fn authorized_client(
     key: &TokenKey,
     vault: Arc<dyn TokenVault>,
 ) -> Result<Option<AuthClient<reqwest::Client>>, String> {
-    if stored_credentials(vault.as_ref(), key)
-        .await?
-        .and_then(|stored| stored.token_response)
-        .is_none()
-    {
+    let stored = match stored_credentials(vault.as_ref(), key).await {
+        Ok(stored) => stored,
+        Err(reason) => {
+            // Without the keychain the server is tried without a token (and says if it wants one).
+            tracing::warn!(server = %key.server, %reason, "cannot read the stored sign-in");
+            None
+        }
+    };
+    if stored.and_then(|stored| stored.token_response).is_none() {
         return Ok(None);
     }
     let mut manager = AuthorizationManager::new(key.url.as_str())
