@@ -437,12 +437,7 @@ impl McpServerHandle {
     /// The key this server's sign-in tokens are kept under (its name and expanded URL), or
     /// why it has none.
     fn token_key(&self) -> Result<TokenKey, SignInError> {
-        let TransportConfig::Http { url, .. } = &self.shared.config.transport else {
-            return Err(SignInError::NotRemote(self.name().to_owned()));
-        };
-        let url = expand(url, "url", &ProcessEnv)
-            .map_err(|error| SignInError::Config(error.to_string()))?;
-        Ok(TokenKey::new(self.name(), url))
+        crate::oauth::token_key(&self.shared.config)
     }
 
     /// Signs in to this remote server (see [`crate::oauth`]): opens the authorization page with
@@ -1229,6 +1224,7 @@ async fn connect_stdio(
     }
     // Its own process group, so shutdown can end everything it started (`npx` starts
     // grandchildren).
+    shared.stderr.new_attempt();
     let mut group = ProcessGroup::spawn(&mut command_line)
         .map_err(|error| Ending::fatal(format!("cannot start '{}': {error}", program.display())))?;
     let pid = group.id();

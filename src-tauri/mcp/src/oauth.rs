@@ -226,6 +226,16 @@ pub struct SignedIn {
     pub account: Option<String>,
 }
 
+/// The key `config`'s tokens are kept under: its name and its URL with `${VAR}`s expanded.
+pub fn token_key(config: &crate::config::ServerConfig) -> Result<TokenKey, SignInError> {
+    let crate::config::TransportConfig::Http { url, .. } = &config.transport else {
+        return Err(SignInError::NotRemote(config.name.clone()));
+    };
+    let url = crate::expand::expand(url, "url", &crate::expand::ProcessEnv)
+        .map_err(|error| SignInError::Config(error.to_string()))?;
+    Ok(TokenKey::new(&config.name, url))
+}
+
 /// Runs the sign-in flow for server `server` at `url` (see the module's documentation): opens
 /// the authorization page with `browser`, waits (up to `timeout`) for the redirect, and stores
 /// the tokens in `vault`. `challenge` is the `WWW-Authenticate` value of the server's 401, when

@@ -288,8 +288,14 @@ impl Secrets {
         work: impl FnOnce(keyring::Entry) -> keyring::Result<T> + Send + 'static,
     ) -> Result<T, SecretError> {
         validate_name(provider).map_err(|error| SecretError::InvalidProvider(error.to_string()))?;
-        self.call_entry(KEYCHAIN_SERVICE, provider.to_owned(), provider, action, work)
-            .await
+        self.call_entry(
+            KEYCHAIN_SERVICE,
+            provider.to_owned(),
+            provider,
+            action,
+            work,
+        )
+        .await
     }
 
     /// Runs one operation on the keychain entry `service`/`account` (`owner` names it in
@@ -303,8 +309,9 @@ impl Secrets {
         work: impl FnOnce(keyring::Entry) -> keyring::Result<T> + Send + 'static,
     ) -> Result<T, SecretError> {
         let provider = owner;
-        let task =
-            tokio::task::spawn_blocking(move || keyring::Entry::new(service, &account).and_then(work));
+        let task = tokio::task::spawn_blocking(move || {
+            keyring::Entry::new(service, &account).and_then(work)
+        });
         match tokio::time::timeout(self.timeout, task).await {
             Ok(Ok(result)) => result.map_err(|error| classify(error, action, provider)),
             Ok(Err(_join)) => Err(SecretError::Keychain {

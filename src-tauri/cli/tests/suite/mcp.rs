@@ -414,3 +414,107 @@ fn disable_switches_a_server_off_for_one_project_only() {
         run.stdout
     );
 }
+
+/// The OAuth fixture server (the MCP TypeScript SDK's auth router), killed when dropped.
+struct OauthServer {
+    url: String,
+    child: std::process::Child,
+}
+
+impl OauthServer {
+    fn start() -> Self {
+        use std::io::BufRead;
+        let fixtures =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mcp-servers");
+        let mut child = std::process::Command::new("node")
+            .arg(fixtures.join("oauth-server.mjs"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = serde_json::from_str::<Value>(&line).unwrap()["url"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        Self { url, child }
+    }
+}
+
+impl Drop for OauthServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn mcp_login_signs_in_through_the_browser_and_logout_forgets_it() {
+    let Some(sandbox) = Sandbox::with_keyring() else {
+        return;
+    };
+    let server = OauthServer::start();
+    user_config(
+        sandbox.project.path(),
+        &json!({"mcpServers": {"remote": {"url": server.url, "level": "safe"}}}),
+    );
+    let follow = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/mcp-servers/follow-url.mjs");
+    let browser = format!("node {}", follow.display());
+    let env = [("BROWSER", browser.as_str())];
+
+    // Before: the server asks for sign-in, and the list says so in a sentence.
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.contains("failed: the server asked for sign-in (401); sign in (MCP panel, or gantry-cli mcp login remote)"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+
+    let run = sandbox.run_env(&["mcp", "login", "remote"], "", &env);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("signed in to 'remote' as 127.0.0.1:"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("/authorize?"), "{}", run.stderr);
+
+    // Later runs use the stored tokens.
+    let run = sandbox.run(&["tools", "call", "mcp__remote__whoami"], "");
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.starts_with("signed in as client "),
+        "{}",
+        run.stdout
+    );
+
+    let run = sandbox.run(&["mcp", "logout", "remote"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "signed out of 'remote'\n");
+    let run = sandbox.run(&["mcp", "logout", "remote"], "");
+    assert_eq!(run.stdout, "'remote' was not signed in\n");
+    let run = sandbox.run(&["tools", "call", "mcp__remote__whoami"], "");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains(
+            "is unavailable: MCP server 'remote' is not running: the server asked for sign-in (401)"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // A stdio server can't sign in.
+    user_config(
+        sandbox.project.path(),
+        &json!({"mcpServers": {"local": {"command": "true"}}}),
+    );
+    let run = sandbox.run(&["mcp", "login", "local"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("only those sign in"), "{}", run.stderr);
+}

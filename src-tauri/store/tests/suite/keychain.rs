@@ -209,11 +209,22 @@ async fn mcp_sign_in_tokens_are_kept_per_server_name_and_url() {
         .await
         .unwrap();
     assert_eq!(
-        secrets.mcp_tokens(&server, url).await.unwrap().unwrap().expose(),
+        secrets
+            .mcp_tokens(&server, url)
+            .await
+            .unwrap()
+            .unwrap()
+            .expose(),
         r#"{"access":"t1"}"#
     );
     // Same name, other URL; same URL, other name: separate sign-ins.
-    assert!(secrets.mcp_tokens(&server, other_url).await.unwrap().is_none());
+    assert!(
+        secrets
+            .mcp_tokens(&server, other_url)
+            .await
+            .unwrap()
+            .is_none()
+    );
     let other = format!("{server}-2");
     assert!(secrets.mcp_tokens(&other, url).await.unwrap().is_none());
     // In the Secret Service, under its own service.
