@@ -18,20 +18,76 @@ use gantry_tools::{
     ApprovalScope, ArgumentProblem, PermissionLevel, PreparedCall, Preview, Tool, ToolContext,
     ToolError, ToolOutput, ToolResult, ToolSource,
 };
+use rmcp::RoleClient;
 use rmcp::ServiceError;
-use rmcp::model::{CallToolRequestParams, NumberOrString, ProgressToken, RequestParamsMeta};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, RequestId, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions};
 use serde_json::Value;
 
-use crate::connection::{STDERR_LINES_IN_ERRORS, Shared};
+use crate::connection::{STDERR_LINES_IN_ERRORS, Shared, progress_token_text};
 use crate::convert::result_to_output;
 
 /// How long a call whose transport closed waits for the supervisor to learn why.
 const DEATH_NOTICE_WAIT: Duration = Duration::from_secs(3);
 
-/// A number for each progress token of this process.
-fn next_token() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+/// Sends `tools/call` and waits for its result, routing the server's progress notifications
+/// (rmcp gives every request a progress token) to the call's observer. Dropping the future
+/// before the result arrives sends `notifications/cancelled`.
+async fn call_with_progress(
+    shared: &std::sync::Arc<Shared>,
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    ctx: &ToolContext,
+) -> Result<CallToolResult, ServiceError> {
+    let handle = peer
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await?;
+    let _progress = shared.watch_progress(
+        progress_token_text(&handle.progress_token),
+        ctx.observer(),
+        ctx.call_id().to_owned(),
+    );
+    let mut abandon = CancelOnDrop {
+        peer: Some(peer.clone()),
+        id: handle.id.clone(),
+    };
+    let result = handle.await_response().await;
+    abandon.peer = None;
+    match result? {
+        ServerResult::CallToolResult(result) => Ok(result),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Tells the server a request was abandoned, when dropped before it was disarmed.
+struct CancelOnDrop {
+    peer: Option<Peer<RoleClient>>,
+    id: RequestId,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let id = self.id.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the call was cancelled".into()),
+                    ))
+                    .await;
+            });
+        }
+    }
 }
 
 /// One tool of one MCP server.
@@ -175,15 +231,10 @@ impl McpCall {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
-        let mut params =
-            CallToolRequestParams::new(self.remote_name.clone()).with_arguments(arguments);
-        // A progress token, so the server's `notifications/progress` reach the call's card.
-        let token = format!("gantry-{}-{}", ctx.call_id(), next_token());
-        params.set_progress_token(ProgressToken(NumberOrString::String(token.clone().into())));
-        let _progress = shared.watch_progress(token, ctx.observer(), ctx.call_id().to_owned());
+        let params = CallToolRequestParams::new(self.remote_name.clone()).with_arguments(arguments);
         let peer = link.peer.clone();
         // Dropping this future before it resolves sends `notifications/cancelled`.
-        let request = peer.call_tool(params);
+        let request = call_with_progress(&shared, &peer, params, &ctx);
         tokio::select! {
             biased;
             () = link.dead.cancelled() => Err(not_running(&link.reason())),

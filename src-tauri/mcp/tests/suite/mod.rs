@@ -1,3 +1,4 @@
+mod catalog;
 mod config_and_trust;
 mod everything;
 mod faults;
