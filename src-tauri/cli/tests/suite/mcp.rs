@@ -41,6 +41,7 @@ fn gantrys_client_round_trips_through_gantry_as_a_server() {
     let dir = tempfile::tempdir().unwrap();
     let served = tempfile::tempdir().unwrap();
     gantry_as_a_server(dir.path(), served.path());
+    std::fs::write(served.path().join("hello.txt"), "hello over MCP\n").unwrap();
 
     let run = gantry(dir.path(), &["mcp", "list"], "");
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -52,16 +53,19 @@ fn gantrys_client_round_trips_through_gantry_as_a_server() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("  tools: mcp__gantry__ask_user (safe)"),
+        run.stdout
+            .contains("  tools: mcp__gantry__edit_file (sensitive), mcp__gantry__glob_search (safe)"),
         "{}",
         run.stdout
     );
+    // Nobody can answer the model's questions through a served Gantry: ask_user is not offered.
+    assert!(!run.stdout.contains("ask_user"), "{}", run.stdout);
 
     let run = gantry(dir.path(), &["mcp", "list", "--json"], "");
     let statuses: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(statuses[0]["state"]["state"], "connected");
     assert_eq!(statuses[0]["transport"]["kind"], "stdio");
-    assert_eq!(statuses[0]["tools"][0]["remoteName"], "ask_user");
+    assert_eq!(statuses[0]["tools"][0]["remoteName"], "edit_file");
 
     // MCP tools are listed and callable beside the built-ins.
     let run = gantry(dir.path(), &["tools", "list", "--json"], "");
@@ -69,7 +73,7 @@ fn gantrys_client_round_trips_through_gantry_as_a_server() {
     let tools: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
     let mcp = tools
         .iter()
-        .find(|t| t["name"] == "mcp__gantry__ask_user")
+        .find(|t| t["name"] == "mcp__gantry__read_file")
         .unwrap();
     assert_eq!(mcp["level"], "safe");
     assert_eq!(mcp["source"], json!({"kind": "mcp", "server": "gantry"}));
@@ -77,26 +81,26 @@ fn gantrys_client_round_trips_through_gantry_as_a_server() {
     let schemas: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
     let schema = schemas
         .iter()
-        .find(|s| s["function"]["name"] == "mcp__gantry__ask_user")
+        .find(|s| s["function"]["name"] == "mcp__gantry__read_file")
         .unwrap();
     assert_eq!(
         schema["function"]["parameters"]["required"],
-        json!(["question"])
+        json!(["path"])
     );
 
-    // The served Gantry has no user to ask: its answer comes back as the observation.
+    // Called through the served Gantry, on its project.
     let run = gantry(
         dir.path(),
         &[
             "tools",
             "call",
-            "mcp__gantry__ask_user",
-            r#"{"question": "?"}"#,
+            "mcp__gantry__read_file",
+            r#"{"path": "hello.txt"}"#,
         ],
         "",
     );
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(run.stdout, "[error] no user is available to answer\n");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("hello over MCP"), "{}", run.stdout);
 }
 
 #[test]
@@ -134,7 +138,7 @@ fn project_servers_start_only_when_trusted() {
         &["tools", "list", "--trust-project-mcp"],
         "",
     );
-    assert!(run.stdout.contains("mcp__proj__ask_user"), "{}", run.stdout);
+    assert!(run.stdout.contains("mcp__proj__read_file"), "{}", run.stdout);
 }
 
 #[test]
