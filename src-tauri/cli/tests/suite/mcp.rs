@@ -53,8 +53,9 @@ fn gantrys_client_round_trips_through_gantry_as_a_server() {
         run.stdout
     );
     assert!(
-        run.stdout
-            .contains("  tools: mcp__gantry__edit_file (sensitive), mcp__gantry__glob_search (safe)"),
+        run.stdout.contains(
+            "  tools: mcp__gantry__edit_file (sensitive), mcp__gantry__glob_search (safe)"
+        ),
         "{}",
         run.stdout
     );
@@ -138,7 +139,11 @@ fn project_servers_start_only_when_trusted() {
         &["tools", "list", "--trust-project-mcp"],
         "",
     );
-    assert!(run.stdout.contains("mcp__proj__read_file"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("mcp__proj__read_file"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -295,7 +295,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "mcp.tools_one": "{count} 个工具",
   "mcp.stderr": "stderr 的最后几行",
   "toolCard.progress": "进度 {share}",
-  "toolCard.progressWithMessage": "{share} · {message}",
+  "toolCard.progressWithMessage": "{share}：{message}",
   "mcp.signIn": "登录",
   "mcp.signOut": "退出登录",
   "mcp.signingIn": "请在浏览器中完成登录……",
