@@ -161,7 +161,7 @@ pub(crate) struct Shared {
     /// Where notices for the front ends go.
     notices: std::sync::OnceLock<tokio::sync::broadcast::Sender<McpNotice>>,
     /// The calls waiting for progress, by progress token: who hears it and for which call.
-    progress: Mutex<std::collections::HashMap<String, (Arc<dyn CallObserver>, String)>>,
+    progress: Mutex<std::collections::HashMap<String, ProgressListener>>,
 }
 
 /// A configured server and its supervisor. Cheap to clone.
@@ -178,6 +178,9 @@ impl std::fmt::Debug for McpServerHandle {
             .finish()
     }
 }
+
+/// Who hears a call's progress, and for which call.
+type ProgressListener = (Arc<dyn CallObserver>, String);
 
 /// Why a start or a connection ended.
 struct Ending {
@@ -639,7 +642,7 @@ impl Shared {
         }
         {
             let mut inner = self.lock();
-            if !inner.link.as_ref().is_some_and(|l| l.epoch == link.epoch) {
+            if inner.link.as_ref().is_none_or(|l| l.epoch != link.epoch) {
                 return;
             }
             inner.resources = resources;
