@@ -214,6 +214,19 @@ describe("tool calls", () => {
     expect(cards(denied)[0]?.status).toBe("awaiting_approval");
   });
 
+  it("shows a running call's progress on its card until its result", () => {
+    const state = play(
+      sent(shown(), "index"),
+      started,
+      { type: "tool_call_started", id: "p1", name: "mcp__idx__slow", arguments: "{}" },
+      { type: "tool_progress", id: "p1", progress: { progress: 2, total: 5, message: "indexing src" } },
+      { type: "tool_progress", id: "other", progress: { progress: 9, total: null, message: null } },
+    );
+    expect(cards(state)[0]?.progress).toEqual({ progress: 2, total: 5, message: "indexing src" });
+    const done = play(state, { type: "tool_result", id: "p1", name: "mcp__idx__slow", observation: observation("ok", "done") });
+    expect(cards(done)[0]?.progress).toBeNull();
+  });
+
   it("links an approval to its card by the call id only, never by the tool's name", () => {
     const request = (callId: string) => ({
       callId,

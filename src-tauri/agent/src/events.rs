@@ -23,7 +23,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use gantry_tools::{ApprovalRequest, CallObserver, Observation};
+use gantry_tools::{ApprovalRequest, CallObserver, CallProgress, Observation};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -110,6 +110,13 @@ pub enum TurnEvent {
         tool_call_id: String,
         /// Whether the call may run.
         allowed: bool,
+    },
+    /// A running tool call reported progress (an MCP server's `notifications/progress`).
+    ToolProgress {
+        /// The model's `tool_call_id`.
+        id: String,
+        /// How far it is, with the tool's message.
+        progress: CallProgress,
     },
     /// A tool call ended (however it ended).
     ToolResult {
@@ -298,6 +305,13 @@ impl CallObserver for EventSink {
             allowed,
         });
     }
+
+    fn progress(&self, call_id: &str, progress: &CallProgress) {
+        self.emit(TurnEvent::ToolProgress {
+            id: call_id.to_owned(),
+            progress: progress.clone(),
+        });
+    }
 }
 
 #[cfg(test)]
@@ -353,6 +367,18 @@ mod tests {
                     "tool": "read_file", "text": "hi", "kind": "ok",
                     "decision": {"kind": "auto", "by": "policy", "detail": null},
                     "duration": 3, "truncated": false, "diff": null}}),
+            ),
+            (
+                TurnEvent::ToolProgress {
+                    id: "c3".into(),
+                    progress: CallProgress {
+                        progress: 2.0,
+                        total: Some(5.0),
+                        message: Some("indexing".into()),
+                    },
+                },
+                json!({"type": "tool_progress", "id": "c3",
+                    "progress": {"progress": 2.0, "total": 5.0, "message": "indexing"}}),
             ),
             (
                 TurnEvent::ApprovalRequested {

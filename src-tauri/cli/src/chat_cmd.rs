@@ -330,6 +330,18 @@ impl TextView {
                 self.line(&format!("→ {name} {}", clip_line(arguments, 200)));
             }
             TurnEvent::ApprovalRequested { .. } | TurnEvent::ApprovalResolved { .. } => {}
+            TurnEvent::ToolProgress { progress, .. } => {
+                let share = match progress.total {
+                    Some(total) if total > 0.0 => format!("{}/{total}", progress.progress),
+                    _ => progress.progress.to_string(),
+                };
+                let message = progress
+                    .message
+                    .as_deref()
+                    .map(|text| format!(" {}", clip_line(text, 200)))
+                    .unwrap_or_default();
+                self.note(&format!("  … {share}{message}"));
+            }
             TurnEvent::ToolResult { observation, .. } => {
                 self.line(&format!("← {}", summary(observation)));
             }

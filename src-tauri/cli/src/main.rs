@@ -140,7 +140,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    let result = runtime.block_on(run(cli));
+    // A read of stdin still waiting on its blocking thread (`mcp serve` stopped by a signal)
+    // must not keep the process alive.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match result {
         Ok(code) => code,
         Err(CliError::Usage(message)) => {
             eprintln!("gantry-cli: {}", for_terminal(&message));
@@ -180,8 +184,10 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("GANTRY_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // Colour codes only for a terminal: a pipe or a log file gets plain text.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .init();
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use gantry_mcp::{ConfigError, HubSettings, McpHub, ProjectTrust};
+use gantry_mcp::{ConfigError, HubSettings, McpHub, McpNotice, ProjectTrust, TokenVault};
 use gantry_store::{Project, ProjectId, Store, StoreError};
 use gantry_tools::{Approver, ManagerError, ToolManager, UserPrompter, builtin};
 
@@ -63,6 +63,8 @@ impl ProjectTools {
             project: self.project.id,
             root: self.manager.root().to_owned(),
             user_file: gantry_mcp::user_config_path(),
+            tokens: Some(Arc::new(crate::mcp_tokens::KeychainVault::new())),
+            notices: None,
         }
     }
 }
@@ -70,12 +72,26 @@ impl ProjectTools {
 /// What a project decided about MCP servers, kept in the store: the approvals of its
 /// `.mcp.json` and the servers it does not start. Everything that starts or reloads the
 /// project's hub reads its [`HubSettings`] from here, so the CLI and the app agree.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ProjectMcp {
     store: Store,
     project: ProjectId,
     root: PathBuf,
     user_file: Option<PathBuf>,
+    /// Where remote servers' sign-in tokens are kept (the OS keychain).
+    tokens: Option<Arc<dyn TokenVault>>,
+    /// Where the servers' notices go.
+    notices: Option<tokio::sync::broadcast::Sender<McpNotice>>,
+}
+
+impl std::fmt::Debug for ProjectMcp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProjectMcp")
+            .field("project", &self.project)
+            .field("root", &self.root)
+            .field("user_file", &self.user_file)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ProjectMcp {
@@ -84,6 +100,24 @@ impl ProjectMcp {
     pub fn with_user_file(mut self, user_file: Option<PathBuf>) -> Self {
         self.user_file = user_file;
         self
+    }
+
+    /// The same choices keeping sign-in tokens in `tokens` (tests; the default is the OS
+    /// keychain).
+    pub fn with_tokens(mut self, tokens: Option<Arc<dyn TokenVault>>) -> Self {
+        self.tokens = tokens;
+        self
+    }
+
+    /// The same choices sending the servers' notices to `notices`.
+    pub fn with_notices(mut self, notices: tokio::sync::broadcast::Sender<McpNotice>) -> Self {
+        self.notices = Some(notices);
+        self
+    }
+
+    /// Where sign-in tokens are kept.
+    pub fn tokens(&self) -> Option<&Arc<dyn TokenVault>> {
+        self.tokens.as_ref()
     }
 
     /// The user-wide MCP file the hub reads (and the app edits).
@@ -131,6 +165,8 @@ impl ProjectMcp {
         settings.project_root = Some(self.root.clone());
         settings.trust_project_for_this_run = trust_project_for_this_run;
         settings.disabled_servers = self.disabled_servers().await?;
+        settings.tokens = self.tokens.clone();
+        settings.notices = self.notices.clone();
         Ok(settings)
     }
 }

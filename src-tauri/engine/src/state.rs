@@ -283,6 +283,7 @@ impl AppState {
         }
         close_in_background(previous);
         watch_in_background(&project, self.sink.clone(), self.settings.watch_debounce);
+        crate::mcp_events::forward_in_background(&project, self.sink.clone());
         project.mcp().start_in_background();
         Ok(info)
     }

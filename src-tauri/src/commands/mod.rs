@@ -26,8 +26,9 @@ use gantry_engine::chat::{
 };
 use gantry_engine::events::{DialogRequest, TreeStatus};
 use gantry_engine::mcp_panel::{
-    ClaudeImportPreview, ImportClaudeDesktopRequest, McpPanel, McpServerEntry, McpServerRequest,
-    SaveMcpServersRequest, SetMcpServerEnabledRequest,
+    ClaudeImportPreview, ImportClaudeDesktopRequest, McpCatalog, McpPanel, McpRenderedPrompt,
+    McpResourceContent, McpResourceRequest, McpServerEntry, McpServerRequest,
+    RenderMcpPromptRequest, SaveMcpServersRequest, SetMcpServerEnabledRequest,
 };
 use gantry_engine::preview::{FilePreview, PreviewRequest};
 use gantry_engine::project::ProjectInfo;

@@ -33,6 +33,12 @@ commands! {
     mcp::set_mcp_server_enabled(SetMcpServerEnabledRequest) -> McpPanel;
     mcp::claude_desktop_import_preview(()) -> ClaudeImportPreview;
     mcp::import_claude_desktop(ImportClaudeDesktopRequest) -> McpPanel;
+    mcp::mcp_sign_in(McpServerRequest) -> McpPanel;
+    mcp::mcp_sign_out(McpServerRequest) -> McpPanel;
+    mcp::mcp_catalog(()) -> McpCatalog;
+    mcp::read_mcp_resource(McpResourceRequest) -> McpResourceContent;
+    mcp::subscribe_mcp_resource(McpResourceRequest) -> ();
+    mcp::render_mcp_prompt(RenderMcpPromptRequest) -> McpRenderedPrompt;
     settings::provider_settings(()) -> ProviderSettings;
     settings::save_provider(SaveProviderRequest) -> ProviderSettings;
     settings::probe_provider(ProbeProviderRequest) -> ProviderProbe;

@@ -45,7 +45,9 @@ pub use paths::{DATA_DIR_ENV, DATABASE_FILE, data_dir, default_database_path};
 pub use policies::Policies;
 pub use projects::{Project, Projects};
 pub use providers::{Provider, ProviderConfig, Providers};
-pub use secrets::{KEYCHAIN_SERVICE, KeyEntry, Secret, SecretError, Secrets, fallback_hint};
+pub use secrets::{
+    KEYCHAIN_SERVICE, KeyEntry, MCP_TOKENS_SERVICE, Secret, SecretError, Secrets, fallback_hint,
+};
 pub use sessions::{Session, Sessions};
 pub use settings::Settings;
 pub use store::Store;

@@ -18,6 +18,7 @@ pub struct ToolContext {
     files: Arc<FileLedger>,
     cancel: CancellationToken,
     prompter: Option<Arc<dyn UserPrompter>>,
+    observer: Arc<dyn crate::call::CallObserver>,
 }
 
 impl ToolContext {
@@ -29,7 +30,25 @@ impl ToolContext {
             files: Arc::default(),
             cancel: CancellationToken::new(),
             prompter: None,
+            observer: Arc::new(crate::call::NoObserver),
         }
+    }
+
+    /// The same context reporting the call's progress to `observer`.
+    #[must_use]
+    pub fn with_observer(mut self, observer: Arc<dyn crate::call::CallObserver>) -> Self {
+        self.observer = observer;
+        self
+    }
+
+    /// Who hears about the call (its progress).
+    pub fn observer(&self) -> Arc<dyn crate::call::CallObserver> {
+        Arc::clone(&self.observer)
+    }
+
+    /// Reports how far the call is (shown on its card).
+    pub fn report_progress(&self, progress: &crate::call::CallProgress) {
+        self.observer.progress(&self.call_id, progress);
     }
 
     /// The same context for the call `call_id`.

@@ -51,7 +51,7 @@ pub use approval::{
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use beneath::OpenError;
-pub use call::{CallContext, CallObserver, NoObserver};
+pub use call::{CallContext, CallObserver, CallProgress, NoObserver};
 pub use coerce::ArgumentProblem;
 pub use command_scope::{OptionEffect, ShellConstruct, Unscoped, command_scope};
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};

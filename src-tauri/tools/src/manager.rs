@@ -103,6 +103,11 @@ pub struct ToolManager {
     approver: Option<Arc<dyn Approver>>,
     prompter: Option<Arc<dyn UserPrompter>>,
     audit: Arc<dyn AuditSink>,
+    /// Why the tools whose names start with a prefix are missing (a server that failed to
+    /// start): a call to one says so instead of "unknown tool".
+    unavailable: RwLock<BTreeMap<String, String>>,
+    /// Bumped whenever the set of tools changes.
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for ToolManager {
@@ -140,6 +145,8 @@ impl ToolManager {
             approver: None,
             prompter: None,
             audit: Arc::new(NoAudit),
+            unavailable: RwLock::default(),
+            changes: tokio::sync::watch::channel(0).0,
         })
     }
 
@@ -179,6 +186,58 @@ impl ToolManager {
         self.project.path()
     }
 
+    /// Whether someone answers the model's questions (ask_user works).
+    pub fn has_prompter(&self) -> bool {
+        self.prompter.is_some()
+    }
+
+    /// A receiver that sees a new value whenever a tool is added, removed or replaced (an MCP
+    /// server's `tools/list_changed`), so front ends can refresh their lists.
+    pub fn subscribe_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    fn changed(&self) {
+        self.changes.send_modify(|version| *version += 1);
+    }
+
+    /// Records why the tools named `prefix...` are missing (`None`: they are not missing any
+    /// more). A call to such a name answers `why` instead of "unknown tool".
+    pub fn set_unavailable(&self, prefix: &str, why: Option<String>) {
+        let mut unavailable = self
+            .unavailable
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        match why {
+            Some(why) => {
+                unavailable.insert(prefix.to_owned(), why);
+            }
+            None => {
+                unavailable.remove(prefix);
+            }
+        }
+    }
+
+    /// Why `name` is missing, when a source said.
+    fn why_unavailable(&self, name: &str) -> Option<String> {
+        self.unavailable
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|(prefix, _)| name.starts_with(prefix.as_str()))
+            .max_by_key(|(prefix, _)| prefix.len())
+            .map(|(_, why)| why.clone())
+    }
+
+    /// The names of the tools the model may call (not Disabled), sorted.
+    pub fn callable_tool_names(&self) -> Vec<String> {
+        self.tools()
+            .into_iter()
+            .filter(|tool| tool.policy != Policy::Disabled)
+            .map(|tool| tool.name)
+            .collect()
+    }
+
     // ----- registry -------------------------------------------------------------------------
 
     /// Adds a tool. A name already taken is an error, never a silent overwrite.
@@ -193,16 +252,23 @@ impl ToolManager {
             return Err(ManagerError::DuplicateTool(name));
         }
         tools.insert(name, tool);
+        drop(tools);
+        self.changed();
         Ok(())
     }
 
     /// Removes a tool; true when it was registered.
     pub fn unregister(&self, name: &str) -> bool {
-        self.tools
+        let removed = self
+            .tools
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(name)
-            .is_some()
+            .is_some();
+        if removed {
+            self.changed();
+        }
+        removed
     }
 
     /// Replaces every tool from `source` by `tools` in one step (an MCP server's new listing).
@@ -219,6 +285,8 @@ impl ToolManager {
                 registry.insert(name, tool);
             }
         }
+        drop(registry);
+        self.changed();
         clashes
     }
 
@@ -409,11 +477,18 @@ impl ToolManager {
     /// lets the tool check them. A failure is the call's outcome.
     fn validate(&self, name: &str, arguments: ToolArguments) -> Result<ValidCall, Box<Outcome>> {
         let Some(tool) = self.get(name) else {
-            let available = self.tool_names().join(", ");
+            let text = match self.why_unavailable(name) {
+                Some(why) => format!("[error] tool '{name}' is unavailable: {why}"),
+                None => {
+                    // Only what the model may call: a disabled tool is not an option.
+                    let available = self.callable_tool_names().join(", ");
+                    format!("[error] unknown tool '{name}'; available: {available}")
+                }
+            };
             return Err(Box::new(Outcome::engine(
                 arguments.into_value_lossy(),
                 ObservationKind::Error,
-                format!("[error] unknown tool '{name}'; available: {available}"),
+                text,
             )));
         };
         let level = tool.level();
@@ -451,7 +526,8 @@ impl ToolManager {
             .with_call_id(call.call_id())
             .with_files(Arc::clone(call.session().files()))
             .with_cancel(call.cancel_token().child_token())
-            .with_prompter(self.prompter.clone());
+            .with_prompter(self.prompter.clone())
+            .with_observer(call.shared_observer());
         let policy = self
             .policies
             .read()

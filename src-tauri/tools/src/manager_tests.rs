@@ -241,9 +241,47 @@ async fn unknown_tool_lists_what_exists() {
         .await;
     assert_eq!(obs.kind, ObservationKind::Error);
     assert_eq!(
-        obs.text,
-        "[error] unknown tool 'reed_file'; available: boom, echo, fail, shell, sleepy, touch"
+        obs.text, "[error] unknown tool 'reed_file'; available: boom, echo, fail, sleepy, touch",
+        "a disabled tool (shell) is not offered"
     );
+}
+
+#[tokio::test]
+async fn a_missing_tool_of_a_source_that_failed_says_why() {
+    let f = fixture(None);
+    f.manager.set_unavailable(
+        "mcp__gh__",
+        Some("MCP server 'gh' failed to start: the server asked for sign-in (401)".into()),
+    );
+    let obs = f
+        .manager
+        .dispatch("mcp__gh__search", "{}", &CallContext::detached())
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Error);
+    assert_eq!(
+        obs.text,
+        "[error] tool 'mcp__gh__search' is unavailable: MCP server 'gh' failed to start: the server asked for sign-in (401)"
+    );
+    f.manager.set_unavailable("mcp__gh__", None);
+    let obs = f
+        .manager
+        .dispatch("mcp__gh__search", "{}", &CallContext::detached())
+        .await;
+    assert!(obs.text.starts_with("[error] unknown tool"), "{}", obs.text);
+}
+
+#[tokio::test]
+async fn changes_to_the_tool_set_are_announced() {
+    let f = fixture(None);
+    let mut changes = f.manager.subscribe_changes();
+    assert!(!changes.has_changed().unwrap());
+    f.manager
+        .register(crate::TypedTool::new(Echo).named("echo3"))
+        .unwrap();
+    assert!(changes.has_changed().unwrap());
+    changes.borrow_and_update();
+    assert!(f.manager.unregister("echo3"));
+    assert!(changes.has_changed().unwrap());
 }
 
 #[tokio::test]

@@ -16,7 +16,12 @@ import type { GrantView } from "./GrantView";
 import type { ImportClaudeDesktopRequest } from "./ImportClaudeDesktopRequest";
 import type { LaunchState } from "./LaunchState";
 import type { ListDirRequest } from "./ListDirRequest";
+import type { McpCatalog } from "./McpCatalog";
+import type { McpNoticeEvent } from "./McpNoticeEvent";
 import type { McpPanel } from "./McpPanel";
+import type { McpRenderedPrompt } from "./McpRenderedPrompt";
+import type { McpResourceContent } from "./McpResourceContent";
+import type { McpResourceRequest } from "./McpResourceRequest";
 import type { McpServerEntry } from "./McpServerEntry";
 import type { McpServerRequest } from "./McpServerRequest";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
@@ -28,6 +33,7 @@ import type { ProviderProbe } from "./ProviderProbe";
 import type { ProviderSettings } from "./ProviderSettings";
 import type { RecentProject } from "./RecentProject";
 import type { RenameSessionRequest } from "./RenameSessionRequest";
+import type { RenderMcpPromptRequest } from "./RenderMcpPromptRequest";
 import type { ResolveApprovalRequest } from "./ResolveApprovalRequest";
 import type { RevokeGrantRequest } from "./RevokeGrantRequest";
 import type { SaveMcpServersRequest } from "./SaveMcpServersRequest";
@@ -38,6 +44,7 @@ import type { SessionSummary } from "./SessionSummary";
 import type { SetMcpServerEnabledRequest } from "./SetMcpServerEnabledRequest";
 import type { SetToolPolicyRequest } from "./SetToolPolicyRequest";
 import type { ToolInfo } from "./ToolInfo";
+import type { ToolsChanged } from "./ToolsChanged";
 import type { TreeChanged } from "./TreeChanged";
 import type { TreeEntry } from "./TreeEntry";
 import type { TreeStatus } from "./TreeStatus";
@@ -73,6 +80,12 @@ export type Commands = {
   set_mcp_server_enabled: { request: SetMcpServerEnabledRequest; response: McpPanel };
   claude_desktop_import_preview: { request: null; response: ClaudeImportPreview };
   import_claude_desktop: { request: ImportClaudeDesktopRequest; response: McpPanel };
+  mcp_sign_in: { request: McpServerRequest; response: McpPanel };
+  mcp_sign_out: { request: McpServerRequest; response: McpPanel };
+  mcp_catalog: { request: null; response: McpCatalog };
+  read_mcp_resource: { request: McpResourceRequest; response: McpResourceContent };
+  subscribe_mcp_resource: { request: McpResourceRequest; response: null };
+  render_mcp_prompt: { request: RenderMcpPromptRequest; response: McpRenderedPrompt };
   provider_settings: { request: null; response: ProviderSettings };
   save_provider: { request: SaveProviderRequest; response: ProviderSettings };
   probe_provider: { request: ProbeProviderRequest; response: ProviderProbe };
@@ -92,6 +105,8 @@ export type Events = {
   "dialog:opened": DialogRequest;
   "dialog:closed": DialogClosed;
   "chat:event": ChatEvent;
+  "tools:changed": ToolsChanged;
+  "mcp:notice": McpNoticeEvent;
 };
 
 /** What a failed command rejects with. */
@@ -128,6 +143,12 @@ export const COMMAND_NAMES = [
   "set_mcp_server_enabled",
   "claude_desktop_import_preview",
   "import_claude_desktop",
+  "mcp_sign_in",
+  "mcp_sign_out",
+  "mcp_catalog",
+  "read_mcp_resource",
+  "subscribe_mcp_resource",
+  "render_mcp_prompt",
   "provider_settings",
   "save_provider",
   "probe_provider",
@@ -147,4 +168,6 @@ export const EVENT_NAMES = [
   "dialog:opened",
   "dialog:closed",
   "chat:event",
+  "tools:changed",
+  "mcp:notice",
 ] as const;

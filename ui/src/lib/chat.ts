@@ -14,6 +14,7 @@
 //   that results (which may arrive out of order) complete by id; a `retrying` event voids what
 //   was streamed since the last tool result.
 
+import type { CallProgress } from "../bindings/CallProgress";
 import type { ChatEvent } from "../bindings/ChatEvent";
 import type { ChatView } from "../bindings/ChatView";
 import type { Message } from "../bindings/Message";
@@ -44,6 +45,8 @@ export interface ToolCard {
   readonly diff: string | null;
   /** Why the user denied it, when they said. */
   readonly reason: string | null;
+  /** How far the running call is, as its tool (an MCP server) last reported it. */
+  readonly progress: CallProgress | null;
 }
 
 export type NoticeKind = "retrying" | "context_shortened" | "error" | "cancelled" | "step_limit";
@@ -158,6 +161,7 @@ function card(call: ToolCall): ToolCard {
     truncated: false,
     diff: null,
     reason: null,
+    progress: null,
   };
 }
 
@@ -170,6 +174,7 @@ function completed(tool: ToolCard, observation: Observation): ToolCard {
     truncated: observation.truncated,
     diff: observation.diff,
     reason: observation.kind === "denied" ? observation.decision.detail : null,
+    progress: null,
   };
 }
 
@@ -448,6 +453,14 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
         state,
         (tool) => tool.status === "awaiting_approval" && tool.id === id,
         (tool) => ({ ...tool, status: "running" }),
+      );
+    }
+    case "tool_progress": {
+      const id = event.id;
+      return updateTools(
+        state,
+        (tool) => tool.id === id && isPending(tool.status),
+        (tool) => ({ ...tool, progress: event.progress }),
       );
     }
     case "tool_result": {

@@ -67,11 +67,17 @@ export class ProjectChat {
         void this.refreshTools(event.event.name);
       }
     });
+    // A server's tools changed (tools/list_changed, a server connected or stopped): the levels
+    // the cards show follow.
+    const stopTools = on("tools:changed", (event) => {
+      if (event.projectId === this.#projectId) void this.refreshTools();
+    });
     void stop.then(() => this.reload()).catch((failure: unknown) => { this.fail(failure); });
     void this.refreshTools();
     return () => {
       this.#deltas.dispose();
       void stop.then((unlisten) => { unlisten(); });
+      void stopTools.then((unlisten) => { unlisten(); });
     };
   }
 

@@ -6,5 +6,6 @@ mod projects;
 mod providers;
 mod run_command;
 mod search_tools;
+mod serve_mode;
 mod support;
 mod tools;

@@ -194,3 +194,51 @@ fn without_a_secret_service_the_environment_variable_is_used() {
         "key: from $GANTRY_TEST_FALLBACK_KEY\n"
     );
 }
+
+#[tokio::test]
+async fn mcp_sign_in_tokens_are_kept_per_server_name_and_url() {
+    if !private_keychain() {
+        return;
+    }
+    let secrets = Secrets::new();
+    let server = unique_provider("mcp");
+    let (url, other_url) = ("https://a.example/mcp", "https://b.example/mcp");
+    assert!(secrets.mcp_tokens(&server, url).await.unwrap().is_none());
+    secrets
+        .set_mcp_tokens(&server, url, Secret::new(r#"{"access":"t1"}"#))
+        .await
+        .unwrap();
+    assert_eq!(
+        secrets
+            .mcp_tokens(&server, url)
+            .await
+            .unwrap()
+            .unwrap()
+            .expose(),
+        r#"{"access":"t1"}"#
+    );
+    // Same name, other URL; same URL, other name: separate sign-ins.
+    assert!(
+        secrets
+            .mcp_tokens(&server, other_url)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let other = format!("{server}-2");
+    assert!(secrets.mcp_tokens(&other, url).await.unwrap().is_none());
+    // In the Secret Service, under its own service.
+    let looked_up = Command::new("secret-tool")
+        .args([
+            "lookup",
+            "service",
+            gantry_store::MCP_TOKENS_SERVICE,
+            "username",
+            &format!("{server} {url}"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(looked_up.stdout, br#"{"access":"t1"}"#);
+    assert!(secrets.delete_mcp_tokens(&server, url).await.unwrap());
+    assert!(!secrets.delete_mcp_tokens(&server, url).await.unwrap());
+}
