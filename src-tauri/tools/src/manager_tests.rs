@@ -75,7 +75,7 @@ async fn fake_shell(args: ShellArgs) -> ToolResult {
     Ok(format!("ran {}", args.command).into())
 }
 
-fn shell_scope(args: &ShellArgs) -> ApprovalScope {
+fn shell_scope(_ctx: &ToolContext, args: &ShellArgs) -> ApprovalScope {
     if args.command.contains('`') {
         return ApprovalScope::Never("backticks".into());
     }
