@@ -86,6 +86,13 @@ impl CommandSandbox {
         }
     }
 
+    /// Probes the system's sandbox for the whole process (a trial command, some milliseconds,
+    /// the first time): call it from blocking code before the first command, so the probe does
+    /// not run on an async thread.
+    pub fn probe() {
+        let _ = Sandbox::probe();
+    }
+
     /// The same with a given availability instead of the probe's (tests, and a front end that
     /// probed with another bubblewrap).
     #[must_use]
