@@ -70,7 +70,9 @@ fn describe_request(request: &ApprovalRequest) -> String {
             sandbox,
         }) => {
             text.push_str(&format!("command: {command}\nin: {workdir}\n"));
-            text.push_str(&format!("{}\n", sandbox_line(sandbox)));
+            if let Some(sandbox) = sandbox {
+                text.push_str(&format!("{}\n", sandbox_line(sandbox)));
+            }
         }
         Some(Preview::Text { text: preview }) => text.push_str(&format!("{preview}\n")),
         None => {}

@@ -217,8 +217,11 @@ pub enum Preview {
         command: String,
         /// Project-relative working directory.
         workdir: String,
-        /// Whether it would run in the OS sandbox, and with the network or not.
-        sandbox: SandboxState,
+        /// Whether it would run in the OS sandbox, and with the network or not (always set by
+        /// run_command).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        sandbox: Option<SandboxState>,
     },
     /// Anything else, as text.
     Text {

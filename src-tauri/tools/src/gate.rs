@@ -105,7 +105,8 @@ pub struct Decision {
     pub detail: Option<String>,
     /// The rule that decided (the first, when several covered the call) or that the user
     /// saved just now.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub rule: Option<i64>,
 }
 

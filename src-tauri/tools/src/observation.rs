@@ -69,7 +69,8 @@ pub struct Observation {
     pub diff: Option<String>,
     /// How a command ran (run_command): in the OS sandbox, with the network or not, or without
     /// a sandbox. `None` for other tools and for calls that did not run.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub sandbox: Option<SandboxState>,
 }
 

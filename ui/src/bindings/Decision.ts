@@ -23,4 +23,4 @@ detail: string | null,
  * The rule that decided (the first, when several covered the call) or that the user
  * saved just now.
  */
-rule: number | null, };
+rule?: number, };

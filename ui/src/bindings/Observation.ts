@@ -39,4 +39,4 @@ diff: string | null,
  * How a command ran (run_command): in the OS sandbox, with the network or not, or without
  * a sandbox. `None` for other tools and for calls that did not run.
  */
-sandbox: SandboxState | null, };
+sandbox?: SandboxState, };

@@ -22,9 +22,10 @@ command: string,
  */
 workdir: string, 
 /**
- * Whether it would run in the OS sandbox, and with the network or not.
+ * Whether it would run in the OS sandbox, and with the network or not (always set by
+ * run_command).
  */
-sandbox: SandboxState, } | { "kind": "text", 
+sandbox?: SandboxState, } | { "kind": "text", 
 /**
  * The text to show.
  */

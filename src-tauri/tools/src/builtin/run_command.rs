@@ -339,7 +339,7 @@ async fn run_command_preview(ctx: &ToolContext, args: &RunCommandArgs) -> Option
     Some(Preview::Command {
         command: args.command.clone(),
         workdir,
-        sandbox: ctx.sandbox().state(),
+        sandbox: Some(ctx.sandbox().state()),
     })
 }
 

@@ -869,7 +869,7 @@ async fn a_denied_command_runs_nothing_and_the_approver_saw_command_and_workdir(
         Some(Preview::Command {
             command: "touch created".into(),
             workdir: "sub".into(),
-            sandbox: SandboxState::Sandboxed { network: false },
+            sandbox: Some(SandboxState::Sandboxed { network: false }),
         })
     );
     assert_eq!(
@@ -893,7 +893,7 @@ async fn the_preview_shows_an_unresolvable_workdir_as_given() {
         Some(Preview::Command {
             command: "ls".into(),
             workdir: "../elsewhere".into(),
-            sandbox: SandboxState::Sandboxed { network: false },
+            sandbox: Some(SandboxState::Sandboxed { network: false }),
         })
     );
 }
