@@ -73,7 +73,7 @@ pub use prompt::{PromptError, UserPrompter, UserQuestion};
 pub use rules::{RuleAction, RuleBook, RuleSpec, RuleStore, ToolRule};
 pub use sandboxing::{CommandSandbox, SandboxSettings, SandboxState, SessionTempSlot};
 pub use secret_env::{
-    DBUS_BLOCKED, PassList, is_secret_env, is_secret_var, key_from_env, pass_refusal,
+    DBUS_BLOCKED, DBUS_SESSION, PassList, is_secret_env, is_secret_var, key_from_env, pass_refusal,
     register_secret_env, scrub_environment, scrubbed_environment, scrubbed_environment_passing,
 };
 pub use secret_value::is_secret_value;
