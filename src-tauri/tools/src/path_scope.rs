@@ -230,6 +230,22 @@ mod tests {
         }
     }
 
+    /// The list is declared here once; the README documents it: every entry must be there.
+    #[test]
+    fn the_readme_documents_every_execution_sensitive_path() {
+        let readme = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+        )
+        .unwrap();
+        for (glob, _) in EXECUTION_SENSITIVE {
+            let name = glob.strip_prefix("**/").unwrap_or(glob);
+            assert!(
+                readme.contains(&format!("`{name}`")),
+                "README.md does not name `{name}`"
+            );
+        }
+    }
+
     #[test]
     fn globs_are_the_folder_or_the_root_file_escaped() {
         assert_eq!(path_glob("notes/todo.md"), "notes/**");
