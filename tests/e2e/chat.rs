@@ -416,6 +416,22 @@ fn process_alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// The pid of a running process whose command line is exactly `argv`.
+fn find_process(argv: &[&str]) -> Option<i32> {
+    let wanted: Vec<u8> = argv
+        .iter()
+        .flat_map(|arg| [arg.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            (cmdline == wanted && process_alive(pid)).then_some(pid)
+        })
+}
+
 #[tokio::test]
 async fn stop_ends_a_long_command_and_the_next_message_works() {
     if !enabled() {
@@ -426,7 +442,7 @@ async fn stop_ends_a_long_command_and_the_next_message_works() {
         Turn::tool_calls(vec![ToolCall::new(
             "call_sleep",
             "run_command",
-            json!({"command": "echo $$ > sleeper.pid; exec sleep 120"}),
+            json!({"command": "echo started > sleeper.started; exec sleep 120.4242"}),
         )]),
         Turn::text("Still here after the stop.").expect(
             Expect::new()
@@ -447,18 +463,17 @@ async fn stop_ends_a_long_command_and_the_next_message_works() {
         .await
         .unwrap();
     app.click("[data-testid=allow-once]").await.unwrap();
-    let pid_file = rig.root().join("sleeper.pid");
+    // The command runs in the sandbox's own PID namespace, where `$$` is not the host's pid:
+    // find the sleep by its unique command line among the host's processes.
     let deadline = Instant::now() + Duration::from_secs(20);
     let pid: i32 = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|text| text.trim().parse().ok())
-        {
+        if let Some(pid) = find_process(&["sleep", "120.4242"]) {
             break pid;
         }
         assert!(Instant::now() < deadline, "the command never started");
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
+    assert!(rig.root().join("sleeper.started").exists());
     card(&app, "run_command", "running").await;
     assert!(process_alive(pid));
     app.wait_for_css("[data-testid=chat-stop]").await.unwrap();

@@ -342,3 +342,199 @@ pub fn hide_gantry_folders(store: &Store, tools: &ToolManager) {
         sandbox.hide(config);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use gantry_tools::{
+        CallContext, DecisionKind, ObservationKind, Policy, RuleAction, SessionTempSlot,
+    };
+    use serde_json::json;
+
+    use super::*;
+    use crate::open::{People, open_tools};
+
+    struct Rig {
+        _data: tempfile::TempDir,
+        root: tempfile::TempDir,
+        store: Store,
+        commands: ProjectCommands,
+        tools: Arc<ToolManager>,
+    }
+
+    async fn rig() -> Rig {
+        let data = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+        let opened = open_tools(store.clone(), root.path(), People::default())
+            .await
+            .unwrap();
+        let tools = Arc::new(opened.manager);
+        let commands = ProjectCommands::new(store.clone(), opened.project.id, Arc::clone(&tools));
+        Rig {
+            _data: data,
+            root,
+            store,
+            commands,
+            tools,
+        }
+    }
+
+    fn request(network: bool, writable: &[&str], env_pass: &[&str]) -> SaveCommandSettingsRequest {
+        SaveCommandSettingsRequest {
+            network,
+            writable: writable.iter().map(|path| (*path).to_owned()).collect(),
+            env_pass: env_pass.iter().map(|name| (*name).to_owned()).collect(),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn settings_are_checked_saved_applied_and_loaded_at_the_next_opening() {
+        let rig = rig().await;
+        let cache = tempfile::tempdir().unwrap();
+        let cache_path = cache.path().canonicalize().unwrap();
+        let defaults = rig.commands.settings();
+        assert!(!defaults.network && defaults.writable.is_empty() && defaults.env_pass.is_empty());
+        let view = rig
+            .commands
+            .save_settings(&request(
+                true,
+                &[
+                    cache.path().to_str().unwrap(),
+                    cache.path().to_str().unwrap(),
+                ],
+                &[" DATABASE_URL ", "DATABASE_URL"],
+            ))
+            .await
+            .unwrap();
+        assert!(view.network);
+        assert_eq!(view.writable, [cache_path.display().to_string()]);
+        assert_eq!(view.env_pass, ["DATABASE_URL"]);
+        assert_eq!(
+            rig.tools.sandbox().settings(),
+            SandboxSettings {
+                network: true,
+                writable: vec![cache_path.clone()],
+            }
+        );
+        assert!(rig.tools.project().env_pass().contains("DATABASE_URL"));
+
+        let inside = rig.root.path().join("sub");
+        std::fs::create_dir(&inside).unwrap();
+        for bad in [
+            request(false, &["relative/dir"], &[]),
+            request(false, &["/nonexistent/gantry-folder"], &[]),
+            request(false, &["/"], &[]),
+            request(false, &[inside.to_str().unwrap()], &[]),
+            request(false, &[], &["GANTRY_DATA_DIR"]),
+            request(false, &[], &["DBUS_SESSION_BUS_ADDRESS"]),
+            request(false, &[], &["A=B"]),
+        ] {
+            let error = rig.commands.save_settings(&bad).await.unwrap_err();
+            assert_eq!(error.kind, crate::ErrorKind::InvalidInput, "{bad:?}");
+        }
+        assert!(rig.tools.sandbox().settings().network, "nothing changed");
+
+        // Opening the project again (a restart) applies what was saved.
+        let again = open_tools(rig.store.clone(), rig.root.path(), People::default())
+            .await
+            .unwrap();
+        assert_eq!(again.manager.sandbox().settings().writable, [cache_path]);
+        assert!(again.manager.sandbox().settings().network);
+        assert!(again.manager.project().env_pass().contains("DATABASE_URL"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rules_are_saved_reloaded_into_the_tools_and_counted() {
+        let rig = rig().await;
+        let add = |tool: &str, pattern: Option<&str>, action| SaveRuleRequest {
+            id: None,
+            spec: RuleSpec {
+                tool: tool.into(),
+                pattern: pattern.map(str::to_owned),
+                action,
+            },
+        };
+        let listed = rig
+            .commands
+            .save_rule(&add("write_file", Some("notes/**"), RuleAction::Allow))
+            .await
+            .unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].label, "allow write_file: notes/**");
+        assert_eq!(rig.tools.rules().list(), [listed[0].rule.clone()]);
+        let id = listed[0].rule.id;
+
+        // A write below notes/ runs without asking (there is no approver), decided by the rule.
+        rig.tools.set_policy("write_file", Policy::Ask).unwrap();
+        let call = CallContext::detached();
+        let obs = rig
+            .tools
+            .dispatch(
+                "write_file",
+                json!({"path": "notes/a.md", "content": "x"}),
+                &call,
+            )
+            .await;
+        assert_eq!(obs.kind, ObservationKind::Ok, "{}", obs.text);
+        assert_eq!(obs.decision.kind, DecisionKind::AllowedByRule);
+        assert_eq!(obs.decision.rule, Some(id));
+        assert_eq!(rig.commands.rules().await.unwrap()[0].uses, 1);
+
+        // Edited into a deny rule, it refuses.
+        let edited = rig
+            .commands
+            .save_rule(&SaveRuleRequest {
+                id: Some(id),
+                spec: RuleSpec {
+                    tool: "write_file".into(),
+                    pattern: Some("notes/**".into()),
+                    action: RuleAction::Deny,
+                },
+            })
+            .await
+            .unwrap();
+        assert_eq!(edited[0].rule.spec.action, RuleAction::Deny);
+        let obs = rig
+            .tools
+            .dispatch(
+                "write_file",
+                json!({"path": "notes/b.md", "content": "x"}),
+                &call,
+            )
+            .await;
+        assert_eq!(obs.kind, ObservationKind::Denied);
+        assert_eq!(obs.decision.rule, Some(id));
+
+        assert!(rig.commands.remove_rule(id).await.unwrap().is_empty());
+        assert!(rig.tools.rules().list().is_empty());
+        assert_eq!(
+            rig.commands.remove_rule(id).await.unwrap_err().kind,
+            crate::ErrorKind::NotFound
+        );
+        let bad = rig
+            .commands
+            .save_rule(&add("write_file", Some("["), RuleAction::Allow))
+            .await
+            .unwrap_err();
+        assert_eq!(bad.kind, crate::ErrorKind::InvalidInput);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn gantrys_own_folders_are_hidden_from_commands() {
+        let rig = rig().await;
+        let temp = SessionTempSlot::default();
+        let hidden = temp
+            .with(|temp| {
+                rig.tools
+                    .sandbox()
+                    .policy(rig.root.path(), temp)
+                    .hidden_paths
+            })
+            .unwrap();
+        let database_folder = rig.store.path().parent().unwrap().to_path_buf();
+        assert!(hidden.contains(&database_folder), "{hidden:?}");
+        if let Ok(data) = gantry_store::data_dir() {
+            assert!(hidden.contains(&data), "{hidden:?}");
+        }
+    }
+}
