@@ -415,11 +415,9 @@ mod tests {
             "in ./sub: git push",
             "rm -rf build",
         ] {
-            assert_eq!(
+            assert!(
                 book.denying("run_command", &keys(&["ls", denied]))
-                    .map(|r| r.id)
                     .is_some(),
-                true,
                 "{denied}"
             );
         }

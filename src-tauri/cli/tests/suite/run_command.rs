@@ -200,8 +200,9 @@ fn the_terminal_approver_shows_the_command_its_workdir_and_its_keys() {
     let denied = gantry(dir.path(), &args, "d\n");
     assert_eq!(denied.code, 1);
     for expected in [
-        "command: touch created\nin: sub\n",
-        "allowing for the session covers: run_command: in ./sub: touch created\n",
+        "command: touch created\nin: sub\nsandboxed, no network\n",
+        "allowing for the session or always in this project covers: run_command: in ./sub: touch created\n",
+        "[p]roject (always)",
     ] {
         assert!(denied.stderr.contains(expected), "{}", denied.stderr);
     }

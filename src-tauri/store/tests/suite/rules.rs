@@ -138,7 +138,10 @@ async fn the_gates_rule_store_saves_in_the_project_and_the_audit_log_names_the_r
         .add(spec("run_command", Some("cargo test"), RuleAction::Allow))
         .await
         .unwrap();
-    assert_eq!(store.rules().list(project).await.unwrap(), [saved.clone()]);
+    assert_eq!(
+        store.rules().list(project).await.unwrap(),
+        std::slice::from_ref(&saved)
+    );
     let mut call = record(
         "run_command",
         None,
