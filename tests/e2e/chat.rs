@@ -295,10 +295,11 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     }
     let _serial = SERIAL.lock().await;
     let rig = ChatRig::new(vec![
-        write_call("call_a", "a.txt", "a\n"),
-        write_call("call_b", "b.txt", "b\n").expect(after_tool("call_a")),
+        // Both in notes/: "allow for this session" covers the folder the dialog names.
+        write_call("call_a", "notes/a.txt", "a\n"),
+        write_call("call_b", "notes/b.txt", "b\n").expect(after_tool("call_a")),
         Turn::text("Wrote a.txt and b.txt.").expect(after_tool("call_b")),
-        write_call("call_c", "c.txt", "c\n").expect(Expect::new().message_count(2)),
+        write_call("call_c", "notes/c.txt", "c\n").expect(Expect::new().message_count(2)),
         Turn::text("Wrote c.txt.").expect(after_tool("call_c")),
     ])
     .await;
@@ -312,7 +313,7 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     assistant_says(&app, "Wrote a.txt and b.txt.").await;
     idle(&app).await;
     assert_eq!(dialogs(&app).await, 0);
-    assert!(rig.root().join("a.txt").is_file() && rig.root().join("b.txt").is_file());
+    assert!(rig.root().join("notes/a.txt").is_file() && rig.root().join("notes/b.txt").is_file());
     app.screenshot("second-write-not-asked").await.unwrap();
 
     // The audit log says why the second call ran without a dialog.
@@ -338,8 +339,8 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     assert_eq!(
         decisions,
         [
-            json!(["a.txt", "allowed_for_session", "user"]),
-            json!(["b.txt", "allowed_for_session", "session_grant"]),
+            json!(["notes/a.txt", "allowed_for_session", "user"]),
+            json!(["notes/b.txt", "allowed_for_session", "session_grant"]),
         ],
         "{audit:?}"
     );
@@ -354,7 +355,7 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     app.screenshot("new-session-asks-again").await.unwrap();
     app.click("[data-testid=allow-once]").await.unwrap();
     assistant_says(&app, "Wrote c.txt.").await;
-    assert!(rig.root().join("c.txt").is_file());
+    assert!(rig.root().join("notes/c.txt").is_file());
     let sessions = store.sessions().list(project.id).await.unwrap();
     assert_eq!(sessions.len(), 2, "{sessions:?}");
     rig.verify();

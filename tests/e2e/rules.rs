@@ -108,9 +108,7 @@ async fn always_allow_in_this_project_saves_a_rule_that_holds_after_a_restart() 
         .await
         .unwrap();
     app.screenshot("tools-panel-rules").await.unwrap();
-    app.close_with_escape("tools-panel")
-        .await
-        .unwrap();
+    app.close_with_escape("tools-panel").await.unwrap();
 
     // A write to .git/config asks even under Auto, and the dialog says why.
     send(&app, "change the git config").await;
