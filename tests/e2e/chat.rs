@@ -295,10 +295,11 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     }
     let _serial = SERIAL.lock().await;
     let rig = ChatRig::new(vec![
-        write_call("call_a", "a.txt", "a\n"),
-        write_call("call_b", "b.txt", "b\n").expect(after_tool("call_a")),
+        // Both in notes/: "allow for this session" covers the folder the dialog names.
+        write_call("call_a", "notes/a.txt", "a\n"),
+        write_call("call_b", "notes/b.txt", "b\n").expect(after_tool("call_a")),
         Turn::text("Wrote a.txt and b.txt.").expect(after_tool("call_b")),
-        write_call("call_c", "c.txt", "c\n").expect(Expect::new().message_count(2)),
+        write_call("call_c", "notes/c.txt", "c\n").expect(Expect::new().message_count(2)),
         Turn::text("Wrote c.txt.").expect(after_tool("call_c")),
     ])
     .await;
@@ -312,7 +313,7 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     assistant_says(&app, "Wrote a.txt and b.txt.").await;
     idle(&app).await;
     assert_eq!(dialogs(&app).await, 0);
-    assert!(rig.root().join("a.txt").is_file() && rig.root().join("b.txt").is_file());
+    assert!(rig.root().join("notes/a.txt").is_file() && rig.root().join("notes/b.txt").is_file());
     app.screenshot("second-write-not-asked").await.unwrap();
 
     // The audit log says why the second call ran without a dialog.
@@ -338,8 +339,8 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     assert_eq!(
         decisions,
         [
-            json!(["a.txt", "allowed_for_session", "user"]),
-            json!(["b.txt", "allowed_for_session", "session_grant"]),
+            json!(["notes/a.txt", "allowed_for_session", "user"]),
+            json!(["notes/b.txt", "allowed_for_session", "session_grant"]),
         ],
         "{audit:?}"
     );
@@ -354,7 +355,7 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     app.screenshot("new-session-asks-again").await.unwrap();
     app.click("[data-testid=allow-once]").await.unwrap();
     assistant_says(&app, "Wrote c.txt.").await;
-    assert!(rig.root().join("c.txt").is_file());
+    assert!(rig.root().join("notes/c.txt").is_file());
     let sessions = store.sessions().list(project.id).await.unwrap();
     assert_eq!(sessions.len(), 2, "{sessions:?}");
     rig.verify();
@@ -416,6 +417,22 @@ fn process_alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// The pid of a running process whose command line is exactly `argv`.
+fn find_process(argv: &[&str]) -> Option<i32> {
+    let wanted: Vec<u8> = argv
+        .iter()
+        .flat_map(|arg| [arg.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            (cmdline == wanted && process_alive(pid)).then_some(pid)
+        })
+}
+
 #[tokio::test]
 async fn stop_ends_a_long_command_and_the_next_message_works() {
     if !enabled() {
@@ -426,7 +443,7 @@ async fn stop_ends_a_long_command_and_the_next_message_works() {
         Turn::tool_calls(vec![ToolCall::new(
             "call_sleep",
             "run_command",
-            json!({"command": "echo $$ > sleeper.pid; exec sleep 120"}),
+            json!({"command": "echo started > sleeper.started; exec sleep 120.4242"}),
         )]),
         Turn::text("Still here after the stop.").expect(
             Expect::new()
@@ -447,18 +464,17 @@ async fn stop_ends_a_long_command_and_the_next_message_works() {
         .await
         .unwrap();
     app.click("[data-testid=allow-once]").await.unwrap();
-    let pid_file = rig.root().join("sleeper.pid");
+    // The command runs in the sandbox's own PID namespace, where `$$` is not the host's pid:
+    // find the sleep by its unique command line among the host's processes.
     let deadline = Instant::now() + Duration::from_secs(20);
     let pid: i32 = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|text| text.trim().parse().ok())
-        {
+        if let Some(pid) = find_process(&["sleep", "120.4242"]) {
             break pid;
         }
         assert!(Instant::now() < deadline, "the command never started");
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
+    assert!(rig.root().join("sleeper.started").exists());
     card(&app, "run_command", "running").await;
     assert!(process_alive(pid));
     app.wait_for_css("[data-testid=chat-stop]").await.unwrap();

@@ -24,6 +24,7 @@ mod language;
 mod mcp;
 mod mcp_edit;
 mod panels;
+mod rules;
 mod scenarios;
 mod streaming;
 mod webdriver;

@@ -361,6 +361,7 @@ mod tests {
                         duration: Duration::from_millis(3),
                         truncated: false,
                         diff: None,
+                        sandbox: None,
                     },
                 },
                 json!({"type": "tool_result", "id": "c1", "name": "read_file", "observation": {

@@ -413,5 +413,6 @@ fn never_ran(call: &ToolCall, text: &str) -> Observation {
         duration: Duration::ZERO,
         truncated: false,
         diff: None,
+        sandbox: None,
     }
 }

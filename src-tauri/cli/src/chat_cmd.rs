@@ -203,6 +203,7 @@ fn people(mode: Option<ApproveMode>, interactive: bool) -> Approvers {
         ApproveMode::Ask => Some(Arc::new(TerminalApprover::new(answers)) as Arc<dyn Approver>),
         ApproveMode::Once => fixed(ApprovalDecision::AllowOnce),
         ApproveMode::Session => fixed(ApprovalDecision::AllowForSession),
+        ApproveMode::Project => fixed(ApprovalDecision::AllowInProject),
         // With no terminal and no explicit answer, nobody approves: the gate fails closed.
         ApproveMode::Deny if mode.is_none() => None,
         ApproveMode::Deny => fixed(ApprovalDecision::Deny { reason: None }),
@@ -439,6 +440,7 @@ mod tests {
             duration: Duration::from_millis(12),
             truncated: false,
             diff: None,
+            sandbox: None,
         };
         assert_eq!(
             summary(&observation),

@@ -12,6 +12,7 @@ mod mcp_cmd;
 mod policy_cmd;
 mod projects_cmd;
 mod provider_cmd;
+mod rules_cmd;
 mod sessions_cmd;
 mod signals;
 mod state;
@@ -90,6 +91,14 @@ enum ToolsCommand {
     },
     /// Show or save a tool's policy in the project (saved policies hold for every later run).
     Policy(policy_cmd::PolicyArgs),
+    /// The project's rules that last: allow or deny a tool, a command key or a path glob.
+    #[command(subcommand)]
+    Rules(rules_cmd::RulesCommand),
+    /// Variables the project's commands receive on purpose although they look secret.
+    #[command(subcommand)]
+    Env(rules_cmd::EnvCommand),
+    /// Show or change how the project's commands are sandboxed (network, writable folders).
+    Sandbox(rules_cmd::SandboxArgs),
 }
 
 /// The project folder a command works on.
@@ -112,6 +121,8 @@ pub(crate) enum ApproveMode {
     Once,
     /// Allow for the session.
     Session,
+    /// Allow, and save allow rules for the call's scope in the project ("always").
+    Project,
     /// Deny every call.
     Deny,
 }
@@ -171,6 +182,9 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
             enable,
         }) => tools_cmd::call(&project, &name, arguments, approve, &enable).await,
         Command::Tools(ToolsCommand::Policy(args)) => policy_cmd::run(args).await,
+        Command::Tools(ToolsCommand::Rules(command)) => rules_cmd::rules(command).await,
+        Command::Tools(ToolsCommand::Env(command)) => rules_cmd::env(command).await,
+        Command::Tools(ToolsCommand::Sandbox(args)) => rules_cmd::sandbox(args).await,
         Command::Projects(command) => projects_cmd::run(command).await,
         Command::Sessions(command) => sessions_cmd::run(command).await,
         Command::Audit(args) => audit_cmd::run(args).await,

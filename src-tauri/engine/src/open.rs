@@ -16,6 +16,8 @@ use gantry_mcp::{ConfigError, HubSettings, McpHub, McpNotice, ProjectTrust, Toke
 use gantry_store::{Project, ProjectId, Store, StoreError};
 use gantry_tools::{Approver, ManagerError, ToolManager, UserPrompter, builtin};
 
+use crate::project_commands::{apply_saved, hide_gantry_folders};
+
 /// Who answers for the user: approvals of Ask calls, and the model's questions.
 #[derive(Default, Clone)]
 pub struct People {
@@ -191,8 +193,10 @@ pub async fn register_saved_key_variables(store: &Store) {
 }
 
 /// Remembers the folder at `root` in the store (as opening it in the app does), and builds
-/// its tool manager: the built-in tools, the saved policies, the store's audit log, and the
-/// given people.
+/// its tool manager: the built-in tools, the saved policies and rules, the command settings
+/// (network, writable folders, variables passed), the store's audit log, and the given people.
+/// The system's sandbox is probed here (once per process, off the async threads), and
+/// Gantry's own folders are hidden from the project's commands.
 pub async fn open_tools(
     store: Store,
     root: &Path,
@@ -202,6 +206,9 @@ pub async fn open_tools(
     let project = store.projects().open(manager.root()).await?;
     let policies = store.policies().load(project.id).await?;
     register_saved_key_variables(&store).await;
+    let _probed = tokio::task::spawn_blocking(gantry_tools::CommandSandbox::probe).await;
+    hide_gantry_folders(&store, &manager);
+    apply_saved(&store, project.id, &manager).await?;
     manager = manager
         .with_policies(policies)
         .with_audit(Arc::new(store.audit_sink(project.id)));

@@ -24,6 +24,7 @@ use crate::error::CommandError;
 use crate::events::{EventSink, TreeChanged, TreeStatus, WatchState, emit};
 use crate::mcp_servers::ProjectServers;
 use crate::open::{People, open_tools};
+use crate::project_commands::ProjectCommands;
 
 /// The open project, as the webview knows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -163,6 +164,16 @@ impl OpenProject {
     /// The project's id in the store.
     pub fn store_project(&self) -> gantry_store::ProjectId {
         self.chat.store_project()
+    }
+
+    /// The project's command settings (sandbox, variables passed) and rules, changed in the
+    /// store and the tools together.
+    pub fn commands(&self) -> ProjectCommands {
+        ProjectCommands::new(
+            self.store().clone(),
+            self.store_project(),
+            Arc::clone(&self.tools),
+        )
     }
 
     /// Held while a policy change is applied and saved.

@@ -21,6 +21,9 @@ use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
 use crate::preview::{FilePreview, read_preview};
 use crate::project::{OpenProject, ProjectInfo, watch_in_background};
+use crate::project_commands::{
+    CommandSettingsView, RuleView, SaveCommandSettingsRequest, SaveRuleRequest,
+};
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
@@ -407,6 +410,39 @@ impl AppState {
         grant: &gantry_tools::SessionGrant,
     ) -> Result<Vec<GrantView>, CommandError> {
         tool_panel::revoke(&*self.current()?, grant)
+    }
+
+    /// How the open project's commands run: sandboxed or why not, network, writable folders,
+    /// variables passed on purpose.
+    pub fn command_settings(&self) -> Result<CommandSettingsView, CommandError> {
+        Ok(self.current()?.commands().settings())
+    }
+
+    /// Saves and applies the open project's command settings; returns them as they are now.
+    pub async fn save_command_settings(
+        &self,
+        request: &SaveCommandSettingsRequest,
+    ) -> Result<CommandSettingsView, CommandError> {
+        self.current()?.commands().save_settings(request).await
+    }
+
+    /// The open project's rules, with how many calls each decided.
+    pub async fn tool_rules(&self) -> Result<Vec<RuleView>, CommandError> {
+        self.current()?.commands().rules().await
+    }
+
+    /// Adds or changes a rule of the open project (it holds for the next call); returns the
+    /// rules.
+    pub async fn save_tool_rule(
+        &self,
+        request: &SaveRuleRequest,
+    ) -> Result<Vec<RuleView>, CommandError> {
+        self.current()?.commands().save_rule(request).await
+    }
+
+    /// Removes a rule of the open project; returns the rules left.
+    pub async fn remove_tool_rule(&self, id: i64) -> Result<Vec<RuleView>, CommandError> {
+        self.current()?.commands().remove_rule(id).await
     }
 
     /// The open project's tool calls that pass `request`, newest first (at most

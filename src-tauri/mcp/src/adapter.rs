@@ -195,7 +195,7 @@ impl PreparedCall for McpCall {
         &self.arguments
     }
 
-    fn scope(&self) -> ApprovalScope {
+    fn scope(&self, _ctx: &ToolContext) -> ApprovalScope {
         ApprovalScope::WholeTool
     }
 

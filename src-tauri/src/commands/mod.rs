@@ -16,6 +16,7 @@ pub mod dialogs;
 pub mod mcp;
 pub mod preview;
 pub mod project;
+pub mod rules;
 pub mod settings;
 pub mod tools;
 pub mod tree;
@@ -32,6 +33,9 @@ use gantry_engine::mcp_panel::{
 };
 use gantry_engine::preview::{FilePreview, PreviewRequest};
 use gantry_engine::project::ProjectInfo;
+use gantry_engine::project_commands::{
+    CommandSettingsView, RemoveRuleRequest, RuleView, SaveCommandSettingsRequest, SaveRuleRequest,
+};
 use gantry_engine::provider_settings::{
     ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };

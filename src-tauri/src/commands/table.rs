@@ -47,6 +47,11 @@ commands! {
     tools::reset_tool_policies(()) -> Vec<ToolInfo>;
     tools::session_grants(()) -> Vec<GrantView>;
     tools::revoke_grant(RevokeGrantRequest) -> Vec<GrantView>;
+    rules::command_settings(()) -> CommandSettingsView;
+    rules::save_command_settings(SaveCommandSettingsRequest) -> CommandSettingsView;
+    rules::tool_rules(()) -> Vec<RuleView>;
+    rules::save_tool_rule(SaveRuleRequest) -> Vec<RuleView>;
+    rules::remove_tool_rule(RemoveRuleRequest) -> Vec<RuleView>;
     audit::audit_log(AuditRequest) -> Vec<AuditEntryView>;
     audit::export_audit(AuditRequest) -> Option<AuditExport>;
 }

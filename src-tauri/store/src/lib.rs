@@ -1,5 +1,6 @@
-//! Everything Gantry remembers: projects, tool policies, approved MCP files, MCP servers switched
-//! off per project, providers, sessions and their messages, and the audit log, in one SQLite file;
+//! Everything Gantry remembers: projects, tool policies and rules, command settings (network,
+//! writable folders, variables passed on purpose), approved MCP files, MCP servers switched off
+//! per project, providers, sessions and their messages, and the audit log, in one SQLite file;
 //! API keys in the OS keychain.
 //!
 //! The engine needs memory that outlives a window: which folders the user works in, what they
@@ -19,6 +20,7 @@
 mod codec;
 
 pub mod audit;
+pub mod command_settings;
 pub mod error;
 pub mod ids;
 pub mod mcp_switches;
@@ -29,6 +31,7 @@ pub mod policies;
 pub mod projects;
 pub mod providers;
 pub mod redact;
+pub mod rules;
 pub mod secrets;
 pub mod sessions;
 pub mod settings;
@@ -36,6 +39,7 @@ pub mod store;
 pub mod time;
 
 pub use audit::{AuditEntry, AuditFilter, AuditLog, StoreAudit};
+pub use command_settings::{CommandSettings, ProjectCommandSettings};
 pub use error::{Result, StoreError};
 pub use ids::{AuditId, MessageId, ProjectId, SessionId};
 pub use mcp_switches::McpSwitches;
@@ -45,6 +49,7 @@ pub use paths::{DATA_DIR_ENV, DATABASE_FILE, data_dir, default_database_path};
 pub use policies::Policies;
 pub use projects::{Project, Projects};
 pub use providers::{Provider, ProviderConfig, Providers};
+pub use rules::{Rules, StoreRules};
 pub use secrets::{
     KEYCHAIN_SERVICE, KeyEntry, MCP_TOKENS_SERVICE, Secret, SecretError, Secrets, fallback_hint,
 };

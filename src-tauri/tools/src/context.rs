@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use crate::confine::{ConfineError, ProjectRoot, ResolvedPath};
 use crate::ledger::FileLedger;
 use crate::prompt::UserPrompter;
+use crate::sandboxing::{CommandSandbox, SessionTempSlot};
 
 /// Everything a tool function receives besides its arguments. Cheap to clone.
 #[derive(Clone)]
@@ -19,10 +20,13 @@ pub struct ToolContext {
     cancel: CancellationToken,
     prompter: Option<Arc<dyn UserPrompter>>,
     observer: Arc<dyn crate::call::CallObserver>,
+    sandbox: Arc<CommandSandbox>,
+    temp: Arc<SessionTempSlot>,
 }
 
 impl ToolContext {
-    /// A context for `project` with a fresh ledger, no user and a token nobody cancels.
+    /// A context for `project` with a fresh ledger, no user, a token nobody cancels, the
+    /// system's sandbox with the project's default settings, and a temporary folder of its own.
     pub fn new(project: Arc<ProjectRoot>) -> Self {
         Self {
             call_id: String::new(),
@@ -31,7 +35,33 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             prompter: None,
             observer: Arc::new(crate::call::NoObserver),
+            sandbox: Arc::new(CommandSandbox::system()),
+            temp: Arc::default(),
         }
+    }
+
+    /// The same context with the project's command sandbox.
+    #[must_use]
+    pub fn with_sandbox(mut self, sandbox: Arc<CommandSandbox>) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// The same context with the session's temporary folder.
+    #[must_use]
+    pub fn with_session_temp(mut self, temp: Arc<SessionTempSlot>) -> Self {
+        self.temp = temp;
+        self
+    }
+
+    /// How the project's commands are sandboxed.
+    pub fn sandbox(&self) -> &CommandSandbox {
+        &self.sandbox
+    }
+
+    /// The session's private temporary folder (created on first use).
+    pub fn session_temp(&self) -> &Arc<SessionTempSlot> {
+        &self.temp
     }
 
     /// The same context reporting the call's progress to `observer`.

@@ -29,8 +29,11 @@ pub(crate) mod gate;
 pub(crate) mod ledger;
 pub(crate) mod manager;
 pub(crate) mod observation;
+pub(crate) mod path_scope;
 pub(crate) mod permission;
 pub(crate) mod prompt;
+pub(crate) mod rules;
+pub(crate) mod sandboxing;
 pub(crate) mod secret_env;
 pub(crate) mod secret_value;
 pub(crate) mod session;
@@ -64,11 +67,16 @@ pub use gate::{Decider, Decision, DecisionKind};
 pub use ledger::{FileLedger, FileStamp, Freshness};
 pub use manager::{ManagerError, ToolArguments, ToolInfo, ToolManager, is_valid_tool_name};
 pub use observation::{Observation, ObservationKind, duration_millis};
+pub use path_scope::{
+    EXECUTION_SENSITIVE, PATH_SCOPED_TOOLS, execution_sensitive, glob_matches, path_glob,
+};
 pub use permission::{ParseNameError, PermissionLevel, Policy, PolicySet};
 pub use prompt::{PromptError, UserPrompter, UserQuestion};
+pub use rules::{RuleAction, RuleBook, RuleSpec, RuleStore, ToolRule};
+pub use sandboxing::{CommandSandbox, SandboxSettings, SandboxState, SessionTempSlot};
 pub use secret_env::{
-    DBUS_BLOCKED, PassList, is_secret_env, is_secret_var, key_from_env, register_secret_env,
-    scrub_environment, scrubbed_environment, scrubbed_environment_passing,
+    DBUS_BLOCKED, DBUS_SESSION, PassList, is_secret_env, is_secret_var, key_from_env, pass_refusal,
+    register_secret_env, scrub_environment, scrubbed_environment, scrubbed_environment_passing,
 };
 pub use secret_value::is_secret_value;
 pub use session::ToolSession;

@@ -24,6 +24,8 @@ use crate::gate::{Decider, Decision, DecisionKind, Gate, Gated};
 use crate::observation::{Observation, ObservationKind};
 use crate::permission::{PermissionLevel, Policy, PolicySet};
 use crate::prompt::UserPrompter;
+use crate::rules::RuleBook;
+use crate::sandboxing::CommandSandbox;
 use crate::text::excerpt;
 use crate::tool::{IntoTool, PreparedCall, Tool, ToolOutput, ToolSource};
 
@@ -108,6 +110,8 @@ pub struct ToolManager {
     unavailable: RwLock<BTreeMap<String, String>>,
     /// Bumped whenever the set of tools changes.
     changes: tokio::sync::watch::Sender<u64>,
+    rules: RuleBook,
+    sandbox: Arc<CommandSandbox>,
 }
 
 impl std::fmt::Debug for ToolManager {
@@ -130,8 +134,9 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 }
 
 impl ToolManager {
-    /// A manager for the project folder `root`, with no tools, default policies, no approver
-    /// (so Ask means deny), no prompter and no audit.
+    /// A manager for the project folder `root`, with no tools, default policies, no rules, no
+    /// approver (so Ask means deny), no prompter, no audit, and the system's command sandbox
+    /// (probed at the first command) with the network off.
     pub fn new(root: impl AsRef<Path>) -> Result<Self, ManagerError> {
         let given = root.as_ref();
         let project = ProjectRoot::new(given).map_err(|error| ManagerError::BadRoot {
@@ -147,7 +152,34 @@ impl ToolManager {
             audit: Arc::new(NoAudit),
             unavailable: RwLock::default(),
             changes: tokio::sync::watch::channel(0).0,
+            rules: RuleBook::default(),
+            sandbox: Arc::new(CommandSandbox::system()),
         })
+    }
+
+    /// Sets how commands are sandboxed (tests, a front end that probed already).
+    #[must_use]
+    pub fn with_sandbox(mut self, sandbox: CommandSandbox) -> Self {
+        self.sandbox = Arc::new(sandbox);
+        self
+    }
+
+    /// How the project's commands are sandboxed; its settings change in place and hold for the
+    /// next command.
+    pub fn sandbox(&self) -> &Arc<CommandSandbox> {
+        &self.sandbox
+    }
+
+    /// The project's rules (replace them after an edit in the store; set where the dialog's
+    /// "always allow in this project" saves them).
+    pub fn rules(&self) -> &RuleBook {
+        &self.rules
+    }
+
+    /// The project folder with its settings (the variables its commands receive on purpose:
+    /// [`ProjectRoot::set_env_pass`]); shared with every call's context.
+    pub fn project(&self) -> &Arc<ProjectRoot> {
+        &self.project
     }
 
     /// Sets who decides calls whose policy is Ask.
@@ -457,6 +489,7 @@ impl ToolManager {
             duration,
             truncated: outcome.output.truncated,
             diff: outcome.output.diff.take(),
+            sandbox: outcome.output.sandbox.take(),
         };
         let record = AuditRecord {
             session_id: call.session().id().map(str::to_owned),
@@ -527,7 +560,9 @@ impl ToolManager {
             .with_files(Arc::clone(call.session().files()))
             .with_cancel(call.cancel_token().child_token())
             .with_prompter(self.prompter.clone())
-            .with_observer(call.shared_observer());
+            .with_observer(call.shared_observer())
+            .with_sandbox(Arc::clone(&self.sandbox))
+            .with_session_temp(Arc::clone(call.session().temp()));
         let policy = self
             .policies
             .read()
@@ -539,6 +574,7 @@ impl ToolManager {
             prepared: prepared.as_ref(),
             context: &context,
             call,
+            rules: &self.rules,
         }
         .decide(self.approver.as_deref())
         .await;
@@ -704,6 +740,14 @@ fn refusal_text(tool: &str, level: PermissionLevel, decision: &Decision) -> Stri
         (_, Decider::NoApprover, _) => {
             format!("[denied] the user denied tool '{tool}' (no one was available to approve it)")
         }
+        (_, Decider::Rule, detail) => format!(
+            "[denied] a rule of this project refuses this call of '{tool}'{}; do not retry it, \
+             ask the user if it is needed",
+            detail
+                .as_deref()
+                .map(|rule| format!(" ({rule})"))
+                .unwrap_or_default()
+        ),
         (_, _, Some(reason)) => format!("[denied] the user denied tool '{tool}': {reason}"),
         _ => format!("[denied] the user denied tool '{tool}'"),
     }

@@ -9,6 +9,7 @@ import type { ChatEvent } from "./ChatEvent";
 import type { ChatView } from "./ChatView";
 import type { ClaudeImportPreview } from "./ClaudeImportPreview";
 import type { CommandError } from "./CommandError";
+import type { CommandSettingsView } from "./CommandSettingsView";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
 import type { FilePreview } from "./FilePreview";
@@ -32,12 +33,16 @@ import type { ProviderNameRequest } from "./ProviderNameRequest";
 import type { ProviderProbe } from "./ProviderProbe";
 import type { ProviderSettings } from "./ProviderSettings";
 import type { RecentProject } from "./RecentProject";
+import type { RemoveRuleRequest } from "./RemoveRuleRequest";
 import type { RenameSessionRequest } from "./RenameSessionRequest";
 import type { RenderMcpPromptRequest } from "./RenderMcpPromptRequest";
 import type { ResolveApprovalRequest } from "./ResolveApprovalRequest";
 import type { RevokeGrantRequest } from "./RevokeGrantRequest";
+import type { RuleView } from "./RuleView";
+import type { SaveCommandSettingsRequest } from "./SaveCommandSettingsRequest";
 import type { SaveMcpServersRequest } from "./SaveMcpServersRequest";
 import type { SaveProviderRequest } from "./SaveProviderRequest";
+import type { SaveRuleRequest } from "./SaveRuleRequest";
 import type { SendMessageRequest } from "./SendMessageRequest";
 import type { SessionRequest } from "./SessionRequest";
 import type { SessionSummary } from "./SessionSummary";
@@ -94,6 +99,11 @@ export type Commands = {
   reset_tool_policies: { request: null; response: Array<ToolInfo> };
   session_grants: { request: null; response: Array<GrantView> };
   revoke_grant: { request: RevokeGrantRequest; response: Array<GrantView> };
+  command_settings: { request: null; response: CommandSettingsView };
+  save_command_settings: { request: SaveCommandSettingsRequest; response: CommandSettingsView };
+  tool_rules: { request: null; response: Array<RuleView> };
+  save_tool_rule: { request: SaveRuleRequest; response: Array<RuleView> };
+  remove_tool_rule: { request: RemoveRuleRequest; response: Array<RuleView> };
   audit_log: { request: AuditRequest; response: Array<AuditEntryView> };
   export_audit: { request: AuditRequest; response: AuditExport | null };
 };
@@ -157,6 +167,11 @@ export const COMMAND_NAMES = [
   "reset_tool_policies",
   "session_grants",
   "revoke_grant",
+  "command_settings",
+  "save_command_settings",
+  "tool_rules",
+  "save_tool_rule",
+  "remove_tool_rule",
   "audit_log",
   "export_audit",
 ] as const;

@@ -20,6 +20,7 @@ import type { ChatView } from "../bindings/ChatView";
 import type { Message } from "../bindings/Message";
 import type { Observation } from "../bindings/Observation";
 import type { ObservationKind } from "../bindings/ObservationKind";
+import type { SandboxState } from "../bindings/SandboxState";
 import type { TokenUsage } from "../bindings/TokenUsage";
 import type { ToolCall } from "../bindings/ToolCall";
 import type { TurnEvent } from "../bindings/TurnEvent";
@@ -47,6 +48,10 @@ export interface ToolCard {
   readonly reason: string | null;
   /** How far the running call is, as its tool (an MCP server) last reported it. */
   readonly progress: CallProgress | null;
+  /** How the command ran: in the OS sandbox or not (run_command, live results only). */
+  readonly sandbox?: SandboxState | null;
+  /** The rule that let it run without asking, as the engine describes it. */
+  readonly rule?: string | null;
 }
 
 export type NoticeKind = "retrying" | "context_shortened" | "error" | "cancelled" | "step_limit";
@@ -175,6 +180,11 @@ function completed(tool: ToolCard, observation: Observation): ToolCard {
     diff: observation.diff,
     reason: observation.kind === "denied" ? observation.decision.detail : null,
     progress: null,
+    sandbox: observation.sandbox ?? null,
+    rule:
+      observation.decision.by === "rule" && observation.kind !== "denied"
+        ? (observation.decision.detail ?? null)
+        : null,
   };
 }
 

@@ -42,7 +42,7 @@ export function approvalKeyAction(
 
 /** The decision sent for a button. An empty reason is no reason. */
 export function decision(
-  choice: "allow_once" | "allow_for_session" | "deny",
+  choice: "allow_once" | "allow_for_session" | "allow_in_project" | "deny",
   reason = "",
 ): ApprovalDecision {
   switch (choice) {
@@ -50,6 +50,8 @@ export function decision(
       return { decision: "allow_once" };
     case "allow_for_session":
       return { decision: "allow_for_session" };
+    case "allow_in_project":
+      return { decision: "allow_in_project" };
     case "deny": {
       const trimmed = reason.trim();
       return { decision: "deny", reason: trimmed === "" ? null : trimmed };

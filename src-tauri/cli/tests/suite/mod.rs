@@ -5,6 +5,7 @@ mod mcp;
 mod projects;
 mod providers;
 mod run_command;
+mod sandbox_rules;
 mod search_tools;
 mod serve_mode;
 mod support;

@@ -179,13 +179,18 @@ async fn a_stdio_server_gets_an_allowlisted_environment_plus_its_own_env() {
     let env: serde_json::Value = serde_json::from_str(&obs.text[start..]).unwrap();
     let env = env.as_object().unwrap();
     assert_eq!(env["CONFIGURED_FOR_TEST"], "given");
+    // The session bus is blocked, never the real address: the keyring is out of reach.
+    assert_eq!(env["DBUS_SESSION_BUS_ADDRESS"], gantry_tools::DBUS_BLOCKED);
+    assert!(!env.contains_key("XDG_RUNTIME_DIR"));
     assert_eq!(env["PATH"].as_str(), std::env::var("PATH").ok().as_deref());
     for name in &inherited {
         assert!(!env.contains_key(name), "{name} leaked to the server");
     }
     for name in env.keys() {
         assert!(
-            gantry_mcp::child_env::is_passed(name) || name == "CONFIGURED_FOR_TEST"
+            gantry_mcp::child_env::is_passed(name)
+                || name == "CONFIGURED_FOR_TEST"
+                || name == gantry_tools::DBUS_SESSION
                 // Set by node itself or by the shell-less spawn.
                 || name == "NODE_UNIQUE_ID",
             "{name} should not reach the server"

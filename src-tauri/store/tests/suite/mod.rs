@@ -3,6 +3,7 @@ mod concurrency;
 mod crash;
 mod keychain;
 mod projects;
+mod rules;
 mod schema;
 mod sessions;
 mod support;

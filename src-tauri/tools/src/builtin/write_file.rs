@@ -27,9 +27,10 @@ use crate::fsutil::atomic::write_atomic_beneath;
 use crate::fsutil::diff::{cap_lines, undiffable, unified_diff};
 use crate::fsutil::textfile::{BOM, LineEnding, Normalized, count_lines, looks_binary};
 use crate::ledger::FileStamp;
+use crate::path_scope::file_write_scope;
 use crate::{
-    OpenError, Preview, ProjectRoot, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult,
-    tool,
+    ApprovalScope, OpenError, Preview, ProjectRoot, ResolvedPath, ToolContext, ToolError,
+    ToolOutput, ToolResult, tool,
 };
 
 /// An existing file larger than this is not read for a diff (the preview says it differs).
@@ -51,7 +52,7 @@ pub struct WriteFileArgs {
 /// Create a file, or replace the entire content of an existing file, with `content`. Missing
 /// parent directories are created. To change part of an existing file use edit_file instead,
 /// which only touches the text you name.
-#[tool(level = sensitive, preview = write_preview)]
+#[tool(level = sensitive, scope = write_scope, preview = write_preview)]
 pub async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> ToolResult {
     let resolved = resolve(ctx, &args.path)?;
     let plan = plan_in_background(ctx.project(), &resolved, args.content).await?;
@@ -73,6 +74,12 @@ pub async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> ToolResult {
         plan.lines
     ))
     .with_diff(diff))
+}
+
+/// What approving the call covers: writes below the file's folder (`notes/**`), or every
+/// change to an execution-sensitive file asks ([`crate::path_scope`]).
+fn write_scope(ctx: &ToolContext, args: &WriteFileArgs) -> ApprovalScope {
+    file_write_scope(ctx, &args.path)
 }
 
 /// The approval preview: the diff against the current content, or why the call will fail.
