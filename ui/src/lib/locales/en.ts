@@ -41,9 +41,12 @@ export const en = {
   "project.audit": "Audit",
   "project.settings": "Settings",
   "project.close": "Close project",
+  "project.more": "More",
+  "project.modelChoose": "The model and its provider ({url}): choose another",
 
   // The file tree and the preview.
   "tree.title": "Files",
+  "tree.resize": "Height of the file tree",
   "tree.notLive": "Not updating live: {error}",
   "tree.empty": "This folder is empty (or everything in it is ignored).",
   "tree.showMore": "Show more ({count} not shown)",
@@ -92,6 +95,9 @@ export const en = {
 
   // Tool calls: a card's state, and how a call ended (also the audit log's outcomes).
   "toolCard.running": "running",
+  "toolCard.done": "done",
+  "toolCard.showAll": "Show all",
+  "toolCard.showLess": "Show less",
   "toolCard.awaitingApproval": "awaiting approval",
   "toolCard.reason": "Reason: {reason}",
   "toolCard.resultShortened": "Result (shortened for the model)",
@@ -103,9 +109,9 @@ export const en = {
   "outcome.cancelled": "cancelled",
 
   // Permission levels (the badge) and policies (the Tools panel).
-  "level.safe": "SAFE",
-  "level.sensitive": "SENSITIVE",
-  "level.dangerous": "DANGEROUS",
+  "level.safe": "Safe",
+  "level.sensitive": "Sensitive",
+  "level.dangerous": "Dangerous",
   "policy.disabled": "Disabled",
   "policy.ask": "Ask",
   "policy.auto": "Auto",
@@ -116,16 +122,17 @@ export const en = {
   // The approval and question dialogs.
   "dialog.queued": "{count} more waiting",
   "approval.title": "Allow {tool}?",
-  "approval.changesTo": "Changes to {path}",
-  "approval.command": "Command",
-  "approval.workdir": "in {dir}",
   "approval.reason": "Reason for denying (optional, the model reads it)",
   "approval.allowOnce": "Allow once",
   "approval.allowSession": "Allow for this session",
   "approval.deny": "Deny",
   "approval.noSessionScope": "This call can't be allowed for the whole session",
   "approval.sessionAlso": "Also allows, until the session ends: {scope}",
-  "approval.sessionCovers": "For this session covers: {scope}",
+  "approval.sessionCovers": "“Allow for this session” covers: {scope}",
+  "approval.choices": "Your answer",
+  "approval.modelTold": "What the model was told",
+  "approval.hiddenCharacters":
+    "This command holds characters that are invisible or change the reading order: each is shown as its code, in red.",
   "question.title": "The model asks",
   "question.answer": "Your answer",
   "question.dismiss": "Dismiss",
@@ -153,6 +160,7 @@ export const en = {
     "Nothing yet. “Allow for this session” in an approval adds it here, so you can see why a call ran without asking.",
   "tools.revoke": "Revoke",
   "tools.revokeLabel": "Revoke {grant}",
+  "tools.modelSees": "What the model sees",
 
   // The audit log.
   "audit.title": "Audit log",
@@ -218,6 +226,51 @@ export const en = {
   "settings.error.model": "Enter a model.",
   "settings.error.contextWindow": "The context window is a whole number of tokens.",
 
+  // What a call will do, in plain words (the approval dialog's first line).
+  "words.create": "Create {path} ({count} lines)",
+  "words.create_one": "Create {path} ({count} line)",
+  "words.noChange": "Write {path} (no change)",
+  "words.addLines": "Add {count} lines to {path}",
+  "words.addLines_one": "Add {count} line to {path}",
+  "words.removeLines": "Remove {count} lines from {path}",
+  "words.removeLines_one": "Remove {count} line from {path}",
+  "words.changeLines": "Change {count} lines in {path}",
+  "words.changeLines_one": "Change {count} line in {path}",
+  "words.write": "Write {path}",
+  "words.read": "Read {path}",
+  "words.run": "Run {command} in {dir}",
+  "words.mcp": "Call {tool} on the MCP server {server}",
+  "words.glob": "List the files matching {pattern} in {dir}",
+  "words.grep": "Search for {pattern} in {dir}",
+  "words.ask": "Ask you a question",
+  "words.call": "Call {tool}",
+
+  // Why Gantry asks (the approval dialog's second line).
+  "why.policyAsk": "{tool} is set to Ask in this project",
+  "why.noGrant": "No session grant covers {keys}",
+  "why.unscoped": "{why}: no grant can cover this call, so it asks every time",
+  "why.always": "{why}: always asks",
+
+  // Who let a call run or stopped it (a tool card's chip).
+  "decidedBy.youOnce": "you: allowed once",
+  "decidedBy.youSession": "you: allowed for this session",
+  "decidedBy.youDenied": "you: denied",
+  "decidedBy.youDeniedBecause": "you: denied — {reason}",
+  "decidedBy.sessionGrant": "session grant: {grant}",
+  "decidedBy.auto": "Auto in this project",
+  "decidedBy.readOnlyMcp": "read-only MCP tool",
+  "decidedBy.disabled": "Disabled in this project",
+  "decidedBy.nobody": "nobody to ask: denied",
+
+  // The built-in tools, for people (the Tools panel).
+  "toolWords.read_file": "Reads a file of the project, a window of lines at a time.",
+  "toolWords.write_file": "Creates a file or replaces what it holds.",
+  "toolWords.edit_file": "Changes part of a file: replaces one piece of text with another.",
+  "toolWords.glob_search": "Lists the project's files whose names match a pattern.",
+  "toolWords.grep_search": "Searches the project's files for text or a pattern.",
+  "toolWords.run_command": "Runs a shell command in the project folder.",
+  "toolWords.ask_user": "Asks you a question and waits for your answer.",
+
   "help.title": "Keyboard shortcuts",
   "shortcuts.area.chat": "Chat",
   "shortcuts.area.approval": "Approval dialog",
@@ -226,9 +279,9 @@ export const en = {
   "shortcuts.send": "Send the message",
   "shortcuts.newLine": "New line in the message",
   "shortcuts.stop": "Stop the running turn",
-  "shortcuts.allowOnce": "Allow once",
+  "shortcuts.pressFocused": "Press the button that has the focus (Allow once when the dialog opens)",
   "shortcuts.deny": "Deny (with the reason typed, if any)",
-  "shortcuts.moreChoices": "Move to Allow for this session and the other choices",
+  "shortcuts.moreChoices": "Move to Allow for this session, Deny and the reason",
   "shortcuts.sendAnswer": "Send the answer typed",
   "shortcuts.dismiss": "Dismiss",
   "shortcuts.help": "Show or hide this help",
