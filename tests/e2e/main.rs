@@ -17,6 +17,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod a11y;
 mod app;
 mod chat;
 mod fixture;
