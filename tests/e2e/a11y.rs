@@ -274,7 +274,11 @@ async fn tour(theme: Theme, language: Language) {
         )
         .await
         .unwrap();
-    assert_eq!(scheme, theme.name(), "the window follows GTK's theme setting");
+    assert_eq!(
+        scheme,
+        theme.name(),
+        "the window follows GTK's theme setting"
+    );
     let lang = app
         .eval("return document.documentElement.lang;", json!([]))
         .await
@@ -304,7 +308,10 @@ async fn tour(theme: Theme, language: Language) {
     .unwrap();
     let probe = check_page(&app).await;
     assert!(
-        probe.contrast.iter().any(|node| node.contains("#a11y-probe")),
+        probe
+            .contrast
+            .iter()
+            .any(|node| node.contains("#a11y-probe")),
         "axe must flag the probe: {probe:?}"
     );
     app.eval("document.getElementById('a11y-probe').remove();", json!([]))
@@ -356,9 +363,11 @@ async fn tour(theme: Theme, language: Language) {
     )
     .await
     .unwrap();
-    app.wait_for_css("[data-testid=approval-dialog][data-armed=true] [data-testid=approval-command]")
-        .await
-        .unwrap();
+    app.wait_for_css(
+        "[data-testid=approval-dialog][data-armed=true] [data-testid=approval-command]",
+    )
+    .await
+    .unwrap();
     let command = app
         .eval(
             "return document.querySelector('[data-testid=approval-command]').textContent;",
@@ -367,7 +376,8 @@ async fn tour(theme: Theme, language: Language) {
         .await
         .unwrap();
     assert!(
-        command.as_str().unwrap().contains("\\u{202e}") && !command.as_str().unwrap().contains('\u{202e}'),
+        command.as_str().unwrap().contains("\\u{202e}")
+            && !command.as_str().unwrap().contains('\u{202e}'),
         "the right-to-left override is shown, not applied: {command}"
     );
     tour.state(&mut app, "approval-command").await;
@@ -399,7 +409,9 @@ async fn tour(theme: Theme, language: Language) {
 
     // 6. The title bar's menu, open.
     app.click("[data-testid=project-menu]").await.unwrap();
-    app.wait_for_css("[data-testid=project-close]").await.unwrap();
+    app.wait_for_css("[data-testid=project-close]")
+        .await
+        .unwrap();
     tour.state(&mut app, "project-menu").await;
     app.press_escape().await.unwrap();
 

@@ -228,7 +228,10 @@ impl App {
             }
             self.press(&[Key::TAB]).await?;
         }
-        bail!("{test_id} not reached in {limit} presses of Tab (focus: {})", self.focused().await?)
+        bail!(
+            "{test_id} not reached in {limit} presses of Tab (focus: {})",
+            self.focused().await?
+        )
     }
 
     /// Closes the panel `[data-testid=PANEL]` with Esc and waits until it is gone.

@@ -21,6 +21,7 @@ mod a11y;
 mod app;
 mod chat;
 mod fixture;
+mod keyboard;
 mod language;
 mod mcp;
 mod mcp_edit;

@@ -168,26 +168,13 @@ impl Session {
         .map(drop)
     }
 
-    /// Holds `key` down (keydown, with the platform's repeats left out) until
-    /// [`Self::release_keys`].
+    /// Holds `key` down (keydown, with the platform's repeats left out) until the next
+    /// [`Self::press_keys`], whose keydown of it is then a repeat.
     pub async fn hold_key(&self, key: &str) -> Result<()> {
         let body = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
             {"type": "keyDown", "value": key}
         ]}]});
         self.post("/actions", &body, false).await.map(drop)
-    }
-
-    /// Releases every key held (WebDriver's Release Actions sends their keyup events).
-    pub async fn release_keys(&self) -> Result<()> {
-        send(
-            &self.http,
-            reqwest::Method::DELETE,
-            &self.url("/actions"),
-            None,
-            false,
-        )
-        .await
-        .map(drop)
     }
 
     /// A PNG of the viewport.
