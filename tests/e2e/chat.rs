@@ -654,8 +654,11 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
     if !enabled() {
         return;
     }
-    if std::env::var_os("GANTRY_TEST_KEYRING").is_none() {
-        eprintln!("note: skipped; needs the keychain of scripts/with-keyring");
+    let keychain = gantry_test_gate::env_flag(
+        "GANTRY_TEST_KEYRING",
+        "scripts/with-keyring sets it, with a private keychain",
+    );
+    if !gantry_test_gate::should_run(gantry_test_gate::Gate::Keyring, keychain) {
         return;
     }
     let _serial = SERIAL.lock().await;
