@@ -41,9 +41,11 @@ fn enabled() -> bool {
     if std::env::var_os("GANTRY_E2E").is_none() {
         return gantry_test_gate::should_run(
             gantry_test_gate::Gate::E2e,
-            Err("GANTRY_E2E is not set: run the suite with GANTRY_E2E=1 under a display \
+            Err(
+                "GANTRY_E2E is not set: run the suite with GANTRY_E2E=1 under a display \
                  (scripts/test-all does: xvfb-run -a scripts/with-keyring ...)"
-                .into()),
+                    .into(),
+            ),
         );
     }
     assert!(

@@ -38,9 +38,11 @@ async fn the_session_bus_and_the_keyring_are_unreachable_with_the_network_off_an
         );
         gantry_test_gate::should_run(
             gantry_test_gate::Gate::Dbus,
-            Err("no session D-Bus answers here (run under scripts/with-keyring to try the bus \
+            Err(
+                "no session D-Bus answers here (run under scripts/with-keyring to try the bus \
                  and keyring escapes)"
-                .into()),
+                    .into(),
+            ),
         );
         return;
     };
