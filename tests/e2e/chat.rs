@@ -663,7 +663,11 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
     }
     let _serial = SERIAL.lock().await;
     const KEY: &str = "sk-e2e-secret-4242";
-    let rig = ChatRig::new(vec![Turn::text("Authenticated hello.")]).await;
+    let rig = ChatRig::new(vec![
+        Turn::text("Authenticated hello."),
+        Turn::text("Anonymous hello.").expect(Expect::new().last_contains("after the removal")),
+    ])
+    .await;
     let mut app = rig.launch("settings-key", true).await;
     // The button is enabled once the provider settings (and the keychain's answer) arrived.
     app.click("[data-testid=settings-open]:not([disabled])")
@@ -742,6 +746,36 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
         "the key is not in the page"
     );
     app.screenshot("key-stored").await.unwrap();
+
+    // Remove key: gone from the keychain, and the provider gets no key any more.
+    app.click("[data-testid=settings-remove-key]")
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=settings-key-state][data-state=missing]")
+        .await
+        .unwrap();
+    let lookup = std::process::Command::new("secret-tool")
+        .args(["lookup", "service", "gantry", "username", "keyed-e2e"])
+        .output()
+        .unwrap();
+    assert!(
+        !lookup.status.success() && lookup.stdout.is_empty(),
+        "the key is still in the keychain: {lookup:?}"
+    );
+    app.screenshot("key-removed").await.unwrap();
+    app.close_with_escape("settings-dialog").await.unwrap();
+    send(&app, "hello after the removal").await;
+    assistant_says(&app, "Anonymous hello.").await;
+    idle(&app).await;
+    assert_eq!(
+        rig.provider
+            .chat_requests()
+            .last()
+            .unwrap()
+            .header("authorization"),
+        None,
+        "no key is sent once it was removed"
+    );
     app.quit().await.unwrap();
 
     // Nothing of the key in the database files.
