@@ -404,6 +404,18 @@ async fn tour(theme: Theme, language: Language) {
     app.close_with_escape("mcp-panel").await.unwrap();
     open_panel(&app, "audit-open", "[data-testid=audit-row]").await;
     app.click("[data-testid=audit-row] summary").await.unwrap();
+    let logged = app
+        .eval(
+            "return document.querySelector('[data-testid=audit-arguments]').textContent;",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert!(
+        logged.as_str().unwrap().contains("\\u{202e}")
+            && !logged.as_str().unwrap().contains('\u{202e}'),
+        "the audit log shows the override too: {logged}"
+    );
     tour.state(&mut app, "audit").await;
     app.close_with_escape("audit-view").await.unwrap();
 

@@ -200,6 +200,19 @@ describe("the dialog host", () => {
     const why = dialog()?.querySelector("[data-testid=approval-why]");
     expect(why?.textContent).toBe("; runs a second command: no grant can cover this call, so it asks every time");
     expect(why?.querySelector("code")?.textContent).toBe(";");
+    press("Escape");
+
+    // A diff shows them too: a file written with a right-to-left override reads as it is.
+    emit("dialog:opened", {
+      kind: "approval",
+      id: 17,
+      request: {
+        ...((approval(17) as Extract<DialogRequest, { kind: "approval" }>).request),
+        preview: { kind: "diff", path: "a.sh", unified: "@@ -0,0 +1 @@\n+echo ok \u202e# ls\n" },
+      },
+    });
+    expect(dialog()?.querySelector(".diff-add .text")?.textContent).toBe("echo ok \\u{202e}# ls");
+    expect(dialog()?.querySelector(".diff-add .text")?.textContent).not.toContain("\u202e");
   });
 
   it("denies with Esc, with the reason typed", () => {
