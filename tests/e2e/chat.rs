@@ -390,12 +390,20 @@ async fn the_model_asks_the_user_a_question_with_options() {
         .unwrap();
     assert_eq!(options, json!(["red", "blue"]));
     app.screenshot("question").await.unwrap();
-    app.eval(
-        "[...document.querySelectorAll('[data-testid=question-dialog] .options button')].find(b => b.textContent.trim() === 'blue').click();",
+    // From the keyboard: the answer field has the focus; Shift+Tab reaches the last option,
+    // "blue", and Space presses it.
+    app.wait_for(
+        "the answer field to have the focus",
+        "return document.activeElement?.tagName === 'TEXTAREA';",
         json!([]),
     )
     .await
     .unwrap();
+    app.press_shifted(&[crate::webdriver::Key::TAB])
+        .await
+        .unwrap();
+    assert_eq!(app.focused().await.unwrap(), "BUTTON:blue");
+    app.press(&[crate::webdriver::Key::SPACE]).await.unwrap();
     card(&app, "ask_user", "ok").await;
     assistant_says(&app, "Blue it is.").await;
     idle(&app).await;
@@ -476,6 +484,15 @@ async fn stop_ends_a_long_command_and_the_next_message_works() {
     let killed_after = stopped.elapsed();
     card(&app, "run_command", "cancelled").await;
     idle(&app).await;
+    // One short note says the turn stopped, not one per reply plus a notice.
+    let notes = app
+        .eval(
+            "return document.querySelectorAll('[data-role=assistant] .stopped, [data-testid=chat-notice][data-notice=cancelled]').length;",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(notes, 1, "one 'stopped' note");
     app.screenshot("stopped").await.unwrap();
 
     // The session goes on: the next message gets an answer.
