@@ -234,7 +234,10 @@ fn tour_turns() -> Vec<Turn> {
             ToolCall::new(
                 "call_run",
                 "run_command",
-                json!({"command": "echo tour \u{202e}txt.exe; ls -la notes && cat notes/tour.md | wc -l"}),
+                json!({"command": format!(
+                    "echo tour \u{202e}txt.exe; ls -la notes && cat notes/tour.md | wc -l; echo {}",
+                    "a-long-argument-that-hides-the-end-of-the-line-".repeat(4)
+                )}),
             ),
         ])
         .expect(after_tool("call_q")),
@@ -379,6 +382,18 @@ async fn tour(theme: Theme, language: Language) {
         command.as_str().unwrap().contains("\\u{202e}")
             && !command.as_str().unwrap().contains('\u{202e}'),
         "the right-to-left override is shown, not applied: {command}"
+    );
+    let wrapped = app
+        .eval(
+            "const pre = document.querySelector('[data-testid=approval-command]');\
+             return pre.scrollWidth <= pre.clientWidth + 1 && pre.getClientRects().length > 0;",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        wrapped, true,
+        "a long command wraps: nothing hides past the edge"
     );
     tour.state(&mut app, "approval-command").await;
     app.click("[data-testid=deny]").await.unwrap();

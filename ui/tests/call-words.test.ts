@@ -37,6 +37,11 @@ describe("what a call will do", () => {
     expect(read(callSummary("grep_search", { pattern: "TODO", path: "" }, null))).toBe("Search for TODO in .");
     expect(read(callSummary("glob_search", { pattern: "**/*.rs", path: "src" }, null))).toBe("List the files matching **/*.rs in src");
     expect(read(callSummary("mystery", null, null))).toBe("Call mystery");
+    // A long command is cut in the first line (the dialog shows all of it below).
+    const long = `make ${"x".repeat(200)}`;
+    const cut = callSummary("run_command", {}, { kind: "command", command: long, workdir: "" }).code?.command ?? "";
+    expect(Array.from(cut)).toHaveLength(81);
+    expect(cut.endsWith("…")).toBe(true);
   });
 
   it("reads in Chinese, the paths and commands kept as they are", () => {

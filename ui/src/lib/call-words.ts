@@ -46,6 +46,15 @@ export function parseArguments(text: string): JsonValue | undefined {
   }
 }
 
+/** How much of a command the first line shows; the dialog shows all of it below. */
+export const SUMMARY_COMMAND_CHARS = 80;
+
+/** `text` cut to `limit` characters, with an ellipsis when it was longer. */
+export function shorten(text: string, limit: number): string {
+  const chars = Array.from(text);
+  return chars.length <= limit ? text : `${chars.slice(0, limit).join("")}…`;
+}
+
 /** A working directory as the user reads it: the project root is `.`. */
 function dirLabel(dir: string | null): string {
   return dir === null || dir === "" ? "." : dir;
@@ -71,7 +80,7 @@ function diffWords(path: string, unified: string): Words {
 export function callSummary(tool: string, args: JsonValue | undefined, preview: Preview | null): Words {
   if (preview?.kind === "diff") return diffWords(preview.path, preview.unified);
   if (preview?.kind === "command") {
-    return { key: "words.run", code: { command: preview.command, dir: dirLabel(preview.workdir) } };
+    return { key: "words.run", code: { command: shorten(preview.command, SUMMARY_COMMAND_CHARS), dir: dirLabel(preview.workdir) } };
   }
   const mcp = mcpParts(tool);
   if (mcp) return { key: "words.mcp", code: { tool: mcp.tool, server: mcp.server } };
@@ -86,7 +95,9 @@ export function callSummary(tool: string, args: JsonValue | undefined, preview: 
       break;
     case "run_command": {
       const command = stringArg(args, "command");
-      if (command !== null) return { key: "words.run", code: { command, dir: dirLabel(stringArg(args, "workdir")) } };
+      if (command !== null) {
+        return { key: "words.run", code: { command: shorten(command, SUMMARY_COMMAND_CHARS), dir: dirLabel(stringArg(args, "workdir")) } };
+      }
       break;
     }
     case "glob_search": {
