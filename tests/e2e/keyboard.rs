@@ -10,13 +10,10 @@ use std::time::{Duration, Instant};
 use gantry_scripted_provider::{Expect, Turn};
 use serde_json::json;
 
-use crate::app::App;
+use crate::app::{App, STORAGE_FLUSH};
 use crate::chat::{ChatRig, after_tool, assistant_says, card, idle, write_call};
 use crate::webdriver::Key;
 use crate::{SERIAL, enabled, ms};
-
-/// How long WebKit may take to write local storage to disk.
-const STORAGE_FLUSH: Duration = Duration::from_millis(2500);
 
 /// Moves the focus to the chat box with Tab, types `text` and presses Enter.
 async fn type_and_send(app: &App, text: &str) {
@@ -191,8 +188,6 @@ async fn a_keyboard_user_denies_with_enter_allows_for_the_session_with_space_and
     assert_eq!(after, before + 48, "two steps of 24 px");
     app.screenshot("tree-taller").await.unwrap();
     rig.verify();
-    // WebKit writes the page's local storage to disk in batches (about a second apart); a quit
-    // right after a change can come before the write.
     tokio::time::sleep(STORAGE_FLUSH).await;
     app.quit().await.unwrap();
 
