@@ -391,12 +391,20 @@ async fn the_model_asks_the_user_a_question_with_options() {
         .unwrap();
     assert_eq!(options, json!(["red", "blue"]));
     app.screenshot("question").await.unwrap();
-    app.eval(
-        "[...document.querySelectorAll('[data-testid=question-dialog] .options button')].find(b => b.textContent.trim() === 'blue').click();",
+    // From the keyboard: the answer field has the focus; Shift+Tab reaches the last option,
+    // "blue", and Space presses it.
+    app.wait_for(
+        "the answer field to have the focus",
+        "return document.activeElement?.tagName === 'TEXTAREA';",
         json!([]),
     )
     .await
     .unwrap();
+    app.press_shifted(&[crate::webdriver::Key::TAB])
+        .await
+        .unwrap();
+    assert_eq!(app.focused().await.unwrap(), "BUTTON:blue");
+    app.press(&[crate::webdriver::Key::SPACE]).await.unwrap();
     card(&app, "ask_user", "ok").await;
     assistant_says(&app, "Blue it is.").await;
     idle(&app).await;
@@ -492,6 +500,15 @@ async fn stop_ends_a_long_command_and_the_next_message_works() {
     let killed_after = stopped.elapsed();
     card(&app, "run_command", "cancelled").await;
     idle(&app).await;
+    // One short note says the turn stopped, not one per reply plus a notice.
+    let notes = app
+        .eval(
+            "return document.querySelectorAll('[data-role=assistant] .stopped, [data-testid=chat-notice][data-notice=cancelled]').length;",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(notes, 1, "one 'stopped' note");
     app.screenshot("stopped").await.unwrap();
 
     // The session goes on: the next message gets an answer.
@@ -670,13 +687,20 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
     if !enabled() {
         return;
     }
-    if std::env::var_os("GANTRY_TEST_KEYRING").is_none() {
-        eprintln!("note: skipped; needs the keychain of scripts/with-keyring");
+    let keychain = gantry_test_gate::env_flag(
+        "GANTRY_TEST_KEYRING",
+        "scripts/with-keyring sets it, with a private keychain",
+    );
+    if !gantry_test_gate::should_run(gantry_test_gate::Gate::Keyring, keychain) {
         return;
     }
     let _serial = SERIAL.lock().await;
     const KEY: &str = "sk-e2e-secret-4242";
-    let rig = ChatRig::new(vec![Turn::text("Authenticated hello.")]).await;
+    let rig = ChatRig::new(vec![
+        Turn::text("Authenticated hello."),
+        Turn::text("Anonymous hello.").expect(Expect::new().last_contains("after the removal")),
+    ])
+    .await;
     let mut app = rig.launch("settings-key", true).await;
     // The button is enabled once the provider settings (and the keychain's answer) arrived.
     app.click("[data-testid=settings-open]:not([disabled])")
@@ -755,6 +779,36 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
         "the key is not in the page"
     );
     app.screenshot("key-stored").await.unwrap();
+
+    // Remove key: gone from the keychain, and the provider gets no key any more.
+    app.click("[data-testid=settings-remove-key]")
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=settings-key-state][data-state=missing]")
+        .await
+        .unwrap();
+    let lookup = std::process::Command::new("secret-tool")
+        .args(["lookup", "service", "gantry", "username", "keyed-e2e"])
+        .output()
+        .unwrap();
+    assert!(
+        !lookup.status.success() && lookup.stdout.is_empty(),
+        "the key is still in the keychain: {lookup:?}"
+    );
+    app.screenshot("key-removed").await.unwrap();
+    app.close_with_escape("settings-dialog").await.unwrap();
+    send(&app, "hello after the removal").await;
+    assistant_says(&app, "Anonymous hello.").await;
+    idle(&app).await;
+    assert_eq!(
+        rig.provider
+            .chat_requests()
+            .last()
+            .unwrap()
+            .header("authorization"),
+        None,
+        "no key is sent once it was removed"
+    );
     app.quit().await.unwrap();
 
     // Nothing of the key in the database files.

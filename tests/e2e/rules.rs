@@ -73,10 +73,12 @@ async fn always_allow_in_this_project_saves_a_rule_that_holds_after_a_restart() 
     assistant_says(&app, "Ran it again without asking.").await;
     idle(&app).await;
     assert_eq!(dialogs(&app).await, 0);
-    app.wait_for_css("[data-testid=tool-rule]").await.unwrap();
+    app.wait_for_css("[data-testid=tool-decider][data-by=rule]")
+        .await
+        .unwrap();
     let rule_line = app
         .eval(
-            "return [...document.querySelectorAll('[data-testid=tool-rule]')].pop().textContent;",
+            "return [...document.querySelectorAll('[data-testid=tool-decider][data-by=rule]')].pop().textContent.trim();",
             json!([]),
         )
         .await
@@ -112,12 +114,12 @@ async fn always_allow_in_this_project_saves_a_rule_that_holds_after_a_restart() 
 
     // A write to .git/config asks even under Auto, and the dialog says why.
     send(&app, "change the git config").await;
-    app.wait_for_css("[data-testid=approval-ask-reason][data-reason=always]")
+    app.wait_for_css("[data-testid=approval-why][data-reason=always]")
         .await
         .unwrap();
     let why = app
         .eval(
-            "return document.querySelector('[data-testid=approval-ask-reason]').textContent;",
+            "return document.querySelector('[data-testid=approval-why]').textContent;",
             json!([]),
         )
         .await
@@ -125,7 +127,7 @@ async fn always_allow_in_this_project_saves_a_rule_that_holds_after_a_restart() 
     assert!(
         why.as_str()
             .unwrap()
-            .contains("`.git/config` can make programs run"),
+            .contains(".git/config can make programs run"),
         "{why}"
     );
     app.screenshot("sensitive-file-asks").await.unwrap();

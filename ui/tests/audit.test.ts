@@ -88,7 +88,7 @@ describe("audit labels in Chinese", () => {
 
   it("name decisions, outcomes and deciders, the engine's detail kept as it came", () => {
     setLanguage("zh-CN");
-    expect(DECISIONS.map(decisionLabel)).toEqual(["自动", "允许一次", "本次会话允许", "按规则允许", "已拒绝", "已禁用", "未评估"]);
+    expect(DECISIONS.map(decisionLabel)).toEqual(["自动", "允许一次", "在本次会话中允许", "按规则允许", "已拒绝", "已禁用", "未评估"]);
     expect(OUTCOMES.map(outcomeLabel)).toEqual(["成功", "出错", "已拒绝", "已禁用", "参数无效", "已取消"]);
     expect(describeDecision({ kind: "denied", by: "user", detail: "not today" })).toBe("已拒绝（你）：not today");
     expect(describeDecision({ kind: "auto", by: "policy", detail: null })).toBe("自动（项目策略）");

@@ -144,7 +144,14 @@ describe("the chat panel", () => {
     expect(q("[data-role=assistant] strong")?.textContent).toBe("write");
     const card = q("[data-testid=tool-card]");
     expect(card?.dataset).toMatchObject({ tool: "write_file", status: "denied", callId: "c1" });
-    expect(card?.querySelector("[data-level]")?.textContent).toBe("SENSITIVE");
+    // One line: the tool, its path, how it ended; the rest opens on a click.
+    expect(card?.querySelector("[data-testid=tool-key]")?.textContent).toBe("a.txt");
+    expect(card?.querySelector("[data-testid=tool-status]")?.textContent.trim()).toBe("denied");
+    expect(card?.querySelector(".tool-args")).toBeNull();
+    card?.querySelector<HTMLButtonElement>("[data-testid=tool-line]")?.click();
+    flushSync();
+    expect(card?.querySelector("[data-testid=tool-line]")?.getAttribute("aria-expanded")).toBe("true");
+    expect(card?.querySelector("[data-level] .badge-label")?.textContent).toBe("Sensitive");
     expect(card?.querySelector(".tool-args")?.textContent).toBe('{\n  "path": "a.txt"\n}');
   });
 
@@ -192,7 +199,9 @@ describe("the chat panel", () => {
     expect(q("[data-testid=turn-status]")?.dataset.running).toBe("false");
     expect(q("[data-testid=chat-stop]")).toBeNull();
     expect(q("[data-testid=tool-card]")?.dataset.status).toBe("cancelled");
-    expect(q("[data-testid=chat-notice]")?.dataset.notice).toBe("cancelled");
+    // One "stopped" note, the stopped reply's.
+    expect(all("[data-role=assistant] .stopped").map((note) => note.textContent)).toEqual(["(stopped)"]);
+    expect(q("[data-testid=chat-notice]")).toBeNull();
   });
 
   it("keeps Shift+Enter for a new line", async () => {
@@ -391,19 +400,22 @@ describe("the chat panel", () => {
       };
       await open();
       const card = q("[data-testid=tool-card]");
-      expect(card?.querySelector("[data-level]")?.textContent).toBe("SENSITIVE");
+      card?.querySelector<HTMLButtonElement>("[data-testid=tool-line]")?.click();
+      flushSync();
+      expect(card?.querySelector("[data-level] .badge-label")?.textContent).toBe("Sensitive");
       expect(card?.querySelector("[data-testid=tool-status]")?.textContent.trim()).toBe("denied");
       // Switched while the panel is open: what is on screen follows at once.
       setLanguage("zh-CN");
       flushSync();
-      expect(card?.querySelector("[data-level]")?.textContent).toBe("敏感");
+      expect(card?.querySelector("[data-level] .badge-label")?.textContent).toBe("敏感");
       expect(card?.querySelector("[data-testid=tool-status]")?.textContent.trim()).toBe("已拒绝");
-      expect(card?.querySelector(".tool-reason")?.textContent).toBe("理由：not now");
-      expect(card?.querySelector(".tool-result summary")?.textContent).toBe("结果");
+      expect(card?.querySelector("[data-testid=tool-decider]")?.textContent).toBe("理由：not now");
+      expect(card?.querySelector(".tool-details h4:last-of-type")?.textContent).toBe("结果");
 
       emit({ type: "turn_started", sessionId: SESSION });
       expect(q("[data-testid=turn-activity]")?.textContent.trim()).toBe("正在等待模型…");
       expect(q("[data-testid=chat-stop]")?.textContent).toContain("停止");
+      // Stopped before the model replied: the notice is the one note.
       emit({ type: "turn_finished", reason: "cancelled", steps: 1, message: null });
       expect(q("[data-testid=chat-notice]")?.textContent.trim()).toBe("已取消。");
       setLanguage("en");

@@ -141,7 +141,8 @@ describe("the approval dialog", () => {
     open(commandApproval(2, "none", []));
     expect(q("[data-testid=sandbox-badge]").dataset.sandbox).toBe("unsandboxed");
     expect(q("[data-testid=sandbox-badge]").title).toContain("bubblewrap is not installed");
-    expect(q("[data-testid=approval-ask-reason]").textContent).toContain("Asks every time: Commands are not sandboxed");
+    expect(q("[data-testid=approval-why]").dataset.reason).toBe("always");
+    expect(q("[data-testid=approval-why]").textContent).toContain("Commands are not sandboxed");
     expect(button("[data-testid=allow-project]").disabled).toBe(true);
     expect(button("[data-testid=allow-session]").disabled).toBe(true);
   });
@@ -189,7 +190,9 @@ describe("a tool card", () => {
     component = mount(ToolCard, { target: document.body, props: { tool: card, level: "dangerous" } });
     flushSync();
     expect(q("[data-testid=sandbox-badge]").dataset.sandbox).toBe("sandboxed");
-    expect(q("[data-testid=tool-rule]").textContent).toBe("Allowed by rule 4 (allow run_command: cargo test)");
+    const decider = q("[data-testid=tool-decider]");
+    expect(decider.dataset.by).toBe("rule");
+    expect(decider.textContent.trim()).toBe("Allowed by rule 4 (allow run_command: cargo test)");
   });
 });
 

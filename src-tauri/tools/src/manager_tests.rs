@@ -696,8 +696,9 @@ async fn cancellation_stops_a_running_tool_promptly() {
         )
         .await;
     assert_eq!(obs.kind, ObservationKind::Cancelled);
+    // A ceiling well under the 10 s the call would take: it was cancelled, not waited for.
     assert!(
-        started.elapsed() < Duration::from_millis(1000),
+        started.elapsed() < Duration::from_secs(5),
         "took {:?}",
         started.elapsed()
     );

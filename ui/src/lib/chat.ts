@@ -17,6 +17,7 @@
 import type { CallProgress } from "../bindings/CallProgress";
 import type { ChatEvent } from "../bindings/ChatEvent";
 import type { ChatView } from "../bindings/ChatView";
+import type { Decision } from "../bindings/Decision";
 import type { Message } from "../bindings/Message";
 import type { Observation } from "../bindings/Observation";
 import type { ObservationKind } from "../bindings/ObservationKind";
@@ -50,8 +51,8 @@ export interface ToolCard {
   readonly progress: CallProgress | null;
   /** How the command ran: in the OS sandbox or not (run_command, live results only). */
   readonly sandbox?: SandboxState | null;
-  /** The rule that let it run without asking, as the engine describes it. */
-  readonly rule?: string | null;
+  /** How the permission check decided, and who decided (live results only). */
+  readonly decision: Decision | null;
 }
 
 export type NoticeKind = "retrying" | "context_shortened" | "error" | "cancelled" | "step_limit";
@@ -167,6 +168,7 @@ function card(call: ToolCall): ToolCard {
     diff: null,
     reason: null,
     progress: null,
+    decision: null,
   };
 }
 
@@ -181,10 +183,7 @@ function completed(tool: ToolCard, observation: Observation): ToolCard {
     reason: observation.kind === "denied" ? observation.decision.detail : null,
     progress: null,
     sandbox: observation.sandbox ?? null,
-    rule:
-      observation.decision.by === "rule" && observation.kind !== "denied"
-        ? (observation.decision.detail ?? null)
-        : null,
+    decision: observation.decision,
   };
 }
 
@@ -412,19 +411,33 @@ function dropStreamed(state: ChatState): ChatState {
   return tail ? withItems(state, state.items.slice(0, -1)) : state;
 }
 
-/** Marks the end of the turn on every live message and unfinished card. */
+/**
+ * Marks the end of the turn: unfinished cards are cancelled, no message is live any more, and
+ * the reply the turn ended in (the last one) takes `status` — only that one, so a stopped turn
+ * says "stopped" once, whatever number of replies it had.
+ */
 function finishLive(state: ChatState, status: AssistantItem["status"]): ChatState {
-  const items = state.items.map((item): ChatItem => {
+  let last = -1;
+  state.items.forEach((item, index) => {
+    if (item.kind === "assistant" && item.live) last = index;
+  });
+  const items = state.items.map((item, index): ChatItem => {
     if (item.kind !== "assistant" || !item.live) return item;
     const tools = item.tools.map((tool) => (isPending(tool.status) ? { ...tool, status: "cancelled" as const } : tool));
     const empty = item.text === "" && item.reasoning === "" && tools.length === 0;
-    return { ...item, tools, live: false, receiving: null, status: empty ? item.status : status };
+    return { ...item, tools, live: false, receiving: null, status: empty || index !== last ? item.status : status };
   });
   // A reply that never produced anything is no message.
   const kept = items.filter(
     (item) => !(item.kind === "assistant" && item.text === "" && item.reasoning === "" && item.tools.length === 0),
   );
   return withItems(state, kept);
+}
+
+/** Whether the turn's last reply carries the turn's end (so no separate notice is needed). */
+function endsInReply(state: ChatState, status: AssistantItem["status"]): boolean {
+  const last = state.items.at(-1);
+  return last?.kind === "assistant" && last.status === status;
 }
 
 function addUsage(previous: TokenUsage | null, event: Extract<TurnEvent, { type: "usage" }>): TokenUsage {
@@ -511,7 +524,8 @@ function finished(state: ChatState, event: Extract<TurnEvent, { type: "turn_fini
     case "completed":
       return done;
     case "cancelled":
-      return notice(done, "cancelled", { key: "chat.notice.cancelled" });
+      // One "stopped" note: the stopped reply's own, or a notice when no reply had started.
+      return endsInReply(done, "cancelled") ? done : notice(done, "cancelled", { key: "chat.notice.cancelled" });
     case "step_limit":
       return notice(done, "step_limit", event.message ?? { key: "chat.notice.stepLimit" });
     case "error": {
@@ -534,8 +548,11 @@ function contextText(event: Extract<TurnEvent, { type: "context_shortened" }>): 
     : { key: "chat.notice.contextFitted", params };
 }
 
-/** Whether a result is long enough to start collapsed. */
-export function isLongResult(text: string, lines = 6): boolean {
+/** How many lines of a result a card shows before "show all". */
+export const RESULT_LINES = 20;
+
+/** Whether a result is long enough to fold (more than `lines` lines, or very long ones). */
+export function isLongResult(text: string, lines = RESULT_LINES): boolean {
   let count = 1;
   for (const char of text) {
     if (char === "\n") {
@@ -543,5 +560,16 @@ export function isLongResult(text: string, lines = 6): boolean {
       if (count > lines) return true;
     }
   }
-  return text.length > 600;
+  return text.length > 4000;
+}
+
+/** The first `lines` lines of a result (what a folded result shows). */
+export function resultHead(text: string, lines = RESULT_LINES): string {
+  let at = -1;
+  for (let count = 0; count < lines; count += 1) {
+    at = text.indexOf("\n", at + 1);
+    if (at < 0) return text.length > 4000 ? text.slice(0, 4000) : text;
+  }
+  const head = text.slice(0, at);
+  return head.length > 4000 ? head.slice(0, 4000) : head;
 }

@@ -216,14 +216,16 @@ fn the_terminal_approver_shows_the_command_its_workdir_and_its_keys() {
 #[test]
 fn secrets_and_gantry_variables_never_reach_the_command() {
     let dir = tempfile::tempdir().unwrap();
-    // Gantry's own data folder (a fresh one: never a database other runs share).
-    let data = dir.path().join("secret-5-data");
+    // The CLI itself uses GANTRY_DATA_DIR: a folder of this test's own (a fixed path such as
+    // `/secret/5` put a database on the host that every run, of every branch, shared).
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().join("secret-5").display().to_string();
     let secrets = [
         ("OPENAI_API_KEY", "sk-secret-1"),
         ("GITHUB_TOKEN", "ghp-secret-2"),
         ("MY_SECRET", "secret-3"),
         ("DB_PASSWORD", "secret-4"),
-        ("GANTRY_DATA_DIR", data.to_str().unwrap()),
+        ("GANTRY_DATA_DIR", data_dir.as_str()),
         ("lower_api_key", "secret-6"),
     ];
     let mut env = secrets.to_vec();

@@ -251,10 +251,12 @@ async fn streamable_http_lists_and_calls() {
     })
     .await;
 
+    // The server's side of the connection: every request as it arrived.
+    let proxy = RecordingProxy::start(port).await;
     let (_dir, manager) = manager();
     let mut config = everything_stdio("remote");
     config.transport = TransportConfig::Http {
-        url: format!("http://127.0.0.1:{port}/mcp"),
+        url: format!("http://127.0.0.1:{}/mcp", proxy.port),
         headers: BTreeMap::from([
             (
                 "Authorization".to_owned(),
@@ -268,6 +270,27 @@ async fn streamable_http_lists_and_calls() {
     assert_eq!(status.pid, None);
     lists_and_calls(&manager, "remote").await;
     hub.shutdown().await;
+    // Every request the server got carried the configured headers, the variable expanded.
+    let requests = proxy.request_lines();
+    assert!(
+        requests.len() >= 3,
+        "initialize, list and call at least: {requests:?}"
+    );
+    let authorization = proxy.header_values("authorization");
+    assert_eq!(
+        authorization.len(),
+        requests.len(),
+        "one Authorization per request: {requests:?} {authorization:?}"
+    );
+    assert!(
+        authorization.iter().all(|value| value == "Bearer t0ken"),
+        "{authorization:?}"
+    );
+    assert_eq!(
+        proxy.header_values("x-gantry-test").len(),
+        requests.len(),
+        "the extra header on every request"
+    );
     let _ = server.start_kill();
     let _ = tokio::time::timeout(Duration::from_secs(5), server.wait()).await;
 }

@@ -13,15 +13,15 @@ use gantry_store::{KEYCHAIN_SERVICE, ProviderConfig, Secret, Secrets};
 use super::support::{Fixture, contains};
 
 /// True when the test command provides a private keychain; otherwise says why the test is not
-/// run.
+/// run (and fails the test when `GANTRY_REQUIRE_KEYRING=1`).
 fn private_keychain() -> bool {
-    let on = std::env::var("GANTRY_TEST_KEYRING").as_deref() == Ok("1");
-    if !on {
-        eprintln!(
-            "not run: GANTRY_TEST_KEYRING=1 is set by scripts/with-keyring (private keychain)"
-        );
-    }
-    on
+    gantry_test_gate::should_run(
+        gantry_test_gate::Gate::Keyring,
+        gantry_test_gate::env_flag(
+            "GANTRY_TEST_KEYRING",
+            "scripts/with-keyring sets it, with a private keychain",
+        ),
+    )
 }
 
 /// A provider name no other test (or person) uses.
