@@ -23,6 +23,7 @@
 
 pub mod audit_view;
 pub mod chat;
+pub mod checkpoints;
 pub mod dialogs;
 pub mod error;
 pub mod events;

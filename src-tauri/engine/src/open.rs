@@ -14,7 +14,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use gantry_mcp::{ConfigError, HubSettings, McpHub, ProjectTrust};
 use gantry_store::{Project, ProjectId, Store, StoreError};
-use gantry_tools::{Approver, ManagerError, ToolManager, UserPrompter, builtin};
+use gantry_tools::{Approver, ManagerError, ProjectRoot, ToolManager, UserPrompter, builtin};
+
+use crate::checkpoints::Checkpoints;
 
 /// Who answers for the user: approvals of Ask calls, and the model's questions.
 #[derive(Default, Clone)]
@@ -48,6 +50,8 @@ pub struct ProjectTools {
     pub store: Store,
     /// The project's row.
     pub project: Project,
+    /// What the agent changed in the project's files (the manager's change sink).
+    pub checkpoints: Checkpoints,
 }
 
 impl ProjectTools {
@@ -155,8 +159,8 @@ pub async fn register_saved_key_variables(store: &Store) {
 }
 
 /// Remembers the folder at `root` in the store (as opening it in the app does), and builds
-/// its tool manager: the built-in tools, the saved policies, the store's audit log, and the
-/// given people.
+/// its tool manager: the built-in tools, the saved policies, the store's audit log, the
+/// project's checkpoints (which record what calls change) and the given people.
 pub async fn open_tools(
     store: Store,
     root: &Path,
@@ -166,9 +170,16 @@ pub async fn open_tools(
     let project = store.projects().open(manager.root()).await?;
     let policies = store.policies().load(project.id).await?;
     register_saved_key_variables(&store).await;
+    let checkpoints = Checkpoints::open(
+        store.clone(),
+        project.id,
+        ProjectRoot::clone(manager.project()),
+    )
+    .await;
     manager = manager
         .with_policies(policies)
-        .with_audit(Arc::new(store.audit_sink(project.id)));
+        .with_audit(Arc::new(store.audit_sink(project.id)))
+        .with_changes(Arc::new(checkpoints.clone()));
     if let Some(approver) = people.approver {
         manager = manager.with_approver(approver);
     }
@@ -180,6 +191,7 @@ pub async fn open_tools(
         manager,
         store,
         project,
+        checkpoints,
     })
 }
 

@@ -85,6 +85,7 @@ impl OpenProject {
         };
         let opened = open_tools(store, root.path(), people).await?;
         let mcp_choices = opened.mcp();
+        let checkpoints = opened.checkpoints.clone();
         let tools = Arc::new(opened.manager);
         let mcp = Arc::new(ProjectServers::new(Arc::clone(&tools), mcp_choices));
         let chat = ProjectChat::open(
@@ -92,6 +93,7 @@ impl OpenProject {
             opened.project.id,
             opened.store.clone(),
             Arc::clone(&tools),
+            checkpoints,
             sink,
         )
         .await?;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::changes::CallChanges;
 use crate::confine::{ConfineError, ProjectRoot, ResolvedPath};
 use crate::ledger::FileLedger;
 use crate::prompt::UserPrompter;
@@ -18,6 +19,7 @@ pub struct ToolContext {
     files: Arc<FileLedger>,
     cancel: CancellationToken,
     prompter: Option<Arc<dyn UserPrompter>>,
+    changes: Option<Arc<dyn CallChanges>>,
 }
 
 impl ToolContext {
@@ -29,6 +31,7 @@ impl ToolContext {
             files: Arc::default(),
             cancel: CancellationToken::new(),
             prompter: None,
+            changes: None,
         }
     }
 
@@ -63,6 +66,19 @@ impl ToolContext {
     pub fn with_prompter(mut self, prompter: Option<Arc<dyn UserPrompter>>) -> Self {
         self.prompter = prompter;
         self
+    }
+
+    /// The same context recording the files the call replaces in `changes` (checkpoints).
+    #[must_use]
+    pub fn with_changes(mut self, changes: Option<Arc<dyn CallChanges>>) -> Self {
+        self.changes = changes;
+        self
+    }
+
+    /// Where a tool that replaces files reports each one before writing it (see
+    /// [`crate::CallChanges`]); `None` when nothing is recorded.
+    pub fn changes(&self) -> Option<&Arc<dyn CallChanges>> {
+        self.changes.as_ref()
     }
 
     /// The project, which confines every path a tool touches.
@@ -103,6 +119,7 @@ impl std::fmt::Debug for ToolContext {
             .field("root", &self.root())
             .field("cancelled", &self.cancel.is_cancelled())
             .field("prompter", &self.prompter.is_some())
+            .field("changes", &self.changes.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::Approver;
 use crate::audit::{AuditRecord, AuditSink, NoAudit, RESULT_EXCERPT_CHARS};
 use crate::call::CallContext;
+use crate::changes::{CallChanges, ChangeCall, ChangeSink, ChangeWatch, NoChanges};
 use crate::coerce::{ArgumentProblem, coerce_arguments};
 use crate::confine::ProjectRoot;
 use crate::context::ToolContext;
@@ -103,6 +104,7 @@ pub struct ToolManager {
     approver: Option<Arc<dyn Approver>>,
     prompter: Option<Arc<dyn UserPrompter>>,
     audit: Arc<dyn AuditSink>,
+    changes: Arc<dyn ChangeSink>,
 }
 
 impl std::fmt::Debug for ToolManager {
@@ -140,6 +142,7 @@ impl ToolManager {
             approver: None,
             prompter: None,
             audit: Arc::new(NoAudit),
+            changes: Arc::new(NoChanges),
         })
     }
 
@@ -164,6 +167,13 @@ impl ToolManager {
         self
     }
 
+    /// Sets where the changes of calls go (checkpoints): see [`crate::ChangeSink`].
+    #[must_use]
+    pub fn with_changes(mut self, changes: Arc<dyn ChangeSink>) -> Self {
+        self.changes = changes;
+        self
+    }
+
     /// Starts with these policies (loaded from the store).
     #[must_use]
     pub fn with_policies(self, policies: PolicySet) -> Self {
@@ -177,6 +187,11 @@ impl ToolManager {
     /// The project folder (canonical).
     pub fn root(&self) -> &Path {
         self.project.path()
+    }
+
+    /// The project, with the root's descriptor every tool opens files below.
+    pub fn project(&self) -> &Arc<ProjectRoot> {
+        &self.project
     }
 
     // ----- registry -------------------------------------------------------------------------
@@ -488,10 +503,54 @@ impl ToolManager {
                 };
             }
         };
-        run(&name, prepared, context, call.cancel_token(), decision)
-            .await
-            .at(level)
-            .with_arguments(arguments)
+        let changes = match change_watch(tool.as_ref()) {
+            None => None,
+            Some(watch) => {
+                let change_call = ChangeCall {
+                    session_id: call.session().id(),
+                    call_id: call.call_id(),
+                    tool: &name,
+                    watch,
+                };
+                let started = self.changes.call_started(&change_call);
+                tokio::select! {
+                    biased;
+                    () = call.cancel_token().cancelled() => {
+                        return Outcome::cancelled(arguments, decision).at(level);
+                    }
+                    changes = started => changes,
+                }
+            }
+        };
+        let context = context.with_changes(changes.clone());
+        let outcome = run(&name, prepared, context, call.cancel_token(), decision).await;
+        if let Some(changes) = changes {
+            finish_changes(changes).await;
+        }
+        outcome.at(level).with_arguments(arguments)
+    }
+}
+
+/// How the change sink learns what a call of `tool` changes: not at all for a SAFE tool (it
+/// reads), by the tool's own reports for one that records its changes, by comparing the
+/// project before and after for any other.
+fn change_watch(tool: &dyn Tool) -> Option<ChangeWatch> {
+    if tool.level() == PermissionLevel::Safe {
+        None
+    } else if tool.records_changes() {
+        Some(ChangeWatch::Reported)
+    } else {
+        Some(ChangeWatch::Snapshot)
+    }
+}
+
+/// Tells the call's change record that the call ended (also when it was cancelled: what it
+/// changed up to then is recorded). Once started it runs to its end on its own task, even if
+/// the dispatch future is dropped meanwhile.
+async fn finish_changes(changes: Arc<dyn CallChanges>) {
+    let finishing = tokio::spawn(async move { changes.finished().await });
+    if let Err(error) = finishing.await {
+        tracing::error!(%error, "recording a call's changes failed");
     }
 }
 
