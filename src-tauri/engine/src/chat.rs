@@ -675,4 +675,104 @@ mod tests {
             .collect();
         assert_eq!(left, [second]);
     }
+
+    fn write(id: &str, content: &str) -> Turn {
+        Turn::tool_calls(vec![gantry_scripted_provider::ToolCall::new(
+            id,
+            "write_file",
+            json!({"path": "a.txt", "content": content}),
+        )])
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn edit_and_resend_rewinds_the_files_and_sets_the_rest_aside_as_a_version() {
+        let rig = rig(vec![
+            write("w1", "v1\n"),
+            Turn::text("One."),
+            write("w2", "v2\n"),
+            Turn::text("Two."),
+            write("w3", "v3\n"),
+            Turn::text("Three."),
+        ])
+        .await;
+        rig.chat
+            .tools
+            .set_policy("write_file", gantry_tools::Policy::Auto)
+            .unwrap();
+        let file = rig._dirs.0.path().join("a.txt");
+        rig.chat.send("first", rig.provider()).await.unwrap();
+        rig.finished(1).await;
+        rig.chat.send("second", rig.provider()).await.unwrap();
+        rig.finished(2).await;
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "v2\n");
+        let changes = rig.chat.changes().await.unwrap();
+        assert_eq!(changes.turns.len(), 2);
+
+        // The user edited the file since: the rewind refuses and nothing happens.
+        std::fs::write(&file, "mine\n").unwrap();
+        let mut request = ResendRequest {
+            user_index: 1,
+            text: "second, edited".into(),
+            on_conflict: crate::checkpoints::OnConflict::Refuse,
+        };
+        let refused = rig.chat.resend(&request, rig.provider()).await.unwrap();
+        assert!(!refused.report.applied);
+        assert_eq!(refused.session_id, None);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
+        assert_eq!(rig.chat.view().await.unwrap().messages.len(), 8);
+
+        request.on_conflict = crate::checkpoints::OnConflict::Overwrite;
+        let resent = rig.chat.resend(&request, rig.provider()).await.unwrap();
+        assert!(resent.report.applied, "{resent:?}");
+        rig.finished(3).await;
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "v3\n");
+        let view = rig.chat.view().await.unwrap();
+        let users: Vec<&str> = view
+            .messages
+            .iter()
+            .filter(|message| message.role == gantry_agent::Role::User)
+            .map(|message| message.content.as_str())
+            .collect();
+        assert_eq!(users, ["first", "second, edited"]);
+        assert_eq!(view.messages.last().unwrap().content, "Three.");
+        let branches = rig.chat.branches().await.unwrap();
+        assert_eq!(branches.len(), 1);
+        assert_eq!(
+            (branches[0].user_index, branches[0].title.as_str()),
+            (1, "second")
+        );
+        assert_eq!(branches[0].message_count, 4);
+        // The live changes are the first turn's and the new one's.
+        let turns: Vec<String> = rig
+            .chat
+            .changes()
+            .await
+            .unwrap()
+            .turns
+            .iter()
+            .map(|turn| turn.title.clone())
+            .collect();
+        assert_eq!(turns, ["first", "second, edited"]);
+
+        // Back to the version set aside: its file and its messages.
+        let back = rig
+            .chat
+            .switch_branch(&SwitchBranchRequest {
+                branch_id: branches[0].id.clone(),
+                on_conflict: crate::checkpoints::OnConflict::Refuse,
+            })
+            .await
+            .unwrap();
+        assert!(back.report.applied, "{back:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "v2\n");
+        assert_eq!(back.chat.messages.last().unwrap().content, "Two.");
+        let branches = rig.chat.branches().await.unwrap();
+        assert_eq!(branches.len(), 1);
+        assert_eq!(branches[0].title, "second, edited");
+        let changes = rig.chat.changes().await.unwrap();
+        assert_eq!(changes.files.len(), 1);
+        assert!(changes.reverted_calls.is_empty(), "{changes:?}");
+        assert_eq!(changes.turns.len(), 2);
+        rig.provider.verify().unwrap();
+    }
 }
