@@ -18,6 +18,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod app;
+mod changes;
 mod chat;
 mod fixture;
 mod language;

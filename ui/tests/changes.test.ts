@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { reportSummary, rewoundTo, splitHunks, userIndexes } from "../src/lib/changes";
+import { reportSummary, resentAt, splitHunks, userIndexes } from "../src/lib/changes";
 import { emptyChat, type ChatState } from "../src/lib/chat";
 import { parseUnifiedDiff } from "../src/lib/diff";
 
@@ -49,16 +49,18 @@ describe("rewinding the chat", () => {
     nextKey: 5,
   };
 
-  it("numbers the user messages and drops everything from the chosen one", () => {
+  it("numbers the user messages and replaces everything from the chosen one, keeping its key", () => {
     expect([...userIndexes(state.items)]).toEqual([
       [1, 0],
       [3, 1],
     ]);
-    const rewound = rewoundTo(state, 1);
-    expect(rewound.items.map((item) => item.key)).toEqual([1, 2]);
+    const rewound = resentAt(state, 1, "second, edited");
+    expect(rewound.items.map((item) => item.key)).toEqual([1, 2, 3]);
+    expect(rewound.items.at(-1)).toEqual({ kind: "user", key: 3, text: "second, edited" });
+    expect(rewound.running).toBe(true);
     expect(rewound.nextKey).toBe(5);
-    expect(rewoundTo(state, 0).items).toEqual([]);
-    expect(rewoundTo(state, 7)).toBe(state);
+    expect(resentAt(state, 0, "again").items).toEqual([{ kind: "user", key: 1, text: "again" }]);
+    expect(resentAt(state, 7, "x")).toBe(state);
   });
 });
 

@@ -123,11 +123,19 @@ export function userIndexes(items: readonly ChatItem[]): ReadonlyMap<number, num
   return indexes;
 }
 
-/** The chat as it reads once the user message at `userIndex` (and all after it) is taken back:
- *  what a rewind shows before the edited message is sent. */
-export function rewoundTo(state: ChatState, userIndex: number): ChatState {
+/** The chat as it reads once the user message at `userIndex` (and all after it) is taken back
+ *  and `text` sent in its place, as a running turn: what a rewind shows at once. The message
+ *  keeps its item key, so its view (and what it shows, such as a conflict) stays. */
+export function resentAt(state: ChatState, userIndex: number, text: string): ChatState {
   let seen = -1;
   const cut = state.items.findIndex((item) => item.kind === "user" && ++seen === userIndex);
-  if (cut < 0) return state;
-  return { ...state, items: state.items.slice(0, cut), running: false, usage: null };
+  const at = state.items[cut];
+  if (at === undefined) return state;
+  return {
+    ...state,
+    items: [...state.items.slice(0, cut), { kind: "user", key: at.key, text }],
+    running: true,
+    awaitingSession: false,
+    usage: null,
+  };
 }

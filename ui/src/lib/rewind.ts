@@ -7,9 +7,9 @@
 import type { OnConflict } from "../bindings/OnConflict";
 import type { ResendOutcome } from "../bindings/ResendOutcome";
 import type { RestoreReport } from "../bindings/RestoreReport";
-import { rewoundTo } from "./changes";
+import { resentAt } from "./changes";
 import { changes } from "./changes-state.svelte";
-import { accepted, fromView, sent } from "./chat";
+import { accepted, fromView } from "./chat";
 import { call, describeError } from "./ipc";
 import type { ProjectChat } from "./project-chat.svelte";
 
@@ -22,7 +22,7 @@ async function rewind(
   action: () => Promise<ResendOutcome>,
 ): Promise<RestoreReport | null> {
   const previous = chat.state;
-  chat.state = sent(rewoundTo(previous, userIndex), text);
+  chat.state = resentAt(previous, userIndex, text);
   try {
     const outcome = await action();
     if (!outcome.report.applied || outcome.sessionId === null) {

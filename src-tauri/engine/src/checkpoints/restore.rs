@@ -182,29 +182,34 @@ pub(crate) fn matches(current: &FileState, wanted: &FileState) -> bool {
     }
 }
 
-/// Plans for restoring each file of `rows` to its first row's before-state, expecting its last
-/// row's after-state — or, when a newer change not in `rows` touched the file, that change's
-/// after-state, with `later` set (a conflict the user decides about).
+/// Plans for restoring each file of `rows` to its first row's before-state, expecting the
+/// after-state of its newest change (in `rows` or not); `later` is set when a newer change of
+/// the agent that still stands touched the file (a conflict the user decides about).
 fn plans_to_start(rows: &[&Change], all: &[Change]) -> Vec<FilePlan> {
     by_path(rows.iter().copied())
         .into_iter()
         .filter(|(path, _)| !is_git_path(path))
         .filter_map(|(path, group)| {
             let (first, last) = (group.first()?, group.last()?);
-            // A newer change of the file that the restore does not undo: the file should be as
-            // that change left it, and restoring would undo it too.
-            let newer = all
+            // Newer changes of the file that the restore does not undo: the file should be as
+            // the newest left it. A newer change of the agent that still stands would be undone
+            // too: a conflict the user decides about. (Newer restores are the user's own
+            // actions, recorded and undoable themselves: not a conflict.)
+            let newer: Vec<&Change> = all
                 .iter()
                 .filter(|row| row.path == path && row.id > last.id)
                 .filter(|row| !group.iter().any(|own| own.id == row.id))
-                .next_back()
-                // Newer changes that ended where the span ended (undone since) change nothing.
-                .filter(|row| !matches(&row.after, &last.after));
+                .collect();
+            let later = newer.iter().any(|row| {
+                matches!(row.origin, ChangeOrigin::Call { .. }) && row.reverted_by.is_none()
+            });
             Some(FilePlan {
                 path: path.to_owned(),
                 desired: first.before.clone(),
-                expected: newer.map_or_else(|| last.after.clone(), |row| row.after.clone()),
-                later: newer.is_some(),
+                expected: newer
+                    .last()
+                    .map_or_else(|| last.after.clone(), |row| row.after.clone()),
+                later,
                 reverts: group.iter().map(|row| row.id).collect(),
             })
         })
