@@ -208,7 +208,8 @@ async fn set_aside_in(
         .await?;
     sqlx::query(
         "UPDATE checkpoint_changes SET branch_id = ?1
-         WHERE session_id = ?2 AND branch_id IS NULL AND (turn >= ?3 OR restore_id IS ?4)",
+         WHERE session_id = ?2 AND branch_id IS NULL
+           AND (turn >= ?3 OR (?4 IS NOT NULL AND restore_id = ?4))",
     )
     .bind(id)
     .bind(session.0)
