@@ -150,7 +150,7 @@ impl Checkpoints {
                 self.index()
                     .values()
                     .filter_map(|entry| match &entry.content {
-                        Content::Kept(hash) => Some(hash.clone()),
+                        Content::Kept(hash) => Some(hash.to_string()),
                         Content::Unkept => None,
                     }),
             );

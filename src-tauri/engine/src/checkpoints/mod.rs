@@ -96,6 +96,26 @@ struct Inner {
     counted: AtomicBool,
     /// Whether a garbage collection runs.
     collecting: AtomicBool,
+    /// What the project's watcher reported since the last look (the app runs one).
+    watch: Mutex<WatchState>,
+    /// How many times the whole project was walked (tests and measurements).
+    walks: AtomicU64,
+}
+
+/// What the project's watcher said since Gantry last looked at the project.
+#[derive(Debug, Default)]
+struct WatchState {
+    /// A watcher runs and reports every change of the visible tree.
+    live: bool,
+    /// How long its reports may lag behind a change.
+    settle: std::time::Duration,
+    /// Files reported changed, created, removed or renamed since the last look.
+    dirty: std::collections::HashSet<String>,
+    /// Something only a full walk can account for (a directory appeared, moved or went; the
+    /// watcher asked for a rescan; it just started).
+    full: bool,
+    /// When the last report came.
+    last: Option<std::time::Instant>,
 }
 
 /// Where the checkpoints of the store's project `project` live: beside the database.
@@ -129,6 +149,8 @@ impl Checkpoints {
                 usage: AtomicU64::new(0),
                 counted: AtomicBool::new(false),
                 collecting: AtomicBool::new(false),
+                watch: Mutex::default(),
+                walks: AtomicU64::new(0),
             }),
         }
     }
@@ -186,23 +208,6 @@ impl Checkpoints {
         index
     }
 
-    /// Forgets what the index knows of these files, so the next snapshot reads them again
-    /// (a tool or a restore just wrote them).
-    fn forget_in_index(&self, paths: &[String]) {
-        if paths.is_empty() {
-            return;
-        }
-        let mut slot = lock(&self.inner.index);
-        if slot.is_empty() {
-            return;
-        }
-        let mut index = (**slot).clone();
-        for path in paths {
-            index.remove(path);
-        }
-        *slot = Arc::new(index);
-    }
-
     /// Counts `bytes` more on disk, and collects garbage in the background when the size limit
     /// is passed.
     fn grew(&self, bytes: u64) {
@@ -230,6 +235,11 @@ impl Checkpoints {
         self.inner.usage.load(Ordering::Relaxed)
     }
 
+    /// How many times a snapshot walked the whole project so far.
+    pub fn full_walks(&self) -> u64 {
+        self.inner.walks.load(Ordering::Relaxed)
+    }
+
     /// What the blobs take on disk, in bytes.
     pub async fn used_bytes(&self) -> u64 {
         self.usage().await
@@ -251,6 +261,54 @@ impl Checkpoints {
         } else {
             self.inner.collecting.store(false, Ordering::Release);
         }
+    }
+}
+
+impl Checkpoints {
+    /// The project's watcher started (its reports lag at most `debounce` and a bit behind a
+    /// change): from now on the snapshot before a command reads only what it reported, after
+    /// one full walk.
+    pub fn watch_started(&self, debounce: std::time::Duration) {
+        let mut watch = lock(&self.inner.watch);
+        watch.live = true;
+        watch.full = true;
+        watch.settle = debounce + debounce / 2 + std::time::Duration::from_millis(30);
+        watch.dirty.clear();
+    }
+
+    /// What the watcher reported.
+    pub fn watched(&self, changes: &[gantry_watch::TreeChange]) {
+        use gantry_watch::TreeChange;
+        let mut watch = lock(&self.inner.watch);
+        watch.last = Some(std::time::Instant::now());
+        for change in changes {
+            match change {
+                TreeChange::Created { path, is_dir: false }
+                | TreeChange::Modified { path, is_dir: false }
+                | TreeChange::Removed { path, is_dir: false } => {
+                    watch.dirty.insert(path.clone());
+                }
+                TreeChange::Renamed {
+                    from,
+                    to,
+                    is_dir: false,
+                } => {
+                    watch.dirty.insert(from.clone());
+                    watch.dirty.insert(to.clone());
+                }
+                // A directory's own metadata: nothing of its files.
+                TreeChange::Modified { is_dir: true, .. } => {}
+                TreeChange::Created { is_dir: true, .. }
+                | TreeChange::Removed { is_dir: true, .. }
+                | TreeChange::Renamed { is_dir: true, .. }
+                | TreeChange::Rescan { .. } => watch.full = true,
+            }
+        }
+    }
+
+    /// The watcher stopped: snapshots walk the project again.
+    pub fn watch_stopped(&self) {
+        lock(&self.inner.watch).live = false;
     }
 }
 

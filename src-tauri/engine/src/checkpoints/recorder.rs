@@ -55,12 +55,50 @@ impl ChangeSink for Checkpoints {
 
 impl Checkpoints {
     /// Brings the stat index up to date (reading what changed since the last look) and returns
-    /// it.
+    /// it: by reading only the files the project's watcher reported when one runs (after
+    /// waiting for reports still on their way), by walking the project otherwise.
     pub(crate) async fn scan(&self) -> Result<Arc<Index>, tokio::task::JoinError> {
         let _scanning = self.inner.scanning.lock().await;
         let previous = self.index();
         let budget = self.budget().await;
         let (root, blobs) = (self.inner.root.clone(), self.inner.blobs.clone());
+        let incremental = {
+            let mut watch = lock(&self.inner.watch);
+            let incremental = watch.live && !watch.full && !previous.is_empty();
+            watch.full = false;
+            incremental.then_some((watch.last, watch.settle))
+        };
+        if let Some((last, settle)) = incremental {
+            // A report of a change made just before may still be on its way.
+            if let Some(wait) = last.and_then(|last| settle.checked_sub(last.elapsed())) {
+                tokio::time::sleep(wait).await;
+            }
+            let dirty: Vec<String> = std::mem::take(&mut lock(&self.inner.watch).dirty)
+                .into_iter()
+                .collect();
+            if dirty.is_empty() {
+                return Ok(previous);
+            }
+            let (updates, budget) = tokio::task::spawn_blocking(move || {
+                let updates = snapshot::refresh(&root, &blobs, &previous, &dirty, &budget);
+                let mut index = Arc::unwrap_or_clone(previous);
+                for (path, entry) in updates {
+                    match entry {
+                        Some(entry) => index.insert(path, entry),
+                        None => index.remove(&path),
+                    };
+                }
+                (index, budget)
+            })
+            .await?;
+            let before = self.set_index(updates);
+            self.grew(budget.written());
+            return Ok(before);
+        }
+        lock(&self.inner.watch).dirty.clear();
+        self.inner
+            .walks
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let (index, grown) = tokio::task::spawn_blocking(move || {
             let (index, _) = snapshot::scan(&root, &blobs, &previous, &budget);
             (index, budget)
@@ -166,7 +204,6 @@ impl CallChanges for ReportedCall {
             return;
         };
         let mut changes = Vec::new();
-        let mut written = Vec::new();
         for ((path, before), after) in files.into_iter().zip(afters) {
             let (after, grown) = match after {
                 Ok(after) => after,
@@ -176,12 +213,10 @@ impl CallChanges for ReportedCall {
                 }
             };
             checkpoints.grew(grown);
-            written.push(path.clone());
             if !same_state(&before, &after) {
                 changes.push(self.who.change(path, before, after));
             }
         }
-        checkpoints.forget_in_index(&written);
         checkpoints.save(changes).await;
     }
 }
@@ -208,6 +243,10 @@ impl CallChanges for SnapshotCall {
         let (root, blobs) = (checkpoints.root().clone(), checkpoints.blobs().clone());
         let before = Arc::clone(&self.before);
         let started = self.started;
+        checkpoints
+            .inner
+            .walks
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let scanned = tokio::task::spawn_blocking(move || {
             let (after, read) = snapshot::scan(&root, &blobs, &before, &budget);
             let changed = snapshot::compare(&root, &before, &after, &read, started);

@@ -467,8 +467,6 @@ impl Checkpoints {
             tokio::task::spawn_blocking(move || write_files(&root, &blobs, files, on_conflict))
                 .await?;
         self.grew(grown);
-        let paths: Vec<String> = written.iter().map(|file| file.path.clone()).collect();
-        self.forget_in_index(&paths);
         if written.is_empty() && reverts.is_empty() {
             return Ok(report);
         }

@@ -74,8 +74,8 @@ impl Stat {
 /// What the index knows of a file's content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Content {
-    /// Stored in the blob with this hash.
-    Kept(String),
+    /// Stored in the blob with this hash (shared: copying an entry allocates nothing).
+    Kept(Arc<str>),
     /// Not kept (too large, over the size limit, or unreadable).
     Unkept,
 }
@@ -94,7 +94,7 @@ impl Entry {
     pub fn state(&self) -> FileState {
         match &self.content {
             Content::Kept(hash) => FileState::Kept {
-                hash: hash.clone(),
+                hash: hash.to_string(),
                 mode: self.stat.mode,
                 size: self.stat.size,
             },
@@ -115,8 +115,9 @@ impl Entry {
     }
 }
 
-/// Every file of the project walk, by project-relative path.
-pub type Index = HashMap<String, Entry>;
+/// Every file of the project walk, by project-relative path (shared: a scan that finds a file
+/// unchanged reuses its key).
+pub type Index = HashMap<Arc<str>, Entry>;
 
 /// How many more bytes the blobs may take during one scan (the project's size limit), and how
 /// much they grew.
@@ -172,10 +173,10 @@ pub struct Changed {
 pub fn scan(
     root: &ProjectRoot,
     blobs: &BlobStore,
-    previous: &Arc<Index>,
+    previous: &Index,
     budget: &Budget,
-) -> (Index, Vec<String>) {
-    let found: Mutex<Vec<(String, Entry, bool)>> = Mutex::default();
+) -> (Index, Vec<Arc<str>>) {
+    let found: Mutex<Vec<(Arc<str>, Entry, bool)>> = Mutex::default();
     let stop = StopFlag::default();
     visit_files(root.path(), &stop, || Scanner {
         root,
@@ -190,11 +191,49 @@ pub fn scan(
     let mut read = Vec::new();
     for (path, entry, was_read) in found {
         if was_read {
-            read.push(path.clone());
+            read.push(Arc::clone(&path));
         }
         index.insert(path, entry);
     }
     (index, read)
+}
+
+/// Looks again at the files `paths` (a watcher said they changed) and returns what differs
+/// from `index`: each path with its new entry, or `None` when it is gone. Files whose stat is
+/// unchanged are not read.
+pub fn refresh(
+    root: &ProjectRoot,
+    blobs: &BlobStore,
+    index: &Index,
+    paths: &[String],
+    budget: &Budget,
+) -> Vec<(Arc<str>, Option<Entry>)> {
+    let reader = Scanner {
+        root,
+        blobs,
+        previous: index,
+        budget,
+        found: Vec::new(),
+        out: &Mutex::default(),
+    };
+    let mut updates = Vec::new();
+    for path in paths {
+        let known = index.get_key_value(path.as_str());
+        let now = match root.open_listed(Path::new(path)) {
+            Ok((_, metadata)) => Some(Stat::of(&metadata)),
+            Err(_) => None,
+        };
+        match (known, now) {
+            (Some((_, entry)), Some(stat)) if entry.stat == stat => {}
+            (None, None) => {}
+            (Some((key, _)), None) => updates.push((Arc::clone(key), None)),
+            (known, Some(_)) => {
+                let key = known.map_or_else(|| Arc::from(path.as_str()), |(key, _)| Arc::clone(key));
+                updates.push((key, reader.read(path)));
+            }
+        }
+    }
+    updates
 }
 
 /// What changed between `before` (the index before a command that started at `started`, in
@@ -203,7 +242,7 @@ pub fn compare(
     root: &ProjectRoot,
     before: &Index,
     after: &Index,
-    read: &[String],
+    read: &[Arc<str>],
     started: i128,
 ) -> Vec<Changed> {
     let mut changes = Vec::new();
@@ -214,14 +253,14 @@ pub fn compare(
         match before.get(path) {
             Some(was) if was.same_file(now) => {}
             Some(was) => changes.push(Changed {
-                path: path.clone(),
+                path: path.to_string(),
                 before: was.state(),
                 after: now.state(),
             }),
             // Visible now but older than the command: an ignore rule changed, not a new file.
             None if now.stat.ctime < started - CTIME_SLACK_NANOS => {}
             None => changes.push(Changed {
-                path: path.clone(),
+                path: path.to_string(),
                 before: FileState::Absent,
                 after: now.state(),
             }),
@@ -233,14 +272,14 @@ pub fn compare(
         }
         // Out of the walk but still there, unchanged: hidden by an ignore rule, not deleted.
         let still = root
-            .open_listed(Path::new(path))
+            .open_listed(Path::new(&**path))
             .ok()
             .map(|(_, metadata)| Stat::of(&metadata));
         if still == Some(was.stat) {
             continue;
         }
         changes.push(Changed {
-            path: path.clone(),
+            path: path.to_string(),
             before: was.state(),
             after: FileState::Absent,
         });
@@ -255,8 +294,8 @@ struct Scanner<'a> {
     blobs: &'a BlobStore,
     previous: &'a Index,
     budget: &'a Budget,
-    found: Vec<(String, Entry, bool)>,
-    out: &'a Mutex<Vec<(String, Entry, bool)>>,
+    found: Vec<(Arc<str>, Entry, bool)>,
+    out: &'a Mutex<Vec<(Arc<str>, Entry, bool)>>,
 }
 
 impl FileVisitor for Scanner<'_> {
@@ -268,19 +307,18 @@ impl FileVisitor for Scanner<'_> {
         let Some(path) = relative_to(entry.path(), self.root.path()) else {
             return;
         };
-        let path = path.into_owned();
         let Ok(metadata) = entry.metadata() else {
             return;
         };
         let stat = Stat::of(&metadata);
-        if let Some(known) = self.previous.get(&path)
+        if let Some((key, known)) = self.previous.get_key_value(&*path)
             && known.stat == stat
         {
-            self.found.push((path, known.clone(), false));
+            self.found.push((Arc::clone(key), known.clone(), false));
             return;
         }
         if let Some(entry) = self.read(&path) {
-            self.found.push((path, entry, true));
+            self.found.push((Arc::from(&*path), entry, true));
         }
     }
 }
@@ -314,7 +352,7 @@ impl Scanner<'_> {
                 self.budget.written.fetch_add(grown, Ordering::Relaxed);
                 Some(Entry {
                     stat,
-                    content: Content::Kept(hash),
+                    content: Content::Kept(Arc::from(hash)),
                 })
             }
             Err(error) => {
@@ -348,13 +386,12 @@ mod tests {
 
     use super::*;
 
-    fn scan_now(root: &ProjectRoot, blobs: &BlobStore, previous: &Index) -> (Index, Vec<String>) {
-        scan(
-            root,
-            blobs,
-            &Arc::new(previous.clone()),
-            &Budget::new(u64::MAX),
-        )
+    fn scan_now(
+        root: &ProjectRoot,
+        blobs: &BlobStore,
+        previous: &Index,
+    ) -> (Index, Vec<Arc<str>>) {
+        scan(root, blobs, previous, &Budget::new(u64::MAX))
     }
 
     #[test]
@@ -374,7 +411,7 @@ mod tests {
         let blobs = BlobStore::new(data.path().join("blobs"));
 
         let (before, read) = scan_now(&root, &blobs, &Index::new());
-        let mut names: Vec<&str> = before.keys().map(String::as_str).collect();
+        let mut names: Vec<&str> = before.keys().map(|key| &**key).collect();
         names.sort_unstable();
         assert_eq!(names, [".gitignore", "keep.txt", "src/a.rs", "src/b.rs"]);
         assert_eq!(read.len(), 4);
@@ -388,8 +425,8 @@ mod tests {
         // Same content rewritten: a new stat, no change.
         fs::write(dir.join("keep.txt"), "k\n").unwrap();
         let (after, read) = scan_now(&root, &blobs, &before);
-        let mut read_sorted = read.clone();
-        read_sorted.sort();
+        let mut read_sorted: Vec<&str> = read.iter().map(|key| &**key).collect();
+        read_sorted.sort_unstable();
         assert_eq!(read_sorted, ["keep.txt", "src/a.rs", "src/c.rs"]);
         let changes = compare(&root, &before, &after, &read, started);
         let summary: Vec<(&str, &str, &str)> = changes
@@ -455,12 +492,46 @@ mod tests {
         fs::write(dir.join("small.txt"), "0123456789").unwrap();
         let root = ProjectRoot::new(dir).unwrap();
         let blobs = BlobStore::new(data.path().join("blobs"));
-        let (index, _) = scan(&root, &blobs, &Arc::default(), &Budget::new(5));
+        let (index, _) = scan(&root, &blobs, &Index::new(), &Budget::new(5));
         assert_eq!(index["big.bin"].content, Content::Unkept);
         assert_eq!(index["small.txt"].content, Content::Unkept);
         let budget = Budget::new(100);
-        let (index, _) = scan(&root, &blobs, &Arc::default(), &budget);
+        let (index, _) = scan(&root, &blobs, &Index::new(), &budget);
         assert!(matches!(index["small.txt"].content, Content::Kept(_)));
         assert_eq!(budget.left(), 90);
+    }
+
+    #[test]
+    fn a_refresh_reads_only_the_reported_files() {
+        let project = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let dir = project.path();
+        fs::write(dir.join("a.txt"), "a\n").unwrap();
+        fs::write(dir.join("b.txt"), "b\n").unwrap();
+        let root = ProjectRoot::new(dir).unwrap();
+        let blobs = BlobStore::new(data.path().join("blobs"));
+        let (index, _) = scan_now(&root, &blobs, &Index::new());
+        fs::write(dir.join("a.txt"), "a, longer\n").unwrap();
+        fs::remove_file(dir.join("b.txt")).unwrap();
+        fs::write(dir.join("c.txt"), "c\n").unwrap();
+        fs::write(dir.join("unreported.txt"), "x\n").unwrap();
+        let reported: Vec<String> = ["a.txt", "b.txt", "c.txt", "never.txt"]
+            .map(String::from)
+            .to_vec();
+        let mut updates = refresh(&root, &blobs, &index, &reported, &Budget::new(u64::MAX));
+        updates.sort_by(|x, y| x.0.cmp(&y.0));
+        let summary: Vec<(&str, bool)> = updates
+            .iter()
+            .map(|(path, entry)| (&**path, entry.is_some()))
+            .collect();
+        assert_eq!(summary, [("a.txt", true), ("b.txt", false), ("c.txt", true)]);
+        let Some(Entry {
+            content: Content::Kept(hash),
+            ..
+        }) = &updates[0].1
+        else {
+            panic!("{updates:?}")
+        };
+        assert_eq!(blobs.get(hash).unwrap(), b"a, longer\n");
     }
 }

@@ -534,3 +534,46 @@ async fn accepting_forgets_and_the_limits_trim_the_blobs() {
     assert_eq!(collected.kept_bytes, 0);
     assert!(rig.checkpoints.blobs().list().unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_watcher_the_snapshot_before_a_command_reads_only_what_it_reported() {
+    let rig = rig().await;
+    rig.write("notes.txt", "from the start\n");
+    rig.write("other.txt", "untouched\n");
+    let debounce = Duration::from_millis(50);
+    let root = rig.root.clone();
+    let (watcher, mut changes) =
+        tokio::task::spawn_blocking(move || gantry_watch::TreeWatcher::start(root, debounce))
+            .await
+            .unwrap()
+            .unwrap();
+    rig.checkpoints.watch_started(debounce);
+    let checkpoints = rig.checkpoints.clone();
+    let forward = tokio::spawn(async move {
+        while let Some(change) = changes.recv().await {
+            checkpoints.watched(&[change]);
+        }
+    });
+    rig.user_says("two commands").await;
+    // The first command walks (the watcher just started), before and after.
+    rig.command("true").await;
+    assert_eq!(rig.checkpoints.full_walks(), 2);
+
+    // The user edits a file; the next command's snapshot reads it from the watcher's report
+    // (no walk before it), so undoing the command brings back the user's version.
+    rig.write("notes.txt", "the user's version\n");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    rig.command("echo agent > notes.txt").await;
+    assert_eq!(rig.checkpoints.full_walks(), 3, "only the walk after the command");
+    let view = rig.view().await;
+    assert_eq!(summary(&view), [("notes.txt".into(), ChangeKind::Modified)]);
+    assert!(view.files[0].diff.as_deref().unwrap().contains("-the user's version\n+agent\n"));
+    rig.revert_file("notes.txt").await;
+    assert_eq!(rig.text("notes.txt").unwrap(), "the user's version\n");
+
+    rig.checkpoints.watch_stopped();
+    rig.command("true").await;
+    assert_eq!(rig.checkpoints.full_walks(), 5, "without a watcher both snapshots walk");
+    tokio::task::spawn_blocking(move || drop(watcher)).await.unwrap();
+    forward.await.unwrap();
+}
