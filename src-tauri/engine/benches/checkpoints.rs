@@ -170,7 +170,6 @@ async fn main() {
         checkpoints.full_walks() - walks,
         2 * runs
     );
-    drop(measure);
     for (name, with, without) in &cases {
         println!("  {name}");
         for (label, pick) in [
@@ -235,7 +234,11 @@ async fn main() {
 /// `args` made unique for run `run` (different content, so every write is a change).
 fn with_run(args: &Value, run: usize) -> Value {
     let mut args = args.clone();
-    if let Some(content) = args.get("content").and_then(Value::as_str).map(str::to_owned) {
+    if let Some(content) = args
+        .get("content")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    {
         args["content"] = Value::String(format!("{content}// run {run}\n"));
     }
     args

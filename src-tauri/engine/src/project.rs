@@ -87,6 +87,12 @@ impl OpenProject {
         let opened = open_tools(store, root.path(), people).await?;
         let mcp_choices = opened.mcp();
         let checkpoints = opened.checkpoints.clone();
+        let trimmed = checkpoints.clone();
+        tokio::spawn(async move {
+            if let Err(error) = trimmed.trim_at_open().await {
+                tracing::warn!(%error, "cannot trim the project's checkpoints");
+            }
+        });
         let tools = Arc::new(opened.manager);
         let mcp = Arc::new(ProjectServers::new(Arc::clone(&tools), mcp_choices));
         let chat = ProjectChat::open(

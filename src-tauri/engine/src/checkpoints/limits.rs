@@ -175,6 +175,27 @@ impl Checkpoints {
         Ok(collected)
     }
 
+    /// What opening a project does: forgets the changes past the age limit and, when that
+    /// forgot something or the blobs are over the size limit, collects (a sweep of the blobs
+    /// otherwise waits for a reason: the next project's baseline reuses what is there).
+    pub async fn trim_at_open(&self) -> Result<(), CheckpointError> {
+        let limits = self.limits();
+        let mut forgotten = 0;
+        if limits.max_age_days > 0 {
+            let age = i64::from(limits.max_age_days) * 86_400_000;
+            let before = Timestamp(Timestamp::now().as_millis().saturating_sub(age));
+            forgotten = self
+                .store()
+                .checkpoints()
+                .prune_before(self.project(), before)
+                .await?;
+        }
+        if forgotten > 0 || self.used_bytes().await > limits.max_bytes() {
+            self.collect_garbage().await?;
+        }
+        Ok(())
+    }
+
     /// Forgets every checkpoint of the project and its blobs (the project's data is removed).
     pub async fn forget_all(&self) -> Result<(), CheckpointError> {
         let blobs = self.blobs().clone();

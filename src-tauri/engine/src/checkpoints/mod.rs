@@ -283,9 +283,18 @@ impl Checkpoints {
         watch.last = Some(std::time::Instant::now());
         for change in changes {
             match change {
-                TreeChange::Created { path, is_dir: false }
-                | TreeChange::Modified { path, is_dir: false }
-                | TreeChange::Removed { path, is_dir: false } => {
+                TreeChange::Created {
+                    path,
+                    is_dir: false,
+                }
+                | TreeChange::Modified {
+                    path,
+                    is_dir: false,
+                }
+                | TreeChange::Removed {
+                    path,
+                    is_dir: false,
+                } => {
                     watch.dirty.insert(path.clone());
                 }
                 TreeChange::Renamed {

@@ -228,7 +228,8 @@ pub fn refresh(
             (None, None) => {}
             (Some((key, _)), None) => updates.push((Arc::clone(key), None)),
             (known, Some(_)) => {
-                let key = known.map_or_else(|| Arc::from(path.as_str()), |(key, _)| Arc::clone(key));
+                let key =
+                    known.map_or_else(|| Arc::from(path.as_str()), |(key, _)| Arc::clone(key));
                 updates.push((key, reader.read(path)));
             }
         }
@@ -386,11 +387,7 @@ mod tests {
 
     use super::*;
 
-    fn scan_now(
-        root: &ProjectRoot,
-        blobs: &BlobStore,
-        previous: &Index,
-    ) -> (Index, Vec<Arc<str>>) {
+    fn scan_now(root: &ProjectRoot, blobs: &BlobStore, previous: &Index) -> (Index, Vec<Arc<str>>) {
         scan(root, blobs, previous, &Budget::new(u64::MAX))
     }
 
@@ -524,7 +521,10 @@ mod tests {
             .iter()
             .map(|(path, entry)| (&**path, entry.is_some()))
             .collect();
-        assert_eq!(summary, [("a.txt", true), ("b.txt", false), ("c.txt", true)]);
+        assert_eq!(
+            summary,
+            [("a.txt", true), ("b.txt", false), ("c.txt", true)]
+        );
         let Some(Entry {
             content: Content::Kept(hash),
             ..

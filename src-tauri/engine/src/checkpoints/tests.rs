@@ -564,16 +564,32 @@ async fn with_a_watcher_the_snapshot_before_a_command_reads_only_what_it_reporte
     rig.write("notes.txt", "the user's version\n");
     tokio::time::sleep(Duration::from_millis(300)).await;
     rig.command("echo agent > notes.txt").await;
-    assert_eq!(rig.checkpoints.full_walks(), 3, "only the walk after the command");
+    assert_eq!(
+        rig.checkpoints.full_walks(),
+        3,
+        "only the walk after the command"
+    );
     let view = rig.view().await;
     assert_eq!(summary(&view), [("notes.txt".into(), ChangeKind::Modified)]);
-    assert!(view.files[0].diff.as_deref().unwrap().contains("-the user's version\n+agent\n"));
+    assert!(
+        view.files[0]
+            .diff
+            .as_deref()
+            .unwrap()
+            .contains("-the user's version\n+agent\n")
+    );
     rig.revert_file("notes.txt").await;
     assert_eq!(rig.text("notes.txt").unwrap(), "the user's version\n");
 
     rig.checkpoints.watch_stopped();
     rig.command("true").await;
-    assert_eq!(rig.checkpoints.full_walks(), 5, "without a watcher both snapshots walk");
-    tokio::task::spawn_blocking(move || drop(watcher)).await.unwrap();
+    assert_eq!(
+        rig.checkpoints.full_walks(),
+        5,
+        "without a watcher both snapshots walk"
+    );
+    tokio::task::spawn_blocking(move || drop(watcher))
+        .await
+        .unwrap();
     forward.await.unwrap();
 }

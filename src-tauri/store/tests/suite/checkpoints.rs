@@ -236,3 +236,49 @@ async fn a_rewound_conversation_is_set_aside_and_brought_back_with_its_changes()
             .is_err()
     );
 }
+
+#[tokio::test]
+async fn the_limits_forget_the_oldest_turn_first_and_everything_past_the_age() {
+    let fixture = Fixture::new().await;
+    let store = &fixture.store;
+    let project = fixture.project.id;
+    let session = store.sessions().create(project, "s", None).await.unwrap();
+    let change = |turn, call: &str| NewChange {
+        session: session.id,
+        turn,
+        call_id: call.into(),
+        tool: "write_file".into(),
+        path: format!("{call}.txt"),
+        before: FileState::Absent,
+        after: kept("d"),
+    };
+    let index = store.checkpoints();
+    index
+        .record(project, &[change(0, "a"), change(0, "b"), change(2, "c")])
+        .await
+        .unwrap();
+    assert_eq!(index.prune_oldest_turn(project).await.unwrap(), 2);
+    let left: Vec<String> = index
+        .changes(session.id, None)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|change| change.path)
+        .collect();
+    assert_eq!(left, ["c.txt"]);
+    assert_eq!(
+        index
+            .prune_before(project, gantry_store::Timestamp(0))
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        index
+            .prune_before(project, gantry_store::Timestamp(i64::MAX))
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(index.prune_oldest_turn(project).await.unwrap(), 0);
+}
