@@ -20,6 +20,7 @@
 
 mod a11y;
 mod app;
+mod changes;
 mod chat;
 mod fixture;
 mod keyboard;

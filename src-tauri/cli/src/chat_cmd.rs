@@ -89,6 +89,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         .map_err(|error| CliError::Usage(error.to_string()))?;
     let mcp = project.mcp();
     let store = project.store.clone();
+    let checkpoints = project.checkpoints.clone();
     let tools = Arc::new(project.manager);
     // MCP servers register their tools in the shared manager; the session offers them from the
     // first request on. `--enable` applies once every tool is registered, MCP servers' tools
@@ -135,6 +136,9 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let signals = tokio::spawn(cancel_then_exit(listen_for_signals(), cancel.clone()));
     let (sender, receiver) = unbounded_channel();
     let printer = tokio::spawn(print_events(receiver, args.json));
+    // What the turn changes is recorded under the ordinal its user message will have.
+    let ordinal = u32::try_from(session.transcript().len()).unwrap_or(u32::MAX);
+    checkpoints.begin_turn(session.id(), ordinal);
     let outcome = session.run_turn(&args.message, &cancel, sender).await;
     let _ = printer.await;
     signals.abort();

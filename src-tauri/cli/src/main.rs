@@ -5,6 +5,7 @@
 //! usage errors; `chat` exits 130 when its turn was cancelled (Ctrl-C).
 
 mod audit_cmd;
+mod changes_cmd;
 mod chat_cmd;
 mod engine;
 mod escape;
@@ -56,6 +57,10 @@ enum Command {
     /// List the configured MCP servers, or serve Gantry's tools over MCP.
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
+    /// Show what a session changed in the project's files (against the state before it).
+    Changes(changes_cmd::ChangesArgs),
+    /// Take back what a session changed: a turn, a file, or the whole session.
+    Revert(changes_cmd::RevertArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -191,6 +196,8 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Provider(command) => provider_cmd::run(command).await,
         Command::Chat(args) => chat_cmd::chat(args).await,
         Command::Mcp(command) => mcp_cmd::run(command).await,
+        Command::Changes(args) => changes_cmd::changes(args).await,
+        Command::Revert(args) => changes_cmd::revert(args).await,
     }
 }
 

@@ -12,6 +12,7 @@ use gantry_tools::{ConfineError, ManagerError};
 use gantry_watch::TreeError;
 use serde::Serialize;
 
+use crate::checkpoints::CheckpointError;
 use crate::open::{McpStartError, OpenError};
 use crate::sessions::SessionError;
 
@@ -264,6 +265,18 @@ impl From<McpStartError> for CommandError {
         match error {
             McpStartError::Config(error) => Self::invalid(error.to_string()),
             McpStartError::Switches(error) => Self::internal(error.to_string()),
+        }
+    }
+}
+
+impl From<CheckpointError> for CommandError {
+    fn from(error: CheckpointError) -> Self {
+        match error {
+            CheckpointError::Store(error) => error.into(),
+            CheckpointError::Io(error) => Self::new(ErrorKind::Io, error.to_string()),
+            CheckpointError::NotFound(message) => Self::not_found(message),
+            CheckpointError::Invalid(message) => Self::invalid(message),
+            CheckpointError::Task(error) => error.into(),
         }
     }
 }

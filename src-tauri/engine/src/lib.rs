@@ -25,6 +25,7 @@
 
 pub mod audit_view;
 pub mod chat;
+pub mod checkpoints;
 pub mod dialogs;
 pub mod error;
 pub mod events;

@@ -14,7 +14,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use gantry_mcp::{ConfigError, HubSettings, McpHub, McpNotice, ProjectTrust, TokenVault};
 use gantry_store::{Project, ProjectId, Store, StoreError};
-use gantry_tools::{Approver, ManagerError, ToolManager, UserPrompter, builtin};
+use gantry_tools::{Approver, ManagerError, ProjectRoot, ToolManager, UserPrompter, builtin};
+
+use crate::checkpoints::Checkpoints;
 
 use crate::project_commands::{apply_saved, hide_gantry_folders};
 
@@ -50,6 +52,8 @@ pub struct ProjectTools {
     pub store: Store,
     /// The project's row.
     pub project: Project,
+    /// What the agent changed in the project's files (the manager's change sink).
+    pub checkpoints: Checkpoints,
 }
 
 impl ProjectTools {
@@ -194,9 +198,10 @@ pub async fn register_saved_key_variables(store: &Store) {
 
 /// Remembers the folder at `root` in the store (as opening it in the app does), and builds
 /// its tool manager: the built-in tools, the saved policies and rules, the command settings
-/// (network, writable folders, variables passed), the store's audit log, and the given people.
-/// The system's sandbox is probed here (once per process, off the async threads), and
-/// Gantry's own folders are hidden from the project's commands.
+/// (network, writable folders, variables passed), the store's audit log, the project's
+/// checkpoints (which record what calls change) and the given people. The system's sandbox is
+/// probed here (once per process, off the async threads), and Gantry's own folders are hidden
+/// from the project's commands.
 pub async fn open_tools(
     store: Store,
     root: &Path,
@@ -209,9 +214,16 @@ pub async fn open_tools(
     let _probed = tokio::task::spawn_blocking(gantry_tools::CommandSandbox::probe).await;
     hide_gantry_folders(&store, &manager);
     apply_saved(&store, project.id, &manager).await?;
+    let checkpoints = Checkpoints::open(
+        store.clone(),
+        project.id,
+        ProjectRoot::clone(manager.project()),
+    )
+    .await;
     manager = manager
         .with_policies(policies)
-        .with_audit(Arc::new(store.audit_sink(project.id)));
+        .with_audit(Arc::new(store.audit_sink(project.id)))
+        .with_changes(Arc::new(checkpoints.clone()));
     if let Some(approver) = people.approver {
         manager = manager.with_approver(approver);
     }
@@ -223,6 +235,7 @@ pub async fn open_tools(
         manager,
         store,
         project,
+        checkpoints,
     })
 }
 

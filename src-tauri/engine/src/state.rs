@@ -15,7 +15,13 @@ use gantry_watch::TreeEntry;
 use serde::{Deserialize, Serialize};
 
 use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
-use crate::chat::{ChatView, SessionSummary};
+use crate::chat::{
+    BranchView, ChatView, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
+    SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
+};
+use crate::checkpoints::{
+    ChangesView, CheckpointLimits, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
+};
 use crate::dialogs::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
@@ -353,6 +359,86 @@ impl AppState {
     pub fn cancel_turn(&self) -> Result<(), CommandError> {
         self.current()?.chat().cancel();
         Ok(())
+    }
+
+    /// What the open project's current session changed in its files.
+    pub async fn changes_view(&self) -> Result<ChangesView, CommandError> {
+        self.current()?.chat().changes().await
+    }
+
+    /// Reverts part of the current session's changes.
+    pub async fn revert_changes(
+        &self,
+        request: &RevertRequest,
+    ) -> Result<RevertOutcome, CommandError> {
+        self.current()?.chat().revert(request).await
+    }
+
+    /// Forgets the current session's checkpoints of a file, or of every file.
+    pub async fn accept_changes(&self, path: Option<&str>) -> Result<ChangesView, CommandError> {
+        if let Some(path) = path {
+            check_path(path)?;
+        }
+        self.current()?.chat().accept(path).await
+    }
+
+    /// Edit and resend from an earlier message, with the active provider.
+    pub async fn resend_message(
+        &self,
+        request: &ResendRequest,
+    ) -> Result<ResendOutcome, CommandError> {
+        let project = self.current()?;
+        let provider = provider_settings::active_provider(&self.store).await?;
+        project.chat().resend(request, provider).await
+    }
+
+    /// Re-runs the last turn, with the active provider.
+    pub async fn retry_turn(&self, request: &RetryRequest) -> Result<ResendOutcome, CommandError> {
+        let project = self.current()?;
+        let provider = provider_settings::active_provider(&self.store).await?;
+        project.chat().retry(request.on_conflict, provider).await
+    }
+
+    /// The current session's set-aside versions.
+    pub async fn chat_branches(&self) -> Result<Vec<BranchView>, CommandError> {
+        self.current()?.chat().branches().await
+    }
+
+    /// Returns to a set-aside version of the current session.
+    pub async fn switch_branch(
+        &self,
+        request: &SwitchBranchRequest,
+    ) -> Result<SwitchBranchOutcome, CommandError> {
+        self.current()?.chat().switch_branch(request).await
+    }
+
+    /// The checkpoint limits, and what the open project's checkpoints take.
+    pub async fn checkpoint_settings(&self) -> Result<CheckpointSettings, CommandError> {
+        let limits = CheckpointLimits::load(&self.store).await;
+        let used_bytes = match self.current() {
+            Ok(project) => Some(project.chat().checkpoints().used_bytes().await),
+            Err(_) => None,
+        };
+        Ok(CheckpointSettings {
+            max_mb: limits.max_mb,
+            max_age_days: limits.max_age_days,
+            used_bytes,
+        })
+    }
+
+    /// Saves the checkpoint limits (for every project) and applies them to the open one.
+    pub async fn save_checkpoint_settings(
+        &self,
+        request: &SaveCheckpointSettingsRequest,
+    ) -> Result<CheckpointSettings, CommandError> {
+        let limits = request.limits()?;
+        limits.save(&self.store).await?;
+        if let Ok(project) = self.current() {
+            let checkpoints = project.chat().checkpoints();
+            checkpoints.set_limits(limits);
+            checkpoints.collect_in_background();
+        }
+        self.checkpoint_settings().await
     }
 
     /// The provider settings.

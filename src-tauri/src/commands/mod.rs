@@ -11,6 +11,7 @@
 //! checks it does) before the webview can call the command.
 
 pub mod audit;
+pub mod changes;
 pub mod chat;
 pub mod dialogs;
 pub mod mcp;
@@ -23,7 +24,12 @@ pub mod tree;
 
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::chat::{
-    ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
+    AcceptChangesRequest, BranchView, ChatView, RenameSessionRequest, ResendOutcome, ResendRequest,
+    RetryRequest, RevertOutcome, SendMessageRequest, SessionRequest, SessionSummary,
+    SwitchBranchOutcome, SwitchBranchRequest,
+};
+use gantry_engine::checkpoints::{
+    ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
 };
 use gantry_engine::events::{DialogRequest, TreeStatus};
 use gantry_engine::mcp_panel::{

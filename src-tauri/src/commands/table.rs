@@ -54,4 +54,13 @@ commands! {
     rules::remove_tool_rule(RemoveRuleRequest) -> Vec<RuleView>;
     audit::audit_log(AuditRequest) -> Vec<AuditEntryView>;
     audit::export_audit(AuditRequest) -> Option<AuditExport>;
+    changes::changes_view(()) -> ChangesView;
+    changes::revert_changes(RevertRequest) -> RevertOutcome;
+    changes::accept_changes(AcceptChangesRequest) -> ChangesView;
+    changes::resend_message(ResendRequest) -> ResendOutcome;
+    changes::retry_turn(RetryRequest) -> ResendOutcome;
+    changes::chat_branches(()) -> Vec<BranchView>;
+    changes::switch_branch(SwitchBranchRequest) -> SwitchBranchOutcome;
+    changes::checkpoint_settings(()) -> CheckpointSettings;
+    changes::save_checkpoint_settings(SaveCheckpointSettingsRequest) -> CheckpointSettings;
 }

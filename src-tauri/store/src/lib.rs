@@ -1,6 +1,7 @@
 //! Everything Gantry remembers: projects, tool policies and rules, command settings (network,
 //! writable folders, variables passed on purpose), approved MCP files, MCP servers switched off
-//! per project, providers, sessions and their messages, and the audit log, in one SQLite file;
+//! per project, providers, sessions and their messages (and set-aside versions of them), the
+//! checkpoints' index, and the audit log, in one SQLite file;
 //! API keys in the OS keychain.
 //!
 //! The engine needs memory that outlives a window: which folders the user works in, what they
@@ -20,6 +21,8 @@
 mod codec;
 
 pub mod audit;
+pub mod branches;
+pub mod checkpoints;
 pub mod command_settings;
 pub mod error;
 pub mod ids;
@@ -39,9 +42,14 @@ pub mod store;
 pub mod time;
 
 pub use audit::{AuditEntry, AuditFilter, AuditLog, StoreAudit};
+pub use branches::{Branch, Branches};
+pub use checkpoints::{
+    Change, ChangeOrigin, Checkpoints, FileState, NewChange, NewRestore, Restore, RestoreKind,
+    RestoredFile,
+};
 pub use command_settings::{CommandSettings, ProjectCommandSettings};
 pub use error::{Result, StoreError};
-pub use ids::{AuditId, MessageId, ProjectId, SessionId};
+pub use ids::{AuditId, BranchId, ChangeId, MessageId, ProjectId, RestoreId, SessionId};
 pub use mcp_switches::McpSwitches;
 pub use mcp_trust::{McpApproval, McpTrust};
 pub use messages::{Message, MessageStatus, NewMessage, Role};

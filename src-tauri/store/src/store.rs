@@ -15,6 +15,8 @@ use sqlx::sqlite::{
 use sqlx::{Row, Sqlite, Transaction};
 
 use crate::audit::{AuditLog, StoreAudit};
+use crate::branches::Branches;
+use crate::checkpoints::Checkpoints;
 use crate::command_settings::CommandSettings;
 use crate::error::{Result, StoreError};
 use crate::ids::ProjectId;
@@ -132,6 +134,16 @@ impl Store {
     /// Conversations and their messages.
     pub fn sessions(&self) -> Sessions<'_> {
         Sessions::new(&self.pool)
+    }
+
+    /// The checkpoints' index: what tool calls and restores changed in project files.
+    pub fn checkpoints(&self) -> Checkpoints<'_> {
+        Checkpoints::new(&self.pool)
+    }
+
+    /// Set-aside versions of conversations.
+    pub fn branches(&self) -> Branches<'_> {
+        Branches::new(&self.pool)
     }
 
     /// App-wide settings by key (the active provider, the window's layout).

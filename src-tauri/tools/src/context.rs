@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::changes::CallChanges;
 use crate::confine::{ConfineError, ProjectRoot, ResolvedPath};
 use crate::ledger::FileLedger;
 use crate::prompt::UserPrompter;
@@ -22,6 +23,7 @@ pub struct ToolContext {
     observer: Arc<dyn crate::call::CallObserver>,
     sandbox: Arc<CommandSandbox>,
     temp: Arc<SessionTempSlot>,
+    changes: Option<Arc<dyn CallChanges>>,
 }
 
 impl ToolContext {
@@ -37,6 +39,7 @@ impl ToolContext {
             observer: Arc::new(crate::call::NoObserver),
             sandbox: Arc::new(CommandSandbox::system()),
             temp: Arc::default(),
+            changes: None,
         }
     }
 
@@ -114,6 +117,19 @@ impl ToolContext {
         self
     }
 
+    /// The same context recording the files the call replaces in `changes` (checkpoints).
+    #[must_use]
+    pub fn with_changes(mut self, changes: Option<Arc<dyn CallChanges>>) -> Self {
+        self.changes = changes;
+        self
+    }
+
+    /// Where a tool that replaces files reports each one before writing it (see
+    /// [`crate::CallChanges`]); `None` when nothing is recorded.
+    pub fn changes(&self) -> Option<&Arc<dyn CallChanges>> {
+        self.changes.as_ref()
+    }
+
     /// The project, which confines every path a tool touches.
     pub fn project(&self) -> &ProjectRoot {
         &self.project
@@ -152,6 +168,7 @@ impl std::fmt::Debug for ToolContext {
             .field("root", &self.root())
             .field("cancelled", &self.cancel.is_cancelled())
             .field("prompter", &self.prompter.is_some())
+            .field("changes", &self.changes.is_some())
             .finish_non_exhaustive()
     }
 }

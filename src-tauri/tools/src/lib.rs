@@ -6,7 +6,8 @@
 //! [`PolicySet`], asks the [`Approver`] when a policy says Ask, and turns every call — good, bad,
 //! denied, failed or cancelled — into an [`Observation`] the model can read, with one
 //! [`AuditRecord`] per call. Each call brings its [`CallContext`]: its id, its session's grants
-//! and file ledger ([`ToolSession`]), who hears about its approval, and its cancellation.
+//! and file ledger ([`ToolSession`]), who hears about its approval, and its cancellation. What
+//! a call changes in the project goes to the project's [`ChangeSink`] (checkpoints).
 //!
 //! Module chain (one way, as in the seed): `permission` → `tool` → `manager`; the built-in tools
 //! depend on the core, never on each other.
@@ -20,6 +21,7 @@ pub(crate) mod approval;
 pub(crate) mod audit;
 pub(crate) mod beneath;
 pub(crate) mod call;
+pub(crate) mod changes;
 pub(crate) mod coerce;
 pub(crate) mod command_scope;
 pub(crate) mod confine;
@@ -55,12 +57,17 @@ pub use approval::{
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use beneath::OpenError;
 pub use call::{CallContext, CallObserver, CallProgress, NoObserver};
+pub use changes::{
+    CallChanges, ChangeCall, ChangeError, ChangeSink, ChangeWatch, MAX_PRIOR_BYTES, NoChanges,
+    Prior,
+};
 pub use coerce::ArgumentProblem;
 pub use command_scope::{OptionEffect, ShellConstruct, Unscoped, command_scope};
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
 pub use fsutil::atomic::{
-    AtomicWriteError, write_atomic, write_atomic_beneath, write_atomic_private,
+    AtomicWriteError, remove_beneath, write_atomic, write_atomic_beneath,
+    write_atomic_beneath_with_mode, write_atomic_private,
 };
 pub use gantry_tools_macros::tool;
 pub use gate::{Decider, Decision, DecisionKind};

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::Approver;
 use crate::audit::{AuditRecord, AuditSink, NoAudit, RESULT_EXCERPT_CHARS};
 use crate::call::CallContext;
+use crate::changes::{CallChanges, ChangeCall, ChangeSink, ChangeWatch, NoChanges};
 use crate::coerce::{ArgumentProblem, coerce_arguments};
 use crate::confine::ProjectRoot;
 use crate::context::ToolContext;
@@ -112,6 +113,7 @@ pub struct ToolManager {
     changes: tokio::sync::watch::Sender<u64>,
     rules: RuleBook,
     sandbox: Arc<CommandSandbox>,
+    change_sink: Arc<dyn ChangeSink>,
 }
 
 impl std::fmt::Debug for ToolManager {
@@ -154,6 +156,7 @@ impl ToolManager {
             changes: tokio::sync::watch::channel(0).0,
             rules: RuleBook::default(),
             sandbox: Arc::new(CommandSandbox::system()),
+            change_sink: Arc::new(NoChanges),
         })
     }
 
@@ -200,6 +203,13 @@ impl ToolManager {
     #[must_use]
     pub fn with_audit(mut self, audit: Arc<dyn AuditSink>) -> Self {
         self.audit = audit;
+        self
+    }
+
+    /// Sets where the changes of calls go (checkpoints): see [`crate::ChangeSink`].
+    #[must_use]
+    pub fn with_changes(mut self, changes: Arc<dyn ChangeSink>) -> Self {
+        self.change_sink = changes;
         self
     }
 
@@ -600,10 +610,54 @@ impl ToolManager {
                 };
             }
         };
-        run(&name, prepared, context, call.cancel_token(), decision)
-            .await
-            .at(level)
-            .with_arguments(arguments)
+        let changes = match change_watch(tool.as_ref()) {
+            None => None,
+            Some(watch) => {
+                let change_call = ChangeCall {
+                    session_id: call.session().id(),
+                    call_id: call.call_id(),
+                    tool: &name,
+                    watch,
+                };
+                let started = self.change_sink.call_started(&change_call);
+                tokio::select! {
+                    biased;
+                    () = call.cancel_token().cancelled() => {
+                        return Outcome::cancelled(arguments, decision).at(level);
+                    }
+                    changes = started => changes,
+                }
+            }
+        };
+        let context = context.with_changes(changes.clone());
+        let outcome = run(&name, prepared, context, call.cancel_token(), decision).await;
+        if let Some(changes) = changes {
+            finish_changes(changes).await;
+        }
+        outcome.at(level).with_arguments(arguments)
+    }
+}
+
+/// How the change sink learns what a call of `tool` changes: not at all for a SAFE tool (it
+/// reads), by the tool's own reports for one that records its changes, by comparing the
+/// project before and after for any other.
+fn change_watch(tool: &dyn Tool) -> Option<ChangeWatch> {
+    if tool.level() == PermissionLevel::Safe {
+        None
+    } else if tool.records_changes() {
+        Some(ChangeWatch::Reported)
+    } else {
+        Some(ChangeWatch::Snapshot)
+    }
+}
+
+/// Tells the call's change record that the call ended (also when it was cancelled: what it
+/// changed up to then is recorded). Once started it runs to its end on its own task, even if
+/// the dispatch future is dropped meanwhile.
+async fn finish_changes(changes: Arc<dyn CallChanges>) {
+    let finishing = tokio::spawn(async move { changes.finished().await });
+    if let Err(error) = finishing.await {
+        tracing::error!(%error, "recording a call's changes failed");
     }
 }
 

@@ -155,6 +155,12 @@ pub trait Tool: Send + Sync + 'static {
     fn sandboxed(&self) -> bool {
         false
     }
+    /// True for a tool that reports each file it is about to replace to the call's
+    /// [`crate::CallChanges`] (write_file, edit_file); the manager snapshots the project around
+    /// any other call that may change files (run_command, MCP tools), to find what it changed.
+    fn records_changes(&self) -> bool {
+        false
+    }
     /// Turns coerced arguments into a call ready to check and run, or says what is wrong.
     fn prepare(&self, arguments: Value) -> Result<Box<dyn PreparedCall>, Vec<ArgumentProblem>>;
 
@@ -204,6 +210,8 @@ pub trait ToolFn: Send + Sync + Sized + 'static {
     const INTERACTIVE: bool = false;
     /// Whether the tool runs commands in the OS sandbox (see [`Tool::sandboxed`]).
     const SANDBOXED: bool = false;
+    /// Whether the tool reports its own file changes (see [`Tool::records_changes`]).
+    const RECORDS_CHANGES: bool = false;
 
     /// Runs the tool.
     fn call<'a>(
@@ -311,6 +319,10 @@ impl<T: ToolFn> Tool for TypedTool<T> {
 
     fn sandboxed(&self) -> bool {
         T::SANDBOXED
+    }
+
+    fn records_changes(&self) -> bool {
+        T::RECORDS_CHANGES
     }
 
     fn prepare(&self, arguments: Value) -> Result<Box<dyn PreparedCall>, Vec<ArgumentProblem>> {

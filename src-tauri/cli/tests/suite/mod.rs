@@ -1,5 +1,6 @@
 mod audit;
 mod chat;
+mod checkpoints;
 mod file_tools;
 mod mcp;
 mod projects;

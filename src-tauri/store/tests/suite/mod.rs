@@ -1,4 +1,5 @@
 mod audit;
+mod checkpoints;
 mod concurrency;
 mod crash;
 mod keychain;

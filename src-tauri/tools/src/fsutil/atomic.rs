@@ -159,6 +159,86 @@ pub fn write_atomic_beneath(
     })
 }
 
+/// Writes the project file `resolved` as exactly `bytes` with the permission bits `mode`,
+/// atomically and below the root's descriptor: how a checkpoint puts a file back as it was
+/// (its line endings and BOM are in `bytes`; the mode is the recorded one, not the current
+/// file's). With `expected`, refused with [`AtomicWriteError::Changed`] when the file's stamp
+/// is no longer `expected` just before the rename.
+pub fn write_atomic_beneath_with_mode(
+    project: &ProjectRoot,
+    resolved: &ResolvedPath,
+    bytes: &[u8],
+    mode: u32,
+    expected: Option<FileStamp>,
+) -> Result<(), AtomicWriteError> {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    write_atomic_as(
+        Target::Beneath(project, resolved),
+        expected,
+        Permissions::Private,
+        |file| {
+            file.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
+            file.write_all(bytes)
+        },
+    )
+}
+
+/// Removes the project file `resolved`, below the root's descriptor: how a checkpoint undoes
+/// the creation of a file. A file already gone is not an error. With `expected`, refused with
+/// [`AtomicWriteError::Changed`] when the file's stamp is no longer `expected`. Only a regular
+/// file is removed (a directory or a symlink swapped in is refused), and the directories that
+/// held it stay.
+pub fn remove_beneath(
+    project: &ProjectRoot,
+    resolved: &ResolvedPath,
+    expected: Option<FileStamp>,
+) -> Result<(), AtomicWriteError> {
+    let shown = resolved.path().to_owned();
+    let rel = resolved.beneath();
+    let (Some(name), Some(parent)) = (rel.file_name(), rel.parent()) else {
+        return Err(AtomicWriteError::IsDirectory(shown));
+    };
+    let dir = match crate::beneath::open_beneath(
+        project.dir_fd(),
+        parent,
+        OFlags::RDONLY | OFlags::DIRECTORY,
+        Strategy::current(),
+    ) {
+        Ok(dir) => dir,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(error) if is_outside(&error) => return Err(AtomicWriteError::Outside(shown)),
+        Err(error) => return Err(error.into()),
+    };
+    let metadata = match rustix::fs::openat(
+        &dir,
+        name,
+        OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        Ok(fd) => File::from(fd).metadata()?,
+        Err(Errno::NOENT) => return Ok(()),
+        Err(errno) => return Err(io::Error::from(errno).into()),
+    };
+    if metadata.is_dir() {
+        return Err(AtomicWriteError::IsDirectory(shown));
+    }
+    if !metadata.is_file() {
+        return Err(AtomicWriteError::NotRegularFile(shown));
+    }
+    if let Some(expected) = expected
+        && FileStamp::from_metadata(&metadata) != expected
+    {
+        return Err(AtomicWriteError::Changed(shown));
+    }
+    match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {
+        Ok(()) | Err(Errno::NOENT) => {}
+        Err(errno) => return Err(io::Error::from(errno).into()),
+    }
+    let _ = rustix::fs::fsync(&dir);
+    Ok(())
+}
+
 /// The general form: `fill` writes the content into the temporary file. A `fill` that fails
 /// leaves the target untouched (which is how the failure path is tested).
 pub fn write_atomic_with(
@@ -174,7 +254,7 @@ pub fn write_atomic_with(
 enum Permissions {
     /// The replaced file's (a new file: the process's default).
     KeepExisting,
-    /// Whatever `fill` set.
+    /// Whatever `fill` set (a private file, or a checkpoint's recorded mode).
     Private,
 }
 
