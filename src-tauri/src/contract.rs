@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use gantry_engine::CommandError;
 use gantry_engine::chat::ChatEvent;
 use gantry_engine::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
+use gantry_engine::mcp_events::{McpNoticeEvent, ToolsChanged};
 use ts_rs::{Config, ExportError, TS, TypeVisitor};
 
 /// Where the bindings live, relative to the repository root.
@@ -32,6 +33,8 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.event::<DialogRequest>();
     contract.event::<DialogClosed>();
     contract.event::<ChatEvent>();
+    contract.event::<ToolsChanged>();
+    contract.event::<McpNoticeEvent>();
     contract.finish()
 }
 

@@ -169,7 +169,9 @@ fn create_window(app: &AppHandle) -> tauri::Result<()> {
 pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,gantry_app=info,gantry=info"));
+    // Colour codes only for a terminal: a log file or a journal gets plain text.
     let _ = tracing_subscriber::fmt()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();

@@ -8,7 +8,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
-use crate::webdriver::{Element, Session};
+use crate::webdriver::{Element, Key, Session};
+
+/// How long WebKit may take to write the page's local storage to disk (it writes in batches,
+/// about a second apart): a quit right after a change can come before the write, so a scenario
+/// that restarts to check a remembered choice waits this long first.
+pub const STORAGE_FLUSH: Duration = Duration::from_millis(2500);
 
 /// How long a state may take to appear before the test fails.
 pub const STATE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -173,24 +178,90 @@ impl App {
         self.session.click(&element).await
     }
 
+    /// Types `text` into the element matching `css`, key by key.
+    pub async fn type_into(&self, css: &str, text: &str) -> Result<()> {
+        let element = self.element(css).await?;
+        self.session.send_keys(&element, text).await
+    }
+
+    /// CPU time used so far by the app and its WebKit processes, in seconds.
+    pub fn cpu_seconds(&self) -> f64 {
+        self.processes()
+            .into_iter()
+            .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+            .filter_map(|stat| {
+                // utime and stime are fields 14 and 15; the name in parentheses may hold spaces.
+                let rest = &stat[stat.rfind(')')? + 2..];
+                let fields: Vec<&str> = rest.split_whitespace().collect();
+                let ticks =
+                    fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+                Some(ticks as f64 / 100.0)
+            })
+            .sum()
+    }
+
     /// Closes the open project and opens the recent project `arg` (its path as the welcome
     /// screen lists it) from the welcome screen, waiting for its chat.
     pub async fn switch_to_recent(&self, arg: &str) -> Result<()> {
-        self.click("[data-testid=project-close]").await?;
+        self.close_project().await?;
         self.click(&format!("[data-testid=recent-project][data-path='{arg}']"))
             .await?;
         self.wait_for_css("[data-testid=chat-input]").await
     }
 
-    /// Presses Esc where the focus is (what a user's key press does).
+    /// Closes the open project with the title bar's menu (Close project is in it).
+    pub async fn close_project(&self) -> Result<()> {
+        self.click("[data-testid=project-menu]").await?;
+        self.click("[data-testid=project-close]").await
+    }
+
+    /// Presses Esc on the keyboard (a real key press where the focus is).
     pub async fn press_escape(&self) -> Result<()> {
-        self.eval(
-            "(document.activeElement ?? document.body).dispatchEvent(\
-               new KeyboardEvent('keydown', {key: 'Escape', bubbles: true, cancelable: true}));",
-            json!([]),
+        self.press(&[Key::ESCAPE]).await
+    }
+
+    /// Presses `keys` one after the other on the keyboard (see [`Key`]).
+    pub async fn press(&self, keys: &[&str]) -> Result<()> {
+        self.session.press_keys(keys, None).await
+    }
+
+    /// Presses `keys` with Shift held.
+    pub async fn press_shifted(&self, keys: &[&str]) -> Result<()> {
+        self.session.press_keys(keys, Some(Key::SHIFT)).await
+    }
+
+    /// Types `text` on the keyboard, character by character.
+    pub async fn type_text(&self, text: &str) -> Result<()> {
+        let chars: Vec<String> = text.chars().map(String::from).collect();
+        let keys: Vec<&str> = chars.iter().map(String::as_str).collect();
+        self.session.press_keys(&keys, None).await
+    }
+
+    /// What has the focus: its `data-testid`, else its tag name and text.
+    pub async fn focused(&self) -> Result<String> {
+        let value = self
+            .eval(
+                "const e = document.activeElement;\
+                 return e?.dataset?.testid ?? `${e?.tagName ?? ''}:${(e?.textContent ?? '').trim()}`;",
+                json!([]),
+            )
+            .await?;
+        Ok(value.as_str().unwrap_or_default().to_owned())
+    }
+
+    /// Presses Tab until the element with `data-testid=test_id` has the focus (at most `limit`
+    /// presses), as a keyboard user reaches a control.
+    pub async fn tab_to(&self, test_id: &str, limit: usize) -> Result<usize> {
+        for presses in 0..=limit {
+            if self.focused().await? == test_id {
+                return Ok(presses);
+            }
+            self.press(&[Key::TAB]).await?;
+        }
+        bail!(
+            "{test_id} not reached in {limit} presses of Tab (focus: {})",
+            self.focused().await?
         )
-        .await
-        .map(drop)
     }
 
     /// Closes the panel `[data-testid=PANEL]` with Esc and waits until it is gone.

@@ -296,10 +296,11 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     }
     let _serial = SERIAL.lock().await;
     let rig = ChatRig::new(vec![
-        write_call("call_a", "a.txt", "a\n"),
-        write_call("call_b", "b.txt", "b\n").expect(after_tool("call_a")),
+        // Both in notes/: "allow for this session" covers the folder the dialog names.
+        write_call("call_a", "notes/a.txt", "a\n"),
+        write_call("call_b", "notes/b.txt", "b\n").expect(after_tool("call_a")),
         Turn::text("Wrote a.txt and b.txt.").expect(after_tool("call_b")),
-        write_call("call_c", "c.txt", "c\n").expect(Expect::new().message_count(2)),
+        write_call("call_c", "notes/c.txt", "c\n").expect(Expect::new().message_count(2)),
         Turn::text("Wrote c.txt.").expect(after_tool("call_c")),
     ])
     .await;
@@ -313,7 +314,7 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     assistant_says(&app, "Wrote a.txt and b.txt.").await;
     idle(&app).await;
     assert_eq!(dialogs(&app).await, 0);
-    assert!(rig.root().join("a.txt").is_file() && rig.root().join("b.txt").is_file());
+    assert!(rig.root().join("notes/a.txt").is_file() && rig.root().join("notes/b.txt").is_file());
     app.screenshot("second-write-not-asked").await.unwrap();
 
     // The audit log says why the second call ran without a dialog.
@@ -339,8 +340,8 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     assert_eq!(
         decisions,
         [
-            json!(["a.txt", "allowed_for_session", "user"]),
-            json!(["b.txt", "allowed_for_session", "session_grant"]),
+            json!(["notes/a.txt", "allowed_for_session", "user"]),
+            json!(["notes/b.txt", "allowed_for_session", "session_grant"]),
         ],
         "{audit:?}"
     );
@@ -355,7 +356,7 @@ async fn allowing_for_the_session_skips_the_next_dialog_until_a_new_session() {
     app.screenshot("new-session-asks-again").await.unwrap();
     app.click("[data-testid=allow-once]").await.unwrap();
     assistant_says(&app, "Wrote c.txt.").await;
-    assert!(rig.root().join("c.txt").is_file());
+    assert!(rig.root().join("notes/c.txt").is_file());
     let sessions = store.sessions().list(project.id).await.unwrap();
     assert_eq!(sessions.len(), 2, "{sessions:?}");
     rig.verify();
@@ -391,12 +392,20 @@ async fn the_model_asks_the_user_a_question_with_options() {
         .unwrap();
     assert_eq!(options, json!(["red", "blue"]));
     app.screenshot("question").await.unwrap();
-    app.eval(
-        "[...document.querySelectorAll('[data-testid=question-dialog] .options button')].find(b => b.textContent.trim() === 'blue').click();",
+    // From the keyboard: the answer field has the focus; Shift+Tab reaches the last option,
+    // "blue", and Space presses it.
+    app.wait_for(
+        "the answer field to have the focus",
+        "return document.activeElement?.tagName === 'TEXTAREA';",
         json!([]),
     )
     .await
     .unwrap();
+    app.press_shifted(&[crate::webdriver::Key::TAB])
+        .await
+        .unwrap();
+    assert_eq!(app.focused().await.unwrap(), "BUTTON:blue");
+    app.press(&[crate::webdriver::Key::SPACE]).await.unwrap();
     card(&app, "ask_user", "ok").await;
     assistant_says(&app, "Blue it is.").await;
     idle(&app).await;
@@ -417,6 +426,22 @@ fn process_alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// The pid of a running process whose command line is exactly `argv`.
+fn find_process(argv: &[&str]) -> Option<i32> {
+    let wanted: Vec<u8> = argv
+        .iter()
+        .flat_map(|arg| [arg.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            (cmdline == wanted && process_alive(pid)).then_some(pid)
+        })
+}
+
 #[tokio::test]
 async fn stop_ends_a_long_command_and_the_next_message_works() {
     if !enabled() {
@@ -427,7 +452,7 @@ async fn stop_ends_a_long_command_and_the_next_message_works() {
         Turn::tool_calls(vec![ToolCall::new(
             "call_sleep",
             "run_command",
-            json!({"command": "echo $$ > sleeper.pid; exec sleep 120"}),
+            json!({"command": "echo started > sleeper.started; exec sleep 120.4242"}),
         )]),
         Turn::text("Still here after the stop.").expect(
             Expect::new()
@@ -448,18 +473,17 @@ async fn stop_ends_a_long_command_and_the_next_message_works() {
         .await
         .unwrap();
     app.click("[data-testid=allow-once]").await.unwrap();
-    let pid_file = rig.root().join("sleeper.pid");
+    // The command runs in the sandbox's own PID namespace, where `$$` is not the host's pid:
+    // find the sleep by its unique command line among the host's processes.
     let deadline = Instant::now() + Duration::from_secs(20);
     let pid: i32 = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|text| text.trim().parse().ok())
-        {
+        if let Some(pid) = find_process(&["sleep", "120.4242"]) {
             break pid;
         }
         assert!(Instant::now() < deadline, "the command never started");
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
+    assert!(rig.root().join("sleeper.started").exists());
     card(&app, "run_command", "running").await;
     assert!(process_alive(pid));
     app.wait_for_css("[data-testid=chat-stop]").await.unwrap();
@@ -477,6 +501,15 @@ async fn stop_ends_a_long_command_and_the_next_message_works() {
     let killed_after = stopped.elapsed();
     card(&app, "run_command", "cancelled").await;
     idle(&app).await;
+    // One short note says the turn stopped, not one per reply plus a notice.
+    let notes = app
+        .eval(
+            "return document.querySelectorAll('[data-role=assistant] .stopped, [data-testid=chat-notice][data-notice=cancelled]').length;",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(notes, 1, "one 'stopped' note");
     app.screenshot("stopped").await.unwrap();
 
     // The session goes on: the next message gets an answer.
@@ -655,13 +688,20 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
     if !enabled() {
         return;
     }
-    if std::env::var_os("GANTRY_TEST_KEYRING").is_none() {
-        eprintln!("note: skipped; needs the keychain of scripts/with-keyring");
+    let keychain = gantry_test_gate::env_flag(
+        "GANTRY_TEST_KEYRING",
+        "scripts/with-keyring sets it, with a private keychain",
+    );
+    if !gantry_test_gate::should_run(gantry_test_gate::Gate::Keyring, keychain) {
         return;
     }
     let _serial = SERIAL.lock().await;
     const KEY: &str = "sk-e2e-secret-4242";
-    let rig = ChatRig::new(vec![Turn::text("Authenticated hello.")]).await;
+    let rig = ChatRig::new(vec![
+        Turn::text("Authenticated hello."),
+        Turn::text("Anonymous hello.").expect(Expect::new().last_contains("after the removal")),
+    ])
+    .await;
     let mut app = rig.launch("settings-key", true).await;
     // The button is enabled once the provider settings (and the keychain's answer) arrived.
     app.click("[data-testid=settings-open]:not([disabled])")
@@ -740,6 +780,36 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
         "the key is not in the page"
     );
     app.screenshot("key-stored").await.unwrap();
+
+    // Remove key: gone from the keychain, and the provider gets no key any more.
+    app.click("[data-testid=settings-remove-key]")
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=settings-key-state][data-state=missing]")
+        .await
+        .unwrap();
+    let lookup = std::process::Command::new("secret-tool")
+        .args(["lookup", "service", "gantry", "username", "keyed-e2e"])
+        .output()
+        .unwrap();
+    assert!(
+        !lookup.status.success() && lookup.stdout.is_empty(),
+        "the key is still in the keychain: {lookup:?}"
+    );
+    app.screenshot("key-removed").await.unwrap();
+    app.close_with_escape("settings-dialog").await.unwrap();
+    send(&app, "hello after the removal").await;
+    assistant_says(&app, "Anonymous hello.").await;
+    idle(&app).await;
+    assert_eq!(
+        rig.provider
+            .chat_requests()
+            .last()
+            .unwrap()
+            .header("authorization"),
+        None,
+        "no key is sent once it was removed"
+    );
     app.quit().await.unwrap();
 
     // Nothing of the key in the database files.

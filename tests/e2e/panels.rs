@@ -81,9 +81,11 @@ async fn tool_policies_take_effect_at_once_persist_and_reset() {
         write_call("call_auto", "auto.txt", "written without asking\n")
             .expect(Expect::new().last_contains("write auto")),
         Turn::text("Wrote auto.txt.").expect(after_tool("call_auto")),
-        write_call("call_g1", "g1.txt", "one\n").expect(Expect::new().last_contains("write g1")),
+        write_call("call_g1", "notes/g1.txt", "one\n")
+            .expect(Expect::new().last_contains("write g1")),
         Turn::text("Wrote g1.txt.").expect(after_tool("call_g1")),
-        write_call("call_g2", "g2.txt", "two\n").expect(Expect::new().last_contains("write g2")),
+        write_call("call_g2", "notes/g2.txt", "two\n")
+            .expect(Expect::new().last_contains("write g2")),
         Turn::text("Wrote g2.txt.").expect(after_tool("call_g2")),
     ])
     .await;
@@ -169,7 +171,8 @@ async fn tool_policies_take_effect_at_once_persist_and_reset() {
     app.screenshot("reset").await.unwrap();
     close_tools(&app).await;
 
-    // Allow write_file for the session: the panel lists the grant; Revoke makes it ask again.
+    // Allow write_file for the session: the panel lists the grant (the folder written to);
+    // Revoke makes the next write there ask again.
     send(&app, "please write g1").await;
     app.wait_for_css("[data-testid=approval-dialog]")
         .await
@@ -181,7 +184,7 @@ async fn tool_policies_take_effect_at_once_persist_and_reset() {
     app.wait_for_css("[data-testid=session-grant][data-tool=write_file]")
         .await
         .unwrap();
-    assert_eq!(grant_labels(&app).await, json!(["write_file"]));
+    assert_eq!(grant_labels(&app).await, json!(["write_file: notes/**"]));
     app.screenshot("session-grant").await.unwrap();
     app.click("[data-testid=session-grant] [data-testid=grant-revoke]")
         .await
@@ -197,7 +200,7 @@ async fn tool_policies_take_effect_at_once_persist_and_reset() {
     app.screenshot("asks-again-after-revoke").await.unwrap();
     app.click("[data-testid=allow-once]").await.unwrap();
     assistant_says(&app, "Wrote g2.txt.").await;
-    assert!(rig.root().join("g2.txt").is_file());
+    assert!(rig.root().join("notes/g2.txt").is_file());
     rig.verify();
     app.quit().await.unwrap();
 }

@@ -21,6 +21,19 @@ pub struct Session {
     id: String,
 }
 
+/// WebDriver's code points for the keys the suite presses.
+pub struct Key;
+
+impl Key {
+    pub const ENTER: &'static str = "\u{E007}";
+    pub const TAB: &'static str = "\u{E004}";
+    pub const ESCAPE: &'static str = "\u{E00C}";
+    pub const SPACE: &'static str = " ";
+    pub const SHIFT: &'static str = "\u{E008}";
+    pub const ARROW_DOWN: &'static str = "\u{E015}";
+    pub const ARROW_UP: &'static str = "\u{E013}";
+}
+
 /// A reference to an element of the page.
 #[derive(Debug, Clone)]
 pub struct Element(String);
@@ -123,6 +136,57 @@ impl Session {
         self.post(&format!("/element/{}/click", element.0), &json!({}), false)
             .await
             .map(drop)
+    }
+
+    /// Presses and releases `keys` one after the other, as a keyboard does (WebDriver's
+    /// Perform Actions with a key input source: real keydown and keyup events, default actions
+    /// included). A key is a character or one of [`Key`]'s code points; `modifier` (e.g.
+    /// [`Key::SHIFT`]) is held down around them.
+    pub async fn press_keys(&self, keys: &[&str], modifier: Option<&str>) -> Result<()> {
+        let mut steps = Vec::new();
+        if let Some(modifier) = modifier {
+            steps.push(json!({"type": "keyDown", "value": modifier}));
+        }
+        for key in keys {
+            steps.push(json!({"type": "keyDown", "value": key}));
+            steps.push(json!({"type": "keyUp", "value": key}));
+        }
+        if let Some(modifier) = modifier {
+            steps.push(json!({"type": "keyUp", "value": modifier}));
+        }
+        let body = json!({"actions": [{"type": "key", "id": "keyboard", "actions": steps}]});
+        self.post("/actions", &body, false).await?;
+        // Forget the keys' state, so the next sequence starts from nothing held.
+        send(
+            &self.http,
+            reqwest::Method::DELETE,
+            &self.url("/actions"),
+            None,
+            false,
+        )
+        .await
+        .map(drop)
+    }
+
+    /// Holds `key` down (keydown, with the platform's repeats left out) until the next
+    /// [`Self::press_keys`], whose keydown of it is then a repeat.
+    pub async fn hold_key(&self, key: &str) -> Result<()> {
+        let body = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": key}
+        ]}]});
+        self.post("/actions", &body, false).await.map(drop)
+    }
+
+    /// Types `text` into `element` (WebDriver's Element Send Keys: focuses it, then a key press
+    /// per character).
+    pub async fn send_keys(&self, element: &Element, text: &str) -> Result<()> {
+        self.post(
+            &format!("/element/{}/value", element.0),
+            &json!({"text": text}),
+            false,
+        )
+        .await
+        .map(drop)
     }
 
     /// A PNG of the viewport.

@@ -4,7 +4,7 @@ import { activityKey, activityOf, elapsedSeconds } from "../src/lib/activity";
 import { emptyChat, type ChatItem, type ChatState, type ToolCard } from "../src/lib/chat";
 
 function tool(name: string, status: ToolCard["status"], id = `call-${name}`): ToolCard {
-  return { id, name, arguments: "{}", status, result: null, durationMs: null, truncated: false, diff: null, reason: null };
+  return { id, name, arguments: "{}", status, result: null, durationMs: null, truncated: false, diff: null, reason: null, progress: null, decision: null };
 }
 
 function reply(text: string, tools: ToolCard[] = [], live = true): ChatItem {

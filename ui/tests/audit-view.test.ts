@@ -136,7 +136,7 @@ describe("the audit view", () => {
     expect(document.querySelector("#audit-title")?.textContent).toBe("审计日志");
     expect(document.querySelector("[data-testid=audit-count]")?.textContent).toBe("3 次调用");
     const decisions = [...document.querySelectorAll<HTMLOptionElement>("[data-testid=audit-filter-decision] option")];
-    expect(decisions.map((option) => option.textContent)).toEqual(["全部", "自动", "允许一次", "本次会话允许", "已拒绝", "已禁用", "未评估"]);
+    expect(decisions.map((option) => option.textContent)).toEqual(["全部", "自动", "允许一次", "在本次会话中允许", "按规则允许", "已拒绝", "已禁用", "未评估"]);
     const first = document.querySelector<HTMLElement>("[data-testid=audit-row][data-id='2']");
     expect(first?.querySelector(".decision")?.textContent).toBe("已拒绝（你）");
     expect(first?.querySelector(".chip")?.textContent).toBe("已拒绝");

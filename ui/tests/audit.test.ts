@@ -51,6 +51,7 @@ describe("audit labels", () => {
       "auto",
       "allowed once",
       "allowed for session",
+      "allowed by rule",
       "denied",
       "disabled",
       "not evaluated",
@@ -65,6 +66,9 @@ describe("audit labels", () => {
     expect(describeDecision({ kind: "allowed_for_session", by: "session_grant", detail: "write_file" })).toBe(
       "allowed for session by session grant: write_file",
     );
+    expect(
+      describeDecision({ kind: "allowed_by_rule", by: "rule", detail: "rule 3 (allow run_command: cargo test)", rule: 3 }),
+    ).toBe("allowed by rule by rule 3: rule 3 (allow run_command: cargo test)");
   });
 
   it("list tool names once, sorted, and format times", () => {
@@ -84,7 +88,7 @@ describe("audit labels in Chinese", () => {
 
   it("name decisions, outcomes and deciders, the engine's detail kept as it came", () => {
     setLanguage("zh-CN");
-    expect(DECISIONS.map(decisionLabel)).toEqual(["自动", "允许一次", "本次会话允许", "已拒绝", "已禁用", "未评估"]);
+    expect(DECISIONS.map(decisionLabel)).toEqual(["自动", "允许一次", "在本次会话中允许", "按规则允许", "已拒绝", "已禁用", "未评估"]);
     expect(OUTCOMES.map(outcomeLabel)).toEqual(["成功", "出错", "已拒绝", "已禁用", "参数无效", "已取消"]);
     expect(describeDecision({ kind: "denied", by: "user", detail: "not today" })).toBe("已拒绝（你）：not today");
     expect(describeDecision({ kind: "auto", by: "policy", detail: null })).toBe("自动（项目策略）");

@@ -13,6 +13,7 @@ import type { TurnEvent } from "../src/bindings/TurnEvent";
 import ChatPanel from "../src/components/ChatPanel.svelte";
 import { setLanguage } from "../src/lib/i18n.svelte";
 import { ProjectChat } from "../src/lib/project-chat.svelte";
+import { ManualFrames } from "./support/frames";
 
 const { call, handlers } = vi.hoisted(() => ({
   call: vi.fn(),
@@ -32,12 +33,15 @@ function message(role: Message["role"], content: string, extra: Partial<Message>
 }
 
 let view: ChatView;
+let frames: ManualFrames;
 
-function emit(turn: TurnEvent, sessionId = SESSION): void {
+/** Sends an event as the backend would; `frame` runs the next animation frame after it. */
+function emit(turn: TurnEvent, sessionId = SESSION, frame = true): void {
   const handler = handlers.get("chat:event");
   if (!handler) throw new Error("nobody listens to chat:event");
   const payload: ChatEvent = { projectId: PROJECT, sessionId, event: turn };
   handler(payload);
+  if (frame) frames.next();
   flushSync();
 }
 
@@ -47,6 +51,18 @@ function q(selector: string): HTMLElement | null {
 
 function all(selector: string): HTMLElement[] {
   return [...document.querySelectorAll<HTMLElement>(selector)];
+}
+
+function input(): HTMLTextAreaElement {
+  const field = document.querySelector<HTMLTextAreaElement>("[data-testid=chat-input]");
+  if (!field) throw new Error("no input");
+  return field;
+}
+
+function type(text: string): void {
+  input().value = text;
+  input().dispatchEvent(new Event("input", { bubbles: true }));
+  flushSync();
 }
 
 function key(name: string, init: KeyboardEventInit = {}, target: EventTarget = window): KeyboardEvent {
@@ -60,7 +76,7 @@ let panel: ReturnType<typeof mount> | null = null;
 let stop: (() => void) | null = null;
 
 async function open(): Promise<void> {
-  const chat = new ProjectChat(PROJECT);
+  const chat = new ProjectChat(PROJECT, frames.schedule);
   stop = chat.start();
   panel = mount(ChatPanel, { target: document.body, props: { chat } });
   await vi.waitFor(() => {
@@ -70,6 +86,7 @@ async function open(): Promise<void> {
 }
 
 beforeEach(() => {
+  frames = new ManualFrames();
   handlers.clear();
   call.mockReset();
   view = { session: null, messages: [], running: false };
@@ -127,7 +144,14 @@ describe("the chat panel", () => {
     expect(q("[data-role=assistant] strong")?.textContent).toBe("write");
     const card = q("[data-testid=tool-card]");
     expect(card?.dataset).toMatchObject({ tool: "write_file", status: "denied", callId: "c1" });
-    expect(card?.querySelector("[data-level]")?.textContent).toBe("SENSITIVE");
+    // One line: the tool, its path, how it ended; the rest opens on a click.
+    expect(card?.querySelector("[data-testid=tool-key]")?.textContent).toBe("a.txt");
+    expect(card?.querySelector("[data-testid=tool-status]")?.textContent.trim()).toBe("denied");
+    expect(card?.querySelector(".tool-args")).toBeNull();
+    card?.querySelector<HTMLButtonElement>("[data-testid=tool-line]")?.click();
+    flushSync();
+    expect(card?.querySelector("[data-testid=tool-line]")?.getAttribute("aria-expanded")).toBe("true");
+    expect(card?.querySelector("[data-level] .badge-label")?.textContent).toBe("Sensitive");
     expect(card?.querySelector(".tool-args")?.textContent).toBe('{\n  "path": "a.txt"\n}');
   });
 
@@ -175,7 +199,9 @@ describe("the chat panel", () => {
     expect(q("[data-testid=turn-status]")?.dataset.running).toBe("false");
     expect(q("[data-testid=chat-stop]")).toBeNull();
     expect(q("[data-testid=tool-card]")?.dataset.status).toBe("cancelled");
-    expect(q("[data-testid=chat-notice]")?.dataset.notice).toBe("cancelled");
+    // One "stopped" note, the stopped reply's.
+    expect(all("[data-role=assistant] .stopped").map((note) => note.textContent)).toEqual(["(stopped)"]);
+    expect(q("[data-testid=chat-notice]")).toBeNull();
   });
 
   it("keeps Shift+Enter for a new line", async () => {
@@ -242,6 +268,99 @@ describe("the chat panel", () => {
     expect(reply.innerHTML).not.toMatch(/javascript:/i);
     expect(reply.textContent).toContain("[image: tracker]");
     expect((window as { pwned?: number }).pwned).toBeUndefined();
+    // What the renderer words follows the UI's language.
+    setLanguage("zh-CN");
+    flushSync();
+    expect(reply.textContent).toContain("[图片：tracker]");
+    expect(reply.querySelector("script, iframe, img")).toBeNull();
+  });
+
+  it("applies streamed text once per frame, in order with the other events", async () => {
+    await open();
+    type("What is in src?");
+    key("Enter", {}, input());
+    emit({ type: "turn_started", sessionId: SESSION });
+    const pieces = "Here is **the plan**:\n\n1. read\n2. write\n\nDone".match(/[\s\S]{1,3}/g) ?? [];
+    for (const piece of pieces) emit({ type: "reasoning_delta", text: piece.toUpperCase() }, SESSION, false);
+    for (const piece of pieces) emit({ type: "text_delta", text: piece }, SESSION, false);
+    // Nothing is shown before the frame, and one frame was asked for.
+    expect(q("[data-role=assistant]")).toBeNull();
+    expect(frames.waiting).toBe(1);
+    frames.next();
+    flushSync();
+    const reply = q("[data-role=assistant]");
+    expect(reply?.querySelector("strong")?.textContent).toBe("the plan");
+    expect(reply?.querySelectorAll("ol li")).toHaveLength(2);
+    expect(q("[data-testid=reasoning-text]")?.textContent).toBe(pieces.join("").toUpperCase());
+
+    // A tool call applies the text before it at once, without waiting for a frame.
+    emit({ type: "text_delta", text: " now." }, SESSION, false);
+    emit({ type: "tool_call_started", id: "c1", name: "read_file", arguments: "{}" }, SESSION, false);
+    expect(q("[data-role=assistant] .markdown")?.textContent).toContain("Done now.");
+    expect(q("[data-testid=tool-card]")).not.toBeNull();
+
+    // So does the end of the turn.
+    const observation = { tool: "read_file", text: "ok", kind: "ok", decision: { kind: "auto", by: "policy", detail: null }, duration: 1, truncated: false, diff: null } as const;
+    emit({ type: "tool_result", id: "c1", name: "read_file", observation });
+    emit({ type: "text_delta", text: "The end" }, SESSION, false);
+    emit({ type: "turn_finished", reason: "completed", steps: 2, message: null }, SESSION, false);
+    const replies = all("[data-role=assistant]");
+    expect(replies.at(-1)?.textContent).toContain("The end");
+    expect(replies.at(-1)?.dataset.live).toBe("false");
+  });
+
+  it("keeps the input usable while an answer streams", async () => {
+    await open();
+    type("first");
+    key("Enter", {}, input());
+    emit({ type: "turn_started", sessionId: SESSION });
+    for (let i = 0; i < 200; i += 1) emit({ type: "text_delta", text: `word${i} ` }, SESSION, i % 20 === 0);
+    type("typed while it streams");
+    expect(input().value).toBe("typed while it streams");
+    q("[data-testid=chat-stop]")?.click();
+    expect(call).toHaveBeenCalledWith("cancel_turn");
+  });
+
+  it("shows Jump to latest once the user scrolls up, and follows again when clicked", async () => {
+    await open();
+    type("hi");
+    key("Enter", {}, input());
+    emit({ type: "turn_started", sessionId: SESSION });
+    emit({ type: "text_delta", text: "A long answer\n\n".repeat(40) });
+    const view = q("[data-testid=transcript]");
+    if (!view) throw new Error("no transcript");
+    // jsdom lays nothing out: the view's numbers are set by hand.
+    let top = 1500;
+    Object.defineProperty(view, "scrollHeight", { configurable: true, get: () => 2000 });
+    Object.defineProperty(view, "clientHeight", { configurable: true, get: () => 500 });
+    Object.defineProperty(view, "scrollTop", { configurable: true, get: () => top, set: (value: number) => { top = Math.min(value, 1500); } });
+    const scrollTo = (value: number): void => {
+      top = value;
+      view.dispatchEvent(new Event("scroll"));
+      flushSync();
+    };
+    scrollTo(1500);
+    expect(q("[data-testid=jump-latest]")).toBeNull();
+    scrollTo(700);
+    const jump = q("[data-testid=jump-latest]");
+    expect(jump?.textContent.trim()).toBe("↓ Jump to latest");
+    jump?.click();
+    flushSync();
+    expect(top).toBe(1500);
+    expect(q("[data-testid=jump-latest]")).toBeNull();
+
+    // A wheel turn up stops following before the view has even moved.
+    view.dispatchEvent(new WheelEvent("wheel", { deltaY: -40 }));
+    flushSync();
+    expect(q("[data-testid=jump-latest]")).not.toBeNull();
+    // Scrolling back down to the end follows again.
+    scrollTo(1200);
+    scrollTo(1480);
+    expect(q("[data-testid=jump-latest]")).toBeNull();
+
+    setLanguage("zh-CN");
+    scrollTo(100);
+    expect(q("[data-testid=jump-latest]")?.textContent.trim()).toBe("↓ 跳到最新");
   });
 
   it("ignores another session's events", async () => {
@@ -281,19 +400,22 @@ describe("the chat panel", () => {
       };
       await open();
       const card = q("[data-testid=tool-card]");
-      expect(card?.querySelector("[data-level]")?.textContent).toBe("SENSITIVE");
+      card?.querySelector<HTMLButtonElement>("[data-testid=tool-line]")?.click();
+      flushSync();
+      expect(card?.querySelector("[data-level] .badge-label")?.textContent).toBe("Sensitive");
       expect(card?.querySelector("[data-testid=tool-status]")?.textContent.trim()).toBe("denied");
       // Switched while the panel is open: what is on screen follows at once.
       setLanguage("zh-CN");
       flushSync();
-      expect(card?.querySelector("[data-level]")?.textContent).toBe("敏感");
+      expect(card?.querySelector("[data-level] .badge-label")?.textContent).toBe("敏感");
       expect(card?.querySelector("[data-testid=tool-status]")?.textContent.trim()).toBe("已拒绝");
-      expect(card?.querySelector(".tool-reason")?.textContent).toBe("理由：not now");
-      expect(card?.querySelector(".tool-result summary")?.textContent).toBe("结果");
+      expect(card?.querySelector("[data-testid=tool-decider]")?.textContent).toBe("理由：not now");
+      expect(card?.querySelector(".tool-details h4:last-of-type")?.textContent).toBe("结果");
 
       emit({ type: "turn_started", sessionId: SESSION });
       expect(q("[data-testid=turn-activity]")?.textContent.trim()).toBe("正在等待模型…");
       expect(q("[data-testid=chat-stop]")?.textContent).toContain("停止");
+      // Stopped before the model replied: the notice is the one note.
       emit({ type: "turn_finished", reason: "cancelled", steps: 1, message: null });
       expect(q("[data-testid=chat-notice]")?.textContent.trim()).toBe("已取消。");
       setLanguage("en");

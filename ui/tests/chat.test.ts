@@ -14,6 +14,7 @@ import {
   fromTranscript,
   fromView,
   isLongResult,
+  resultHead,
   noticeText,
   prettyArguments,
   sendFailed,
@@ -214,6 +215,19 @@ describe("tool calls", () => {
     expect(cards(denied)[0]?.status).toBe("awaiting_approval");
   });
 
+  it("shows a running call's progress on its card until its result", () => {
+    const state = play(
+      sent(shown(), "index"),
+      started,
+      { type: "tool_call_started", id: "p1", name: "mcp__idx__slow", arguments: "{}" },
+      { type: "tool_progress", id: "p1", progress: { progress: 2, total: 5, message: "indexing src" } },
+      { type: "tool_progress", id: "other", progress: { progress: 9, total: null, message: null } },
+    );
+    expect(cards(state)[0]?.progress).toEqual({ progress: 2, total: 5, message: "indexing src" });
+    const done = play(state, { type: "tool_result", id: "p1", name: "mcp__idx__slow", observation: observation("ok", "done") });
+    expect(cards(done)[0]?.progress).toBeNull();
+  });
+
   it("links an approval to its card by the call id only, never by the tool's name", () => {
     const request = (callId: string) => ({
       callId,
@@ -237,6 +251,22 @@ describe("tool calls", () => {
     // An approval for a call this view never saw changes no card.
     const unknown = play(state, { type: "approval_requested", request: request("elsewhere") });
     expect(cards(unknown).map((card) => card.status)).toEqual(["awaiting_approval", "running"]);
+  });
+
+  it("shows a call's arguments arriving in bytes, then its card", () => {
+    let state = play(
+      sent(shown(), "write a big file"),
+      started,
+      { type: "text_delta", text: "Writing it now." },
+      { type: "tool_call_streaming", index: 0, name: "write_file", bytes: 2048 },
+    );
+    expect(assistants(state)[0]?.receiving).toEqual({ name: "write_file", bytes: 2048 });
+    state = play(state, { type: "tool_call_streaming", index: 0, name: "write_file", bytes: 90_000 });
+    expect(assistants(state)).toHaveLength(1);
+    expect(assistants(state)[0]?.receiving?.bytes).toBe(90_000);
+    state = play(state, { type: "tool_call_started", id: "w1", name: "write_file", arguments: "{}" });
+    expect(assistants(state)[0]?.receiving ?? null).toBeNull();
+    expect(cards(state)).toHaveLength(1);
   });
 
   it("keeps the diff of a result", () => {
@@ -286,6 +316,33 @@ describe("retries, cancellation, errors", () => {
     expect(state.running).toBe(false);
     expect(assistants(state)[0]).toMatchObject({ text: "Let me check", status: "cancelled", live: false });
     expect(cards(state)[0]?.status).toBe("cancelled");
+    // The stopped reply says so itself: no second note.
+    expect(notices(state)).toEqual([]);
+  });
+
+  it("says 'stopped' once however many replies the turn had", () => {
+    const state = play(
+      sent(shown(), "go"),
+      started,
+      { type: "text_delta", text: "First I read" },
+      { type: "tool_call_started", id: "c1", name: "read_file", arguments: '{"path":"a"}' },
+      {
+        type: "tool_result",
+        id: "c1",
+        name: "read_file",
+        observation: { tool: "read_file", text: "a", kind: "ok", decision: { kind: "auto", by: "policy", detail: null }, duration: 3, truncated: false, diff: null },
+      },
+      { type: "text_delta", text: "Now I run" },
+      { type: "tool_call_started", id: "c2", name: "run_command", arguments: '{"command":"sleep 100"}' },
+      { type: "turn_finished", reason: "cancelled", steps: 2, message: null },
+    );
+    expect(assistants(state).map((item) => item.status)).toEqual(["complete", "cancelled"]);
+    expect(cards(state).map((card) => card.status)).toEqual(["ok", "cancelled"]);
+    expect(notices(state)).toEqual([]);
+  });
+
+  it("notes a turn stopped before the model replied", () => {
+    const state = play(sent(shown(), "go"), started, { type: "turn_finished", reason: "cancelled", steps: 0, message: null });
     expect(notices(state).map((notice) => [notice.notice, noticeText(notice)])).toEqual([["cancelled", "Cancelled."]]);
   });
 
@@ -459,10 +516,14 @@ describe("display helpers", () => {
     expect(prettyArguments("")).toBe("{}");
   });
 
-  it("collapses results longer than six lines", () => {
+  it("folds results longer than twenty lines, showing their first twenty", () => {
+    const lines = (count: number): string => Array.from({ length: count }, (_, index) => `line ${String(index + 1)}`).join("\n");
     expect(isLongResult("a\nb\nc")).toBe(false);
-    expect(isLongResult("1\n2\n3\n4\n5\n6")).toBe(false);
-    expect(isLongResult("1\n2\n3\n4\n5\n6\n7")).toBe(true);
-    expect(isLongResult("x".repeat(2000))).toBe(true);
+    expect(isLongResult(lines(20))).toBe(false);
+    expect(isLongResult(lines(21))).toBe(true);
+    expect(isLongResult("x".repeat(5000))).toBe(true);
+    expect(resultHead(lines(30)).split("\n")).toHaveLength(20);
+    expect(resultHead(lines(30)).endsWith("line 20")).toBe(true);
+    expect(resultHead(lines(5))).toBe(lines(5));
   });
 });

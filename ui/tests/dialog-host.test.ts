@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { DialogRequest } from "../src/bindings/DialogRequest";
 import DialogHost from "../src/components/DialogHost.svelte";
+import { ENTER_DELAY_MS } from "../src/lib/approval-keys";
 import { setLanguage } from "../src/lib/i18n.svelte";
 
 const { call, handlers } = vi.hoisted(() => ({
@@ -56,6 +57,23 @@ function key(name: string, target: EventTarget = window): void {
   flushSync();
 }
 
+/** A key pressed and released where the focus is, as a user's press reaches the page. */
+function press(name: string, init: KeyboardEventInit = {}): KeyboardEvent {
+  const target = document.activeElement ?? document.body;
+  const down = new KeyboardEvent("keydown", { key: name, bubbles: true, cancelable: true, ...init });
+  target.dispatchEvent(down);
+  flushSync();
+  (document.activeElement ?? document.body).dispatchEvent(new KeyboardEvent("keyup", { key: name, bubbles: true, cancelable: true }));
+  flushSync();
+  return down;
+}
+
+/** Lets the approval dialog's Enter delay pass. */
+function waitForArming(): void {
+  vi.advanceTimersByTime(ENTER_DELAY_MS);
+  flushSync();
+}
+
 function dialog(): HTMLElement | null {
   return document.querySelector("[data-testid$=-dialog]");
 }
@@ -81,19 +99,120 @@ afterEach(() => {
 });
 
 describe("the dialog host", () => {
-  it("shows one request at a time and answers with Enter, then the next", () => {
+  it("shows one request at a time and answers with Enter on the focused Allow once, then the next", () => {
+    vi.useFakeTimers();
     emit("dialog:opened", approval(1));
     emit("dialog:opened", question(2));
     expect(dialog()?.dataset.testid).toBe("approval-dialog");
     expect(dialog()?.textContent).toContain("1 more waiting");
-    expect(dialog()?.querySelector("[data-level]")?.textContent).toBe("SENSITIVE");
+    expect(dialog()?.querySelector("[data-level] .badge-label")?.textContent).toBe("Sensitive");
     // The diff is rendered as text lines, markup included.
     expect(dialog()?.querySelector(".diff-add .text")?.textContent).toBe("<b>new</b>");
     expect(dialog()?.querySelector(".diff b")).toBeNull();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("allow-once");
 
-    key("Enter");
+    // Too early: the press that may have been meant for the chat box does nothing.
+    const early = press("Enter");
+    expect(early.defaultPrevented).toBe(true);
+    expect(call).not.toHaveBeenCalledWith("resolve_approval", expect.anything());
+    waitForArming();
+    expect(dialog()?.dataset.armed).toBe("true");
+    press("Enter");
     expect(call).toHaveBeenCalledWith("resolve_approval", { id: 1, decision: { decision: "allow_once" } });
     expect(dialog()?.dataset.testid).toBe("question-dialog");
+    vi.useRealTimers();
+  });
+
+  it("presses the focused button: Tab to Deny and Enter denies, Space on Allow for this session allows for it", () => {
+    vi.useFakeTimers();
+    emit("dialog:opened", approval(11));
+    waitForArming();
+    press("Tab");
+    // Tab order: Allow once, Allow for this session, Deny, the reason, the arguments.
+    (document.querySelector("[data-testid=allow-session]") as HTMLElement).focus();
+    press("Tab");
+    (document.querySelector("[data-testid=deny]") as HTMLElement).focus();
+    press("Enter");
+    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 11, decision: { decision: "deny", reason: null } });
+    expect(call).not.toHaveBeenCalledWith("resolve_approval", { id: 11, decision: { decision: "allow_once" } });
+
+    emit("dialog:opened", approval(12));
+    waitForArming();
+    (document.querySelector("[data-testid=allow-session]") as HTMLElement).focus();
+    press(" ");
+    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 12, decision: { decision: "allow_for_session" } });
+    vi.useRealTimers();
+  });
+
+  it("takes no Enter that was down when the dialog appeared, nor its repeats", () => {
+    vi.useFakeTimers();
+    emit("dialog:opened", approval(13));
+    // The Enter that sent the message is still down: its repeats arrive.
+    const focused = document.activeElement ?? document.body;
+    focused.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+    waitForArming();
+    for (let repeat = 0; repeat < 3; repeat += 1) {
+      focused.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true, repeat: true }));
+      focused.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+    }
+    flushSync();
+    expect(call).not.toHaveBeenCalledWith("resolve_approval", expect.anything());
+    // Released, then pressed again: that one counts.
+    focused.dispatchEvent(new KeyboardEvent("keyup", { key: "Enter", bubbles: true }));
+    press("Enter");
+    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 13, decision: { decision: "allow_once" } });
+    vi.useRealTimers();
+  });
+
+  it("keeps Tab inside the dialog, in the order of the choices", () => {
+    emit("dialog:opened", approval(14));
+    const order = [...(dialog()?.querySelectorAll<HTMLElement>("button:not([disabled]), input, summary") ?? [])].map(
+      (element) => element.dataset.testid ?? element.textContent.trim(),
+    );
+    expect(order).toEqual(["allow-once", "allow-session", "deny", "allow-project", "approval-reason", "Arguments", "What the model was told"]);
+    (document.querySelector("[data-testid=approval-model-description] summary") as HTMLElement).focus();
+    press("Tab");
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("allow-once");
+    press("Tab", { shiftKey: true });
+    expect(document.activeElement?.closest("[data-testid=approval-model-description]")).not.toBeNull();
+  });
+
+  it("says what the call will do and why it asks, showing hidden characters", () => {
+    emit("dialog:opened", approval(15));
+    expect(dialog()?.querySelector("[data-testid=approval-summary]")?.textContent).toBe("Change 1 line in a.txt");
+    expect(dialog()?.querySelector("[data-testid=approval-why]")?.textContent).toBe("write_file is set to Ask in this project");
+    press("Escape");
+    const command: DialogRequest = {
+      kind: "approval",
+      id: 16,
+      request: {
+        ...((approval(16, "run_command") as Extract<DialogRequest, { kind: "approval" }>).request),
+        preview: { kind: "command", command: "echo safe \u202e; rm -rf ~ #", workdir: "" },
+        sessionScope: [],
+        reason: { kind: "unscoped", why: "`;` runs a second command" },
+      },
+    };
+    emit("dialog:opened", command);
+    expect(dialog()?.querySelector("[data-testid=approval-command]")?.textContent).toBe("echo safe \\u{202e}; rm -rf ~ #");
+    expect(dialog()?.querySelector("[data-testid=approval-command] [data-testid=escape]")?.textContent).toBe("\\u{202e}");
+    expect(dialog()?.querySelector("[data-testid=approval-hidden-characters]")).not.toBeNull();
+    expect(dialog()?.querySelector("[data-testid=approval-summary]")?.textContent).toBe("Run echo safe \\u{202e}; rm -rf ~ # in .");
+    const why = dialog()?.querySelector("[data-testid=approval-why]");
+    expect(why?.textContent).toBe("; runs a second command: no grant can cover this call, so it asks every time");
+    expect(why?.querySelector("code")?.textContent).toBe(";");
+    press("Escape");
+
+    // A diff shows them too: a file written with a right-to-left override reads as it is.
+    emit("dialog:opened", {
+      kind: "approval",
+      id: 17,
+      request: {
+        ...((approval(17) as Extract<DialogRequest, { kind: "approval" }>).request),
+        preview: { kind: "diff", path: "a.sh", unified: "@@ -0,0 +1 @@\n+echo ok \u202e# ls\n" },
+      },
+    });
+    expect(dialog()?.querySelector(".diff-add .text")?.textContent).toBe("echo ok \\u{202e}# ls");
+    expect(dialog()?.querySelector(".diff-add .text")?.textContent).not.toContain("\u202e");
   });
 
   it("denies with Esc, with the reason typed", () => {
@@ -103,7 +222,7 @@ describe("the dialog host", () => {
     reason.value = "  not in this repo ";
     reason.dispatchEvent(new Event("input", { bubbles: true }));
     flushSync();
-    key("Escape");
+    press("Escape");
     expect(call).toHaveBeenCalledWith("resolve_approval", {
       id: 3,
       decision: { decision: "deny", reason: "not in this repo" },
@@ -172,32 +291,32 @@ describe("the dialog host", () => {
       emit("dialog:opened", approval(1));
       emit("dialog:opened", question(2));
       expect(button("allow-once")).toBe("允许一次 Enter");
-      expect(button("allow-session")).toBe("本次会话允许");
+      expect(button("allow-session")).toBe("在本次会话中始终允许");
       expect(button("deny")).toBe("拒绝 Esc");
       const title = dialog()?.querySelector("h2");
       expect(title?.textContent).toBe("允许 write_file 吗？");
       expect(title?.querySelector("code")?.textContent).toBe("write_file");
-      expect(dialog()?.querySelector("[data-level]")?.textContent).toBe("敏感");
+      expect(dialog()?.querySelector("[data-level] .badge-label")?.textContent).toBe("敏感");
       expect(dialog()?.querySelector(".queued")?.textContent).toBe("还有 1 个在等待");
-      expect(dialog()?.querySelector("h3")?.textContent).toBe("对 a.txt 的修改");
+      expect(dialog()?.querySelector("[data-testid=approval-summary]")?.textContent).toBe("修改 a.txt 中的 1 行");
+      expect(dialog()?.querySelector("[data-testid=approval-why]")?.textContent).toBe("此项目中 write_file 设为“询问”");
       expect(dialog()?.querySelector("[data-testid=allow-session]")?.getAttribute("title")).toBe("在本次会话结束前，还将允许：write_file");
       expect(dialog()?.querySelector(".reason")?.textContent.trim()).toBe("拒绝理由（可选，模型会读到）");
 
-      key("Enter");
+      press("Escape");
       expect(dialog()?.dataset.testid).toBe("question-dialog");
       expect(dialog()?.querySelector("h2")?.textContent).toBe("模型提问");
       expect([...(dialog()?.querySelectorAll("footer button") ?? [])].map((b) => b.textContent.trim())).toEqual([
         "发送 Enter",
-        "忽略 Esc",
+        "暂不回答 Esc",
       ]);
     });
 
     it("shows a command's working directory in Chinese", () => {
       setLanguage("zh-CN");
       emit("dialog:opened", approval(5, "run_command"));
-      expect(dialog()?.querySelector("[data-level]")?.textContent).toBe("危险");
-      expect(dialog()?.querySelector(".preview-block h3")?.textContent).toBe("命令");
-      expect(dialog()?.querySelector(".preview-block p")?.textContent).toBe("工作目录：.");
+      expect(dialog()?.querySelector("[data-level] .badge-label")?.textContent).toBe("危险");
+      expect(dialog()?.querySelector("[data-testid=approval-summary]")?.textContent).toBe("在 . 中运行 cargo test");
       expect(dialog()?.querySelector("[data-testid=allow-session]")?.getAttribute("title")).toBe("此调用不能设为在整个会话中允许");
     });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { DialogRequest } from "../src/bindings/DialogRequest";
-import { approvalKeyAction, closed, decision, opened, synced } from "../src/lib/dialogs";
+import { closed, decision, opened, synced } from "../src/lib/dialogs";
 
 function approval(id: number): DialogRequest {
   return {
@@ -43,19 +43,7 @@ describe("the dialog queue", () => {
   });
 });
 
-describe("the approval keys", () => {
-  it("Enter allows once, Esc denies", () => {
-    expect(approvalKeyAction("Enter", false, "")).toBe("allow_once");
-    expect(approvalKeyAction("Escape", false, "")).toBe("deny");
-    expect(approvalKeyAction("Escape", true, "because")).toBe("deny");
-    expect(approvalKeyAction("a", false, "")).toBeNull();
-  });
-
-  it("Enter in the reason field denies once a reason is typed", () => {
-    expect(approvalKeyAction("Enter", true, "not now")).toBe("deny");
-    expect(approvalKeyAction("Enter", true, "   ")).toBe("allow_once");
-  });
-
+describe("the approval decisions", () => {
   it("builds the decisions the backend expects", () => {
     expect(decision("allow_once")).toEqual({ decision: "allow_once" });
     expect(decision("allow_for_session")).toEqual({ decision: "allow_for_session" });

@@ -118,10 +118,10 @@ describe("the helpers for components", () => {
 
   it("cuts a sentence around the markup's place, in each language's order", () => {
     expect(tAround("approval.title", "tool")).toEqual(["Allow ", "?"]);
-    expect(tAround("approval.workdir", "dir")).toEqual(["in ", ""]);
+    expect(tAround("why.policyAsk", "tool")).toEqual(["", " is set to Ask in this project"]);
     setLanguage("zh-CN");
     expect(tAround("approval.title", "tool")).toEqual(["允许 ", " 吗？"]);
-    expect(tAround("approval.changesTo", "path")).toEqual(["对 ", " 的修改"]);
+    expect(tAround("why.policyAsk", "tool")).toEqual(["此项目中 ", " 设为“询问”"]);
   });
 
   it("cuts a sentence at several slots, putting their values where each language puts them", () => {

@@ -107,6 +107,26 @@ describe("renderMarkdown", () => {
     expect(sanitizeHtml('<input type="text" value="x"><input type="image" src="x">')).toBe("");
   });
 
+  it("strips class, id and style from model HTML, so no app style can be borrowed", () => {
+    const root = render(
+      '<div class="toast" id="main" style="position:fixed">a</div>\n\n' +
+        'text <span class="modal-backdrop" id="x">b</span> and <code class="language-js">c</code>',
+    );
+    expect(root.querySelector("div")?.attributes).toHaveLength(0);
+    expect(root.querySelector("span")?.attributes).toHaveLength(0);
+    // A `language-…` class on `<code>` is what a fenced block gets: it names no app style.
+    expect(root.querySelector("code")?.className).toBe("language-js");
+    expect(sanitizeHtml('<p class="error">x</p><code class="language-js toast">y</code>')).toBe("<p>x</p><code>y</code>");
+    expect(sanitizeHtml('<pre class="language-js">x</pre>')).toBe("<pre>x</pre>");
+  });
+
+  it("keeps HTML a block leaves open inside that block", () => {
+    const root = render("Use a <div> here\n\nNext paragraph");
+    const paragraphs = [...root.children].filter((element) => element.tagName === "P");
+    expect(paragraphs.at(-1)?.textContent).toBe("Next paragraph");
+    expect(paragraphs.at(-1)?.parentElement).toBe(root);
+  });
+
   it("escapes HTML in code", () => {
     const root = render("`<img src=x onerror=alert(1)>`");
     expect(root.querySelector("img")).toBeNull();

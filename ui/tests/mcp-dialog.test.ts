@@ -57,12 +57,16 @@ function server(name: string, extra: Partial<McpServerView> = {}): McpServerView
     editable: true,
     disabledInFile: false,
     disabledInProject: false,
+    signIn: null,
+    resources: [],
+    resourceTemplates: [],
+    prompts: [],
     ...extra,
   };
 }
 
 function panel(servers: McpServerView[]): McpPanel {
-  return { hub: { state: "running" }, servers, warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
+  return { hub: { state: "running" }, servers, warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json", trust: null };
 }
 
 /** Answers commands by name; an Error value rejects (its message is what the panel shows). */

@@ -58,14 +58,14 @@ function button(): HTMLButtonElement {
 
 describe("the MCP glance", () => {
   it("spins while servers connect, follows them every second, then counts the tools", async () => {
-    panel = { hub: { state: "running" }, servers: [server("a", "starting"), server("b", "connected", ["x"])], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
+    panel = { hub: { state: "running" }, servers: [server("a", "starting"), server("b", "connected", ["x"])], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json", trust: null };
     component = mount(McpGlance, { target: document.body, props: { onopen: opened } });
     await settle();
     expect(button().dataset.glance).toBe("starting");
     expect(button().textContent.trim()).toBe("MCP: connecting 1 server…");
     expect(button().querySelector(".spinner")).not.toBeNull();
 
-    panel = { hub: { state: "running" }, servers: [server("a", "connected", ["y", "z"]), server("b", "connected", ["x"])], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
+    panel = { hub: { state: "running" }, servers: [server("a", "connected", ["y", "z"]), server("b", "connected", ["x"])], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json", trust: null };
     const asked = call.mock.calls.length;
     await settle(1000);
     expect(call.mock.calls.length).toBe(asked + 1);
@@ -83,7 +83,7 @@ describe("the MCP glance", () => {
   });
 
   it("marks a failed server, in the UI's language", async () => {
-    panel = { hub: { state: "running" }, servers: [server("a", "failed"), server("b", "connected", ["x"])], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
+    panel = { hub: { state: "running" }, servers: [server("a", "failed"), server("b", "connected", ["x"])], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json", trust: null };
     setLanguage("zh-CN");
     component = mount(McpGlance, { target: document.body, props: { onopen: opened } });
     await settle();
@@ -93,7 +93,7 @@ describe("the MCP glance", () => {
   });
 
   it("words the trust request as the panel does, in Chinese", async () => {
-    panel = { hub: { state: "running" }, servers: [server("a", "untrusted")], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
+    panel = { hub: { state: "running" }, servers: [server("a", "untrusted")], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json", trust: null };
     setLanguage("zh-CN");
     component = mount(McpGlance, { target: document.body, props: { onopen: opened } });
     await settle();
@@ -117,7 +117,7 @@ describe("the MCP glance", () => {
     expect(call.mock.calls.length).toBe(asked + 1);
 
     // Once the backend answers again, the button follows it.
-    panel = { hub: { state: "running" }, servers: [server("a", "connected", ["x"])], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
+    panel = { hub: { state: "running" }, servers: [server("a", "connected", ["x"])], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json", trust: null };
     call.mockImplementation(() => Promise.resolve(panel));
     await settle(5000);
     expect(button().dataset.glance).toBe("ready");

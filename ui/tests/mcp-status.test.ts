@@ -10,13 +10,13 @@ function server(name: string, state: string, tools: string[] = []): McpServerVie
 }
 
 function running(...servers: McpServerView[]): McpPanel {
-  return { hub: { state: "running" }, servers, warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" };
+  return { hub: { state: "running" }, servers, warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json", trust: null };
 }
 
 describe("the MCP glance", () => {
   it("reads as starting before the first answer and while the configuration is read", () => {
     expect(glance(null)).toEqual({ kind: "starting", pending: 0 });
-    expect(glance({ hub: { state: "starting" }, servers: [], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" }).kind).toBe("starting");
+    expect(glance({ hub: { state: "starting" }, servers: [], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json", trust: null }).kind).toBe("starting");
   });
 
   it("counts the servers still connecting, before anything else", () => {
@@ -39,7 +39,7 @@ describe("the MCP glance", () => {
   it("says when there is nothing, or the configuration is broken", () => {
     expect(glance(running())).toEqual({ kind: "none" });
     expect(glance(running(server("c", "disabled")))).toEqual({ kind: "none" });
-    expect(glance({ hub: { state: "failed", message: "bad" }, servers: [], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json" })).toEqual({ kind: "config_failed" });
+    expect(glance({ hub: { state: "failed", message: "bad" }, servers: [], warnings: [], userConfigPath: "/home/u/.config/gantry/mcp.json", trust: null })).toEqual({ kind: "config_failed" });
   });
 
   it("says nothing it doesn't know once asking fails, and waits the settled time to ask again", () => {

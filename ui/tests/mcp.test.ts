@@ -21,6 +21,10 @@ function server(name: string, origin: string, state: string, extra: Partial<McpS
     editable: origin === "user",
     disabledInFile: false,
     disabledInProject: false,
+    signIn: null,
+    resources: [],
+    resourceTemplates: [],
+    prompts: [],
     ...extra,
   };
 }
@@ -35,6 +39,7 @@ describe("the MCP panel", () => {
     ],
     warnings: [],
     userConfigPath: "/home/u/.config/gantry/mcp.json",
+    trust: null,
   };
 
   it("lists the project servers waiting for trust", () => {

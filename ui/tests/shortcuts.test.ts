@@ -32,7 +32,7 @@ describe("the help key", () => {
       group.items.map((item) => `${translate("en", group.area)}: ${item.keys}`),
     );
     expect(all).toContain("Chat: Esc");
-    expect(all).toContain("Approval dialog: Enter");
+    expect(all).toContain("Approval dialog: Enter / Space");
     expect(all).toContain("Everywhere: F1 / ?");
   });
 

@@ -146,12 +146,12 @@ describe("the Tools panel", () => {
       component = mount(ToolsPanel, { target: document.body, props: { onclose: () => undefined } });
       await settle();
       expect(q("#tools-title").textContent).toBe("工具");
-      expect(policies("write_file")).toEqual(["已禁用", "询问", "自动"]);
+      expect(policies("write_file")).toEqual(["禁用", "询问", "自动"]);
       const ask = q("[data-testid=tool-policy][data-tool=write_file] [data-policy=ask]");
       expect(ask.title).toBe("每次调用前都询问我（默认）");
       expect(q("[data-testid=tool-policy][data-tool=write_file]").getAttribute("aria-label")).toBe("write_file 的策略");
       expect([...document.querySelectorAll("[data-testid=tool-group] > h3")].map((h) => h.textContent)).toEqual(["内置", "MCP：files"]);
-      expect(q("[data-testid=tool-row][data-tool=run_command] [data-level]").textContent).toBe("危险");
+      expect(q("[data-testid=tool-row][data-tool=run_command] [data-level] .badge-label").textContent).toBe("危险");
       expect(q(".tools-panel .count").textContent).toBe("3 个工具 · 全部为默认策略");
       expect(q("[data-testid=tools-reset]").textContent).toBe("恢复默认");
       expect(q("[data-testid=grant-revoke]").textContent).toBe("撤销");
@@ -177,7 +177,7 @@ describe("the Tools panel", () => {
       expect(q(".tools-panel .count").textContent).toBe("3 tools · all at their defaults");
       setLanguage("zh-CN");
       flushSync();
-      expect(policies("write_file")).toEqual(["已禁用", "询问", "自动"]);
+      expect(policies("write_file")).toEqual(["禁用", "询问", "自动"]);
       expect([...document.querySelectorAll("[data-testid=tool-group] > h3")].map((h) => h.textContent)).toEqual(["内置", "MCP：files"]);
     });
   });

@@ -91,7 +91,7 @@ describe("labels in Chinese", () => {
 
   it("name the policies and the groups in Chinese", () => {
     setLanguage("zh-CN");
-    expect(POLICIES.map(policyLabel)).toEqual(["已禁用", "询问", "自动"]);
+    expect(POLICIES.map(policyLabel)).toEqual(["禁用", "询问", "自动"]);
     expect(POLICIES.map(policyHint)).toEqual(["模型无法调用它", "每次调用前都询问我", "无需询问，直接运行"]);
     expect(groupTools([tool("read_file", "safe", "auto"), tool("x", "safe", "auto", "files")]).map((g) => g.label)).toEqual([
       "内置",

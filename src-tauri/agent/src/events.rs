@@ -20,10 +20,14 @@
 //! step of the call it dispatches to it, so no approver needs wrapping and nothing is routed
 //! per turn.
 
-use gantry_tools::{ApprovalRequest, CallObserver, Observation};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use gantry_tools::{ApprovalRequest, CallObserver, CallProgress, Observation};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::batch::DeltaBatch;
 use crate::transcript::TokenUsage;
 
 /// Why a turn ended.
@@ -77,6 +81,15 @@ pub enum TurnEvent {
         /// The text to append.
         text: String,
     },
+    /// A tool call's arguments are arriving (sent at most once a frame, the latest count).
+    ToolCallStreaming {
+        /// The call's position in the reply.
+        index: u32,
+        /// The tool's name, once known (empty before).
+        name: String,
+        /// Bytes of arguments received so far.
+        bytes: u64,
+    },
     /// A tool call is being dispatched.
     ToolCallStarted {
         /// The model's `tool_call_id`.
@@ -97,6 +110,13 @@ pub enum TurnEvent {
         tool_call_id: String,
         /// Whether the call may run.
         allowed: bool,
+    },
+    /// A running tool call reported progress (an MCP server's `notifications/progress`).
+    ToolProgress {
+        /// The model's `tool_call_id`.
+        id: String,
+        /// How far it is, with the tool's message.
+        progress: CallProgress,
     },
     /// A tool call ended (however it ended).
     ToolResult {
@@ -169,17 +189,21 @@ impl TurnEvent {
 }
 
 /// Where a turn's events go. Sending never blocks and never fails: events for a consumer that
-/// went away are dropped.
+/// went away are dropped. A batched sink ([`Self::batched`]) sends text and reasoning deltas at
+/// most once per interval (see the `batch` module); every clone shares the batch, so events sent
+/// from any of them keep their order.
 #[derive(Debug, Clone, Default)]
 pub struct EventSink {
     sender: Option<UnboundedSender<TurnEvent>>,
+    batch: Option<Arc<Mutex<DeltaBatch>>>,
 }
 
 impl EventSink {
-    /// Events go to `sender`.
+    /// Events go to `sender`, each as it happens.
     pub fn new(sender: UnboundedSender<TurnEvent>) -> Self {
         Self {
             sender: Some(sender),
+            batch: None,
         }
     }
 
@@ -188,11 +212,77 @@ impl EventSink {
         Self::default()
     }
 
-    /// Sends one event.
+    /// The same sink, batching deltas into at most one event per `interval`. Pair it with
+    /// [`Self::spawn_ticker`], and [`Self::flush`] at the end.
+    #[must_use]
+    pub fn batched(mut self, interval: Duration) -> Self {
+        self.batch = Some(Arc::new(Mutex::new(DeltaBatch::new(interval))));
+        self
+    }
+
+    /// Sends one event (a batched sink may hold a delta back for up to its interval).
     pub fn emit(&self, event: TurnEvent) {
-        if let Some(sender) = &self.sender {
-            let _ = sender.send(event);
+        let Some(sender) = &self.sender else {
+            return;
+        };
+        match &self.batch {
+            None => {
+                let _ = sender.send(event);
+            }
+            Some(batch) => {
+                // Sent while the batch is locked, so no other clone's event slips in between.
+                let mut batch = batch.lock().unwrap_or_else(PoisonError::into_inner);
+                for event in batch.accept(event, Instant::now()) {
+                    let _ = sender.send(event);
+                }
+            }
         }
+    }
+
+    /// Sends the deltas that have waited their interval (what the ticker calls).
+    fn send_due(&self) {
+        self.send_waiting(|batch| batch.due(Instant::now()));
+    }
+
+    /// Sends whatever deltas wait, at once.
+    pub fn flush(&self) {
+        self.send_waiting(DeltaBatch::take);
+    }
+
+    fn send_waiting(&self, take: impl FnOnce(&mut DeltaBatch) -> Option<TurnEvent>) {
+        if let (Some(sender), Some(batch)) = (&self.sender, &self.batch) {
+            let mut batch = batch.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(event) = take(&mut batch) {
+                let _ = sender.send(event);
+            }
+        }
+    }
+
+    /// For a batched sink, a task that sends waiting deltas once they are due, so a provider
+    /// that pauses mid-reply does not hold text back; it stops when the returned guard drops.
+    /// `None` for an unbatched sink. Needs a tokio runtime.
+    pub fn spawn_ticker(&self, interval: Duration) -> Option<Ticker> {
+        self.batch.as_ref()?;
+        let sink = self.clone();
+        let task = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(interval);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                sink.send_due();
+            }
+        });
+        Some(Ticker(task))
+    }
+}
+
+/// Stops a batched sink's ticker when dropped.
+#[derive(Debug)]
+pub struct Ticker(tokio::task::JoinHandle<()>);
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -213,6 +303,13 @@ impl CallObserver for EventSink {
         self.emit(TurnEvent::ApprovalResolved {
             tool_call_id: call_id.to_owned(),
             allowed,
+        });
+    }
+
+    fn progress(&self, call_id: &str, progress: &CallProgress) {
+        self.emit(TurnEvent::ToolProgress {
+            id: call_id.to_owned(),
+            progress: progress.clone(),
         });
     }
 }
@@ -264,12 +361,25 @@ mod tests {
                         duration: Duration::from_millis(3),
                         truncated: false,
                         diff: None,
+                        sandbox: None,
                     },
                 },
                 json!({"type": "tool_result", "id": "c1", "name": "read_file", "observation": {
                     "tool": "read_file", "text": "hi", "kind": "ok",
                     "decision": {"kind": "auto", "by": "policy", "detail": null},
                     "duration": 3, "truncated": false, "diff": null}}),
+            ),
+            (
+                TurnEvent::ToolProgress {
+                    id: "c3".into(),
+                    progress: CallProgress {
+                        progress: 2.0,
+                        total: Some(5.0),
+                        message: Some("indexing".into()),
+                    },
+                },
+                json!({"type": "tool_progress", "id": "c3",
+                    "progress": {"progress": 2.0, "total": 5.0, "message": "indexing"}}),
             ),
             (
                 TurnEvent::ApprovalRequested {

@@ -33,9 +33,10 @@
 //! their kind and the context window they really run), `request` (the request as sent, with
 //! the fields some providers need back), `stream` (assembling deltas by index), `text_calls`
 //! (tool calls written as text), `transcript` (messages, validity, context fitting), `prompt`
-//! (the system prompt), `events` (what a turn reports), `persist` (where messages go), `session`
+//! (the system prompt), `events` (what a turn reports), `batch` (deltas gathered per frame), `persist` (where messages go), `session`
 //! and `turn` (the loop), `error`.
 
+pub mod batch;
 pub mod error;
 pub mod events;
 pub mod local;
@@ -50,8 +51,9 @@ pub mod text_calls;
 pub mod transcript;
 pub mod turn;
 
+pub use batch::BATCH_INTERVAL;
 pub use error::{AgentError, PersistError, ProviderError};
-pub use events::{EventSink, TurnEndReason, TurnEvent};
+pub use events::{EventSink, Ticker, TurnEndReason, TurnEvent};
 pub use local::{LOCAL_DEFAULT_CONTEXT, ServerKind, ServerWindow, discover_window, server_root};
 pub use persist::{MemoryTranscripts, TranscriptStore};
 pub use presets::ProviderFlags;

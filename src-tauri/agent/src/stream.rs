@@ -182,6 +182,16 @@ pub enum Piece {
     Text(String),
     /// Reasoning, where the provider streams it.
     Reasoning(String),
+    /// A tool call's arguments are arriving: how many bytes so far (a large write_file can take
+    /// a while, and its JSON is not worth showing before it is whole).
+    CallProgress {
+        /// The call's position in the reply.
+        index: u32,
+        /// The tool's name, once known.
+        name: String,
+        /// Bytes of arguments received so far.
+        bytes: usize,
+    },
 }
 
 /// A reply put back together.
@@ -273,7 +283,16 @@ impl ReplyAssembler {
                 }
             }
             for piece in delta.tool_calls {
-                self.push_call_piece(piece);
+                let Some(position) = self.push_call_piece(piece) else {
+                    continue;
+                };
+                if let Some(call) = self.calls.get(position) {
+                    pieces.push(Piece::CallProgress {
+                        index: u32::try_from(position).unwrap_or(u32::MAX),
+                        name: call.name.clone(),
+                        bytes: call.arguments.len(),
+                    });
+                }
             }
             if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
                 self.finish_reason = Some(FinishReason::parse(&reason));
@@ -282,7 +301,8 @@ impl ReplyAssembler {
         pieces
     }
 
-    fn push_call_piece(&mut self, piece: ToolCallPiece) {
+    /// Adds a piece to its call; returns the call's position in the reply.
+    fn push_call_piece(&mut self, piece: ToolCallPiece) -> Option<usize> {
         let new_id = piece.id.as_deref().filter(|id| !id.is_empty());
         let open_id = |index: u32| {
             self.open
@@ -313,13 +333,10 @@ impl ReplyAssembler {
             });
             self.open.insert(index, self.calls.len() - 1);
         }
-        let Some(call) = self
+        let call = self
             .open
             .get(&index)
-            .and_then(|&position| self.calls.get_mut(position))
-        else {
-            return;
-        };
+            .and_then(|&position| self.calls.get_mut(position))?;
         if let Some(id) = new_id {
             id.clone_into(&mut call.id);
         }
@@ -339,6 +356,7 @@ impl ReplyAssembler {
                 Some(whole) => call.arguments.push_str(&whole.to_string()),
             }
         }
+        self.open.get(&index).copied()
     }
 
     /// The stream ended well: text held back as a possible call is released, or becomes the

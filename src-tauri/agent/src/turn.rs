@@ -30,6 +30,7 @@ use gantry_tools::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::batch::BATCH_INTERVAL;
 use crate::error::PersistError;
 use crate::events::{EventSink, TurnEndReason, TurnEvent};
 use crate::local::ServerWindow;
@@ -97,7 +98,9 @@ impl Session {
         cancel: &CancellationToken,
         events: impl Into<EventSink>,
     ) -> TurnOutcome {
-        let events = events.into();
+        // Deltas reach the consumer at most once a frame; everything else in order, at once.
+        let events = events.into().batched(BATCH_INTERVAL);
+        let _ticker = events.spawn_ticker(BATCH_INTERVAL);
         events.emit(TurnEvent::TurnStarted {
             session_id: self.id().to_owned(),
         });
@@ -164,6 +167,13 @@ impl Session {
                     StreamSignal::Piece(Piece::Text(text)) => TurnEvent::TextDelta { text },
                     StreamSignal::Piece(Piece::Reasoning(text)) => {
                         TurnEvent::ReasoningDelta { text }
+                    }
+                    StreamSignal::Piece(Piece::CallProgress { index, name, bytes }) => {
+                        TurnEvent::ToolCallStreaming {
+                            index,
+                            name,
+                            bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+                        }
                     }
                     StreamSignal::Retrying {
                         attempt,
@@ -487,5 +497,6 @@ fn never_ran(call: &ToolCall, text: &str) -> Observation {
         duration: Duration::ZERO,
         truncated: false,
         diff: None,
+        sandbox: None,
     }
 }

@@ -88,7 +88,7 @@ fn print_table(entries: &[AuditEntry]) {
                     .map_or_else(|| "-".to_owned(), |id| id.to_string()),
                 entry.tool.clone(),
                 entry.decision.kind.as_str().to_owned(),
-                entry.decision.by.as_str().to_owned(),
+                entry.decision.decided_by(),
                 entry.outcome.as_str().to_owned(),
                 format!("{}ms", entry.duration.as_millis()),
                 excerpt(&entry.arguments.to_string(), ARGUMENTS_CHARS),

@@ -92,6 +92,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         .map_err(|error| CliError::Usage(error.to_string()))?;
     let mcp = project.mcp();
     let store = project.store.clone();
+    let checkpoints = project.checkpoints.clone();
     let tools = Arc::new(project.manager);
     // MCP servers register their tools in the shared manager; the session offers them from the
     // first request on. `--enable` applies once every tool is registered, MCP servers' tools
@@ -138,6 +139,9 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let signals = tokio::spawn(cancel_then_exit(listen_for_signals(), cancel.clone()));
     let (sender, receiver) = unbounded_channel();
     let printer = tokio::spawn(print_events(receiver, args.json));
+    // What the turn changes is recorded under the ordinal its user message will have.
+    let ordinal = u32::try_from(session.transcript().len()).unwrap_or(u32::MAX);
+    checkpoints.begin_turn(session.id(), ordinal);
     let outcome = session.run_turn(&args.message, &cancel, sender).await;
     let _ = printer.await;
     signals.abort();
@@ -246,6 +250,7 @@ fn people(mode: Option<ApproveMode>, interactive: bool) -> Approvers {
         ApproveMode::Ask => Some(Arc::new(TerminalApprover::new(answers)) as Arc<dyn Approver>),
         ApproveMode::Once => fixed(ApprovalDecision::AllowOnce),
         ApproveMode::Session => fixed(ApprovalDecision::AllowForSession),
+        ApproveMode::Project => fixed(ApprovalDecision::AllowInProject),
         // With no terminal and no explicit answer, nobody approves: the gate fails closed.
         ApproveMode::Deny if mode.is_none() => None,
         ApproveMode::Deny => fixed(ApprovalDecision::Deny { reason: None }),
@@ -348,7 +353,11 @@ impl TextView {
 
     fn show(&mut self, event: &TurnEvent) {
         match event {
-            TurnEvent::TurnStarted { .. } | TurnEvent::Usage { .. } => {}
+            // Progress of a call's arguments matters to a window, not to a terminal that shows
+            // the call once it is whole.
+            TurnEvent::TurnStarted { .. }
+            | TurnEvent::Usage { .. }
+            | TurnEvent::ToolCallStreaming { .. } => {}
             TurnEvent::TextDelta { text } => {
                 self.end_reasoning();
                 self.replied = true;
@@ -369,6 +378,18 @@ impl TextView {
                 self.line(&format!("→ {name} {}", clip_line(arguments, 200)));
             }
             TurnEvent::ApprovalRequested { .. } | TurnEvent::ApprovalResolved { .. } => {}
+            TurnEvent::ToolProgress { progress, .. } => {
+                let share = match progress.total {
+                    Some(total) if total > 0.0 => format!("{}/{total}", progress.progress),
+                    _ => progress.progress.to_string(),
+                };
+                let message = progress
+                    .message
+                    .as_deref()
+                    .map(|text| format!(" {}", clip_line(text, 200)))
+                    .unwrap_or_default();
+                self.note(&format!("  … {share}{message}"));
+            }
             TurnEvent::ToolResult { observation, .. } => {
                 self.line(&format!("← {}", summary(observation)));
             }
@@ -469,6 +490,7 @@ mod tests {
             duration: Duration::from_millis(12),
             truncated: false,
             diff: None,
+            sandbox: None,
         };
         assert_eq!(
             summary(&observation),

@@ -5,6 +5,7 @@
 //! usage errors; `chat` exits 130 when its turn was cancelled (Ctrl-C).
 
 mod audit_cmd;
+mod changes_cmd;
 mod chat_cmd;
 mod engine;
 mod escape;
@@ -12,6 +13,7 @@ mod mcp_cmd;
 mod policy_cmd;
 mod projects_cmd;
 mod provider_cmd;
+mod rules_cmd;
 mod sessions_cmd;
 mod signals;
 mod state;
@@ -55,6 +57,10 @@ enum Command {
     /// List the configured MCP servers, or serve Gantry's tools over MCP.
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
+    /// Show what a session changed in the project's files (against the state before it).
+    Changes(changes_cmd::ChangesArgs),
+    /// Take back what a session changed: a turn, a file, or the whole session.
+    Revert(changes_cmd::RevertArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -90,6 +96,14 @@ enum ToolsCommand {
     },
     /// Show or save a tool's policy in the project (saved policies hold for every later run).
     Policy(policy_cmd::PolicyArgs),
+    /// The project's rules that last: allow or deny a tool, a command key or a path glob.
+    #[command(subcommand)]
+    Rules(rules_cmd::RulesCommand),
+    /// Variables the project's commands receive on purpose although they look secret.
+    #[command(subcommand)]
+    Env(rules_cmd::EnvCommand),
+    /// Show or change how the project's commands are sandboxed (network, writable folders).
+    Sandbox(rules_cmd::SandboxArgs),
 }
 
 /// The project folder a command works on.
@@ -112,6 +126,8 @@ pub(crate) enum ApproveMode {
     Once,
     /// Allow for the session.
     Session,
+    /// Allow, and save allow rules for the call's scope in the project ("always").
+    Project,
     /// Deny every call.
     Deny,
 }
@@ -140,7 +156,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    let result = runtime.block_on(run(cli));
+    // A read of stdin still waiting on its blocking thread (`mcp serve` stopped by a signal)
+    // must not keep the process alive.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match result {
         Ok(code) => code,
         Err(CliError::Usage(message)) => {
             eprintln!("gantry-cli: {}", for_terminal(&message));
@@ -167,12 +187,17 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
             enable,
         }) => tools_cmd::call(&project, &name, arguments, approve, &enable).await,
         Command::Tools(ToolsCommand::Policy(args)) => policy_cmd::run(args).await,
+        Command::Tools(ToolsCommand::Rules(command)) => rules_cmd::rules(command).await,
+        Command::Tools(ToolsCommand::Env(command)) => rules_cmd::env(command).await,
+        Command::Tools(ToolsCommand::Sandbox(args)) => rules_cmd::sandbox(args).await,
         Command::Projects(command) => projects_cmd::run(command).await,
         Command::Sessions(command) => sessions_cmd::run(command).await,
         Command::Audit(args) => audit_cmd::run(args).await,
         Command::Provider(command) => provider_cmd::run(command).await,
         Command::Chat(args) => chat_cmd::chat(args).await,
         Command::Mcp(command) => mcp_cmd::run(command).await,
+        Command::Changes(args) => changes_cmd::changes(args).await,
+        Command::Revert(args) => changes_cmd::revert(args).await,
     }
 }
 
@@ -180,8 +205,10 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("GANTRY_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // Colour codes only for a terminal: a pipe or a log file gets plain text.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .init();
 }

@@ -60,6 +60,24 @@ pub(crate) enum McpCommand {
         #[arg(long, value_name = "DIR", default_value = ".")]
         root: PathBuf,
     },
+    /// Sign in to a remote (http) server that asks for it: opens the sign-in page in your
+    /// browser ($BROWSER, else xdg-open; the address is printed too) and keeps the tokens in the
+    /// OS keychain, for this server name and URL only.
+    Login {
+        /// The server's name.
+        name: String,
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+    },
+    /// Forget a remote server's sign-in (its tokens in the keychain).
+    Logout {
+        /// The server's name.
+        name: String,
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+    },
     /// Serve Gantry's built-in tools for the project over MCP on stdin/stdout.
     Serve {
         /// The project folder (default: the current directory).
@@ -82,6 +100,8 @@ pub(crate) async fn run(command: McpCommand) -> Result<ExitCode, CliError> {
         McpCommand::Trust { root, yes } => trust(&root, yes).await,
         McpCommand::Disable { name, root } => switch(&root, &name, false).await,
         McpCommand::Enable { name, root } => switch(&root, &name, true).await,
+        McpCommand::Login { name, root } => login(&root, &name).await,
+        McpCommand::Logout { name, root } => logout(&root, &name).await,
         McpCommand::Serve { root, auto } => serve(&root, &auto).await,
     }
 }
@@ -99,8 +119,10 @@ async fn trust(root: &Path, yes: bool) -> Result<ExitCode, CliError> {
     let file = read_config(origin)
         .map_err(|error| CliError::Failed(error.into()))?
         .ok_or_else(|| CliError::Failed(anyhow::anyhow!("{} does not exist", path.display())))?;
+    // What approving covers: the file and the in-project files its entries run.
+    let review = gantry_mcp::review_project_file(&file, &root);
     // The file is the repository's, not the user's: everything from it is escaped.
-    print!("{}", for_terminal(&describe_file(&path, &file)));
+    print!("{}", for_terminal(&describe_file(&path, &file, &review)));
     if !yes {
         let answers = crate::terminal::StdinAnswers::default();
         let answer =
@@ -114,8 +136,109 @@ async fn trust(root: &Path, yes: bool) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::FAILURE);
         }
     }
-    open.trust().trust(&root, &path, &file.sha256).await;
+    open.trust().trust(&root, &path, &review.fingerprint).await;
     println!("approved");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The configured servers of the project at `root` (the user's file first), with a warning for
+/// each file that can't be read.
+fn configured_servers(root: &Path) -> (Vec<gantry_mcp::ServerConfig>, bool) {
+    let mut origins = vec![ConfigOrigin::Project {
+        path: root.join(PROJECT_FILE),
+        root: root.to_owned(),
+    }];
+    origins.extend(user_config_path().map(|path| ConfigOrigin::User { path }));
+    let mut known = Vec::new();
+    let mut unreadable = false;
+    for origin in origins.into_iter().rev() {
+        match read_config(origin) {
+            Ok(file) => known.extend(file.into_iter().flat_map(|file| file.servers)),
+            Err(error) => {
+                unreadable = true;
+                eprintln!("gantry-cli: warning: {}", for_terminal(&error.to_string()));
+            }
+        }
+    }
+    (known, unreadable)
+}
+
+/// The remote server `name` as configured for the project at `root`.
+async fn remote_server(
+    root: &Path,
+    name: &str,
+) -> Result<(gantry_mcp::ServerConfig, gantry_mcp::TokenKey), CliError> {
+    let open = open_project(root, People::default()).await?;
+    let (known, _) = configured_servers(open.manager.root());
+    let Some(config) = known.into_iter().find(|server| server.name == name) else {
+        return Err(CliError::Usage(format!(
+            "no MCP server named '{name}' is configured"
+        )));
+    };
+    let key = gantry_mcp::oauth::token_key(&config)
+        .map_err(|error| CliError::Usage(error.to_string()))?;
+    Ok((config, key))
+}
+
+/// Shows the sign-in page: prints its address, then asks the system browser to open it.
+struct TerminalBrowser;
+
+impl gantry_mcp::Browser for TerminalBrowser {
+    fn open(&self, url: &str) -> Result<(), String> {
+        eprintln!(
+            "Sign in in your browser; if it does not open, visit:\n  {}",
+            for_terminal(url)
+        );
+        if let Err(reason) = gantry_mcp::SystemBrowser.open(url) {
+            eprintln!("gantry-cli: {}", for_terminal(&reason));
+        }
+        Ok(())
+    }
+}
+
+/// Signs in to remote server `name` and keeps the tokens in the keychain.
+async fn login(root: &Path, name: &str) -> Result<ExitCode, CliError> {
+    let (_, key) = remote_server(root, name).await?;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let _signals = crate::signals::cancel_on_signal(cancel.clone());
+    let vault: Arc<dyn gantry_mcp::TokenVault> =
+        Arc::new(gantry_engine::mcp_tokens::KeychainVault::new());
+    let signed_in = gantry_mcp::oauth::sign_in(
+        &key,
+        None,
+        vault,
+        &TerminalBrowser,
+        gantry_mcp::oauth::SIGN_IN_TIMEOUT,
+        &cancel,
+    )
+    .await
+    .map_err(|error| CliError::Failed(error.into()))?;
+    let who = signed_in
+        .account
+        .map(|account| format!(" as {account}"))
+        .unwrap_or_default();
+    println!(
+        "signed in to '{}'{}",
+        for_terminal(name),
+        for_terminal(&who)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Forgets remote server `name`'s tokens.
+async fn logout(root: &Path, name: &str) -> Result<ExitCode, CliError> {
+    use gantry_mcp::TokenVault as _;
+    let (_, key) = remote_server(root, name).await?;
+    let forgot = gantry_engine::mcp_tokens::KeychainVault::new()
+        .clear(&key)
+        .await
+        .map_err(|reason| CliError::Failed(anyhow::anyhow!(reason)))?;
+    let name = for_terminal(name);
+    if forgot {
+        println!("signed out of '{name}'");
+    } else {
+        println!("'{name}' was not signed in");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -171,9 +294,15 @@ async fn switch(root: &Path, name: &str, enabled: bool) -> Result<ExitCode, CliE
 }
 
 /// What approving `file` would allow: each server's command and arguments or URL, its working
-/// folder, the names (never the values) of its env variables and headers, the `${VAR}`s it
-/// reads from the user's environment, and any level it sets.
-fn describe_file(path: &Path, file: &gantry_mcp::ConfigFile) -> String {
+/// folder, the in-project files it runs (whose content the approval covers), its env variables
+/// with their values (secrets masked; variables that change what runs flagged), the names (never
+/// the values) of its headers, the `${VAR}`s it reads from the user's environment, and any level
+/// it sets.
+fn describe_file(
+    path: &Path,
+    file: &gantry_mcp::ConfigFile,
+    review: &gantry_mcp::ProjectReview,
+) -> String {
     let mut text = format!(
         "approving {} ({} servers):\n",
         path.display(),
@@ -192,10 +321,29 @@ fn describe_file(path: &Path, file: &gantry_mcp::ConfigFile) -> String {
         if let gantry_mcp::TransportConfig::Stdio { cwd: Some(cwd), .. } = &server.transport {
             let _ = writeln!(text, "    working folder: {cwd}");
         }
-        let (env, headers) = server.env_and_header_names();
-        if !env.is_empty() {
-            let _ = writeln!(text, "    env: {}", env.join(", "));
+        let shown = review
+            .servers
+            .iter()
+            .find(|shown| shown.name == server.name);
+        for file in shown
+            .map(|shown| shown.files.as_slice())
+            .unwrap_or_default()
+        {
+            let state = if file.sha256.is_some() {
+                "its content is part of this approval"
+            } else {
+                "missing now; if it appears, Gantry asks again"
+            };
+            let _ = writeln!(text, "    runs project file {} ({state})", file.path);
         }
+        for variable in shown.map(|shown| shown.env.as_slice()).unwrap_or_default() {
+            let _ = write!(text, "    env {}={}", variable.name, variable.value);
+            if let Some(why) = &variable.changes_what_runs {
+                let _ = write!(text, "   <- ! {why}");
+            }
+            text.push('\n');
+        }
+        let (_, headers) = server.env_and_header_names();
         if !headers.is_empty() {
             let _ = writeln!(text, "    headers: {}", headers.join(", "));
         }
@@ -305,6 +453,27 @@ fn describe(status: &ServerStatus, disabled_here: bool) -> String {
     if status.state == ServerState::Untrusted {
         text.push_str("  not started: approve this project's .mcp.json (--trust-project-mcp)\n");
     }
+    match &status.sign_in {
+        Some(gantry_mcp::SignInState::SignedIn { account }) => {
+            let who = account
+                .as_deref()
+                .map(|account| format!(" as {account}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                text,
+                "  signed in{who} (gantry-cli mcp logout {})",
+                status.name
+            );
+        }
+        Some(gantry_mcp::SignInState::Required) => {
+            let _ = writeln!(
+                text,
+                "  needs sign-in: gantry-cli mcp login {}",
+                status.name
+            );
+        }
+        None => {}
+    }
     if !status.tools.is_empty() {
         let tools: Vec<String> = status
             .tools
@@ -335,7 +504,11 @@ async fn serve(root: &Path, auto: &[String]) -> Result<ExitCode, CliError> {
     {
         eprintln!("gantry-cli: {}", for_terminal(&warning.to_string()));
     }
-    GantryServer::new(manager, client)
+    let server = GantryServer::new(manager, client);
+    // SIGINT/SIGTERM stop serving like the end of stdin: running calls are cancelled at once
+    // (a command's process group killed) and the exit is clean.
+    let _signals = crate::signals::cancel_on_signal(server.stop_token());
+    server
         .serve_stdio()
         .await
         .map_err(|error| CliError::Failed(error.into()))?;

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use gantry_tools::{
-    ApprovalDecision, ApprovalRequest, Approver, Preview, PromptError, UserPrompter, UserQuestion,
+    ApprovalDecision, ApprovalRequest, Approver, AskReason, Preview, PromptError, SandboxState,
+    UserPrompter, UserQuestion,
 };
 
 /// Lines read from stdin, one at a time, shared by the approver and the prompter so their
@@ -63,22 +64,45 @@ fn describe_request(request: &ApprovalRequest) -> String {
     text.push_str(&format!("arguments: {arguments}\n"));
     match &request.preview {
         Some(Preview::Diff { unified, .. }) => text.push_str(&format!("change:\n{unified}\n")),
-        Some(Preview::Command { command, workdir }) => {
-            text.push_str(&format!("command: {command}\nin: {workdir}\n"))
+        Some(Preview::Command {
+            command,
+            workdir,
+            sandbox,
+        }) => {
+            text.push_str(&format!("command: {command}\nin: {workdir}\n"));
+            if let Some(sandbox) = sandbox {
+                text.push_str(&format!("{}\n", sandbox_line(sandbox)));
+            }
         }
         Some(Preview::Text { text: preview }) => text.push_str(&format!("{preview}\n")),
         None => {}
     }
+    match &request.reason {
+        AskReason::Policy => {}
+        AskReason::Unscoped { why } | AskReason::Always { why } => {
+            text.push_str(&format!("asks every time: {why}\n"));
+        }
+    }
     if request.session_scope.is_empty() {
-        text.push_str("(this call can't be allowed for the whole session)\n");
+        text.push_str("(this call can't be allowed for the whole session or the project)\n");
+        text.push_str("Allow? [o]nce, [d]eny (d: reason) > ");
     } else {
         text.push_str(&format!(
-            "allowing for the session covers: {}\n",
+            "allowing for the session or always in this project covers: {}\n",
             request.session_scope.join(", ")
         ));
+        text.push_str("Allow? [o]nce, [s]ession, [p]roject (always), [d]eny (d: reason) > ");
     }
-    text.push_str("Allow? [o]nce, [s]ession, [d]eny (d: reason) > ");
     text
+}
+
+/// How a command would run, in one line.
+fn sandbox_line(sandbox: &SandboxState) -> String {
+    match sandbox {
+        SandboxState::Sandboxed { network: false } => "sandboxed, no network".to_owned(),
+        SandboxState::Sandboxed { network: true } => "sandboxed, network on".to_owned(),
+        SandboxState::Unsandboxed { why } => format!("NOT SANDBOXED: {why}"),
+    }
 }
 
 /// Reads one answer: `o`, `s`, `d` or `d: reason` (whole words work too).
@@ -94,6 +118,7 @@ fn parse_answer(line: &str) -> Option<ApprovalDecision> {
     match word.to_ascii_lowercase().as_str() {
         "o" | "once" | "y" | "yes" => Some(ApprovalDecision::AllowOnce),
         "s" | "session" => Some(ApprovalDecision::AllowForSession),
+        "p" | "project" | "always" => Some(ApprovalDecision::AllowInProject),
         "d" | "deny" | "n" | "no" => Some(ApprovalDecision::Deny { reason }),
         _ => None,
     }
@@ -112,7 +137,7 @@ impl Approver for TerminalApprover {
             if let Some(decision) = parse_answer(&line) {
                 return decision;
             }
-            prompt = "Please answer o, s or d > ".into();
+            prompt = "Please answer o, s, p or d > ".into();
         }
     }
 }
@@ -175,6 +200,7 @@ mod tests {
                 reason: Some("not now".into())
             })
         );
+        assert_eq!(parse_answer("p"), Some(ApprovalDecision::AllowInProject));
         assert_eq!(parse_answer("maybe"), None);
     }
 }

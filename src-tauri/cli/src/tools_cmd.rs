@@ -74,6 +74,9 @@ pub(crate) async fn call(
         ApproveMode::Session => {
             people.approver = Some(Arc::new(FixedApprover(ApprovalDecision::AllowForSession)))
         }
+        ApproveMode::Project => {
+            people.approver = Some(Arc::new(FixedApprover(ApprovalDecision::AllowInProject)))
+        }
         // With no terminal and no explicit answer, nobody approves: the gate fails closed.
         ApproveMode::Deny if approve.is_none() => {}
         ApproveMode::Deny => {

@@ -181,6 +181,7 @@ mod tests {
                 kind: DecisionKind::Denied,
                 by: Decider::User,
                 detail: Some("not today".into()),
+                rule: None,
             },
             outcome: ObservationKind::Denied,
             duration: Duration::from_millis(42),

@@ -25,11 +25,19 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
+use crate::checkpoints::Checkpoints;
 use crate::error::{CommandError, ErrorKind};
 use crate::events::{Event, EventSink, emit};
 use crate::providers::remember_what_it_learned;
 use crate::sessions::open_session;
 use crate::transcripts::from_stored;
+
+#[path = "chat_changes.rs"]
+mod changes;
+pub use changes::{
+    AcceptChangesRequest, BranchView, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
+    SwitchBranchOutcome, SwitchBranchRequest,
+};
 
 /// The longest message accepted from the webview, in bytes.
 const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -148,6 +156,8 @@ pub struct ProjectChat {
     store: Store,
     tools: Arc<ToolManager>,
     sink: Arc<dyn EventSink>,
+    /// What the project's tool calls changed in its files.
+    checkpoints: Checkpoints,
     /// The current session (its id, grants and file ledger); `None` for a fresh chat.
     current: Mutex<Option<Arc<ToolSession>>>,
     /// The provider and model chosen for a fresh chat, given to its session when its first
@@ -167,29 +177,36 @@ impl std::fmt::Debug for ProjectChat {
     }
 }
 
-fn store_error(error: impl std::fmt::Display) -> CommandError {
-    CommandError::internal(format!("the database failed: {error}"))
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Refuses a message that is empty or too long.
+fn check_message(text: &str) -> Result<(), CommandError> {
+    if text.trim().is_empty() {
+        return Err(CommandError::invalid("the message is empty"));
+    }
+    if text.len() > MAX_MESSAGE_BYTES {
+        return Err(CommandError::invalid("the message is over 1 MiB"));
+    }
+    Ok(())
+}
+
 impl ProjectChat {
-    /// The chat of store project `project` (app project `project_id`) with its `tools`.
-    /// Continues the project's most recent session.
+    /// The chat of store project `project` (app project `project_id`) with its `tools` and
+    /// their `checkpoints`. Continues the project's most recent session.
     pub async fn open(
         project_id: u32,
         project: ProjectId,
         store: Store,
         tools: Arc<ToolManager>,
+        checkpoints: Checkpoints,
         sink: Arc<dyn EventSink>,
     ) -> Result<Self, CommandError> {
         let latest = store
             .sessions()
             .list(project)
-            .await
-            .map_err(store_error)?
+            .await?
             .into_iter()
             .next()
             .map(|session| Arc::new(ToolSession::new(session.id.to_string())));
@@ -199,6 +216,7 @@ impl ProjectChat {
             store,
             tools,
             sink,
+            checkpoints,
             current: Mutex::new(latest),
             pending_model: Mutex::new(None),
             session: Arc::new(tokio::sync::Mutex::new(None)),
@@ -214,6 +232,11 @@ impl ProjectChat {
     /// The project's id in the store.
     pub fn store_project(&self) -> ProjectId {
         self.project
+    }
+
+    /// What the project's tool calls changed in its files.
+    pub fn checkpoints(&self) -> &Checkpoints {
+        &self.checkpoints
     }
 
     /// The current session's id, grants and file ledger; `None` for a fresh chat.
@@ -240,12 +263,7 @@ impl ProjectChat {
 
     /// The project's sessions, the most recently updated first.
     pub async fn sessions(&self) -> Result<Vec<SessionSummary>, CommandError> {
-        let sessions = self
-            .store
-            .sessions()
-            .list(self.project)
-            .await
-            .map_err(store_error)?;
+        let sessions = self.store.sessions().list(self.project).await?;
         Ok(sessions.into_iter().map(SessionSummary::from).collect())
     }
 
@@ -259,12 +277,7 @@ impl ProjectChat {
             });
         };
         let session = self.own_session(&id).await?;
-        let stored = self
-            .store
-            .sessions()
-            .messages(session.id)
-            .await
-            .map_err(store_error)?;
+        let stored = self.store.sessions().messages(session.id).await?;
         let messages = stored
             .into_iter()
             .filter_map(|stored| from_stored(stored.message))
@@ -283,13 +296,7 @@ impl ProjectChat {
     async fn own_session(&self, id: &str) -> Result<gantry_store::Session, CommandError> {
         let not_found = || CommandError::new(ErrorKind::NotFound, format!("no session {id}"));
         let parsed: SessionId = id.parse().map_err(|_| not_found())?;
-        match self
-            .store
-            .sessions()
-            .get(parsed)
-            .await
-            .map_err(store_error)?
-        {
+        match self.store.sessions().get(parsed).await? {
             Some(session) if session.project_id == self.project => Ok(session),
             _ => Err(not_found()),
         }
@@ -339,7 +346,7 @@ impl ProjectChat {
                     .or(session.model.as_deref()),
             )
             .await
-            .map_err(store_error)
+            .map_err(CommandError::from)
     }
 
     /// Renames session `id`.
@@ -352,28 +359,23 @@ impl ProjectChat {
         }
         let session = self.own_session(id).await?;
         let sessions = self.store.sessions();
-        sessions
-            .rename(session.id, title)
-            .await
-            .map_err(store_error)?;
-        let renamed = sessions.get(session.id).await.map_err(store_error)?;
+        sessions.rename(session.id, title).await?;
+        let renamed = sessions.get(session.id).await?;
         renamed
             .map(SessionSummary::from)
             .ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no session {id}")))
     }
 
-    /// Deletes session `id` (its messages and audit rows); deleting the current session leaves
-    /// a fresh chat.
+    /// Deletes session `id` (its messages, audit rows and checkpoints; the contents no other
+    /// checkpoint needs are deleted in the background); deleting the current session leaves a
+    /// fresh chat.
     pub async fn delete(&self, id: &str) -> Result<ChatView, CommandError> {
         let session = self.own_session(id).await?;
         if self.current_id().as_deref() == Some(id) {
             self.switch(None).await?;
         }
-        self.store
-            .sessions()
-            .delete(session.id)
-            .await
-            .map_err(store_error)?;
+        self.store.sessions().delete(session.id).await?;
+        self.checkpoints.collect_in_background();
         self.view().await
     }
 
@@ -392,12 +394,7 @@ impl ProjectChat {
     /// Starts a turn with `text` in the current session (creating one for a fresh chat), talking
     /// to `provider`. Returns the session's id at once; the turn reports through events.
     pub async fn send(&self, text: &str, provider: Provider) -> Result<String, CommandError> {
-        if text.trim().is_empty() {
-            return Err(CommandError::invalid("the message is empty"));
-        }
-        if text.len() > MAX_MESSAGE_BYTES {
-            return Err(CommandError::invalid("the message is over 1 MiB"));
-        }
+        check_message(text)?;
         self.wait_for_cancelled_turn().await;
         let cancel = CancellationToken::new();
         {
@@ -471,9 +468,10 @@ impl ProjectChat {
             self.store
                 .sessions()
                 .switch_model(id, Some(&choice.provider), Some(&choice.model))
-                .await
-                .map_err(store_error)?;
+                .await?;
         }
+        let ordinal = u32::try_from(session.transcript().len()).unwrap_or(u32::MAX);
+        self.checkpoints.begin_turn(&session_id, ordinal);
         *lock(&self.current) = Some(Arc::clone(session.tool_session()));
         if let Some(turn) = lock(&self.turn).as_mut() {
             turn.session_id.clone_from(&session_id);
@@ -551,6 +549,7 @@ mod tests {
             opened.project.id,
             store.clone(),
             Arc::new(opened.manager),
+            opened.checkpoints,
             sink.clone(),
         )
         .await
@@ -737,5 +736,105 @@ mod tests {
             .map(|s| s.id)
             .collect();
         assert_eq!(left, [second]);
+    }
+
+    fn write(id: &str, content: &str) -> Turn {
+        Turn::tool_calls(vec![gantry_scripted_provider::ToolCall::new(
+            id,
+            "write_file",
+            json!({"path": "a.txt", "content": content}),
+        )])
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn edit_and_resend_rewinds_the_files_and_sets_the_rest_aside_as_a_version() {
+        let rig = rig(vec![
+            write("w1", "v1\n"),
+            Turn::text("One."),
+            write("w2", "v2\n"),
+            Turn::text("Two."),
+            write("w3", "v3\n"),
+            Turn::text("Three."),
+        ])
+        .await;
+        rig.chat
+            .tools
+            .set_policy("write_file", gantry_tools::Policy::Auto)
+            .unwrap();
+        let file = rig._dirs.0.path().join("a.txt");
+        rig.chat.send("first", rig.provider()).await.unwrap();
+        rig.finished(1).await;
+        rig.chat.send("second", rig.provider()).await.unwrap();
+        rig.finished(2).await;
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "v2\n");
+        let changes = rig.chat.changes().await.unwrap();
+        assert_eq!(changes.turns.len(), 2);
+
+        // The user edited the file since: the rewind refuses and nothing happens.
+        std::fs::write(&file, "mine\n").unwrap();
+        let mut request = ResendRequest {
+            user_index: 1,
+            text: "second, edited".into(),
+            on_conflict: crate::checkpoints::OnConflict::Refuse,
+        };
+        let refused = rig.chat.resend(&request, rig.provider()).await.unwrap();
+        assert!(!refused.report.applied);
+        assert_eq!(refused.session_id, None);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
+        assert_eq!(rig.chat.view().await.unwrap().messages.len(), 8);
+
+        request.on_conflict = crate::checkpoints::OnConflict::Overwrite;
+        let resent = rig.chat.resend(&request, rig.provider()).await.unwrap();
+        assert!(resent.report.applied, "{resent:?}");
+        rig.finished(3).await;
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "v3\n");
+        let view = rig.chat.view().await.unwrap();
+        let users: Vec<&str> = view
+            .messages
+            .iter()
+            .filter(|message| message.role == gantry_agent::Role::User)
+            .map(|message| message.content.as_str())
+            .collect();
+        assert_eq!(users, ["first", "second, edited"]);
+        assert_eq!(view.messages.last().unwrap().content, "Three.");
+        let branches = rig.chat.branches().await.unwrap();
+        assert_eq!(branches.len(), 1);
+        assert_eq!(
+            (branches[0].user_index, branches[0].title.as_str()),
+            (1, "second")
+        );
+        assert_eq!(branches[0].message_count, 4);
+        // The live changes are the first turn's and the new one's.
+        let turns: Vec<String> = rig
+            .chat
+            .changes()
+            .await
+            .unwrap()
+            .turns
+            .iter()
+            .map(|turn| turn.title.clone())
+            .collect();
+        assert_eq!(turns, ["first", "second, edited"]);
+
+        // Back to the version set aside: its file and its messages.
+        let back = rig
+            .chat
+            .switch_branch(&SwitchBranchRequest {
+                branch_id: branches[0].id.clone(),
+                on_conflict: crate::checkpoints::OnConflict::Refuse,
+            })
+            .await
+            .unwrap();
+        assert!(back.report.applied, "{back:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "v2\n");
+        assert_eq!(back.chat.messages.last().unwrap().content, "Two.");
+        let branches = rig.chat.branches().await.unwrap();
+        assert_eq!(branches.len(), 1);
+        assert_eq!(branches[0].title, "second, edited");
+        let changes = rig.chat.changes().await.unwrap();
+        assert_eq!(changes.files.len(), 1);
+        assert!(changes.reverted_calls.is_empty(), "{changes:?}");
+        assert_eq!(changes.turns.len(), 2);
+        rig.provider.verify().unwrap();
     }
 }

@@ -112,47 +112,60 @@ impl DialogRegistry {
     /// Asks the user whether a call may run, and waits.
     pub async fn request_approval(&self, request: ApprovalRequest) -> ApprovalDecision {
         let (tx, rx) = oneshot::channel();
-        let Some(id) = self.register(
-            |id| DialogRequest::Approval {
-                id,
-                request: Box::new(request),
-            },
+        let request = |id| DialogRequest::Approval {
+            id,
+            request: Box::new(request),
+        };
+        self.wait(
+            request,
             Reply::Approval(tx),
-        ) else {
-            return deny("the Gantry window is closed");
-        };
-        let guard = Withdraw { registry: self, id };
-        let decision = match tokio::time::timeout(self.timeout, rx).await {
-            Ok(Ok(decision)) => decision,
-            Ok(Err(_closed)) => deny("the Gantry window was closed before the user answered"),
-            Err(_elapsed) => {
-                self.end(id, DialogCloseReason::TimedOut);
-                deny(&format!(
-                    "the user did not answer within {}",
-                    describe(self.timeout)
-                ))
-            }
-        };
-        std::mem::forget(guard);
-        decision
+            rx,
+            Ending {
+                window_closed: || deny("the Gantry window is closed"),
+                closed_unanswered: || deny("the Gantry window was closed before the user answered"),
+                timed_out: |after: &str| deny(&format!("the user did not answer within {after}")),
+            },
+        )
+        .await
     }
 
     /// Asks the user a question, and waits.
     pub async fn ask(&self, question: UserQuestion) -> Result<String, PromptError> {
         let (tx, rx) = oneshot::channel();
-        let Some(id) = self.register(
-            |id| DialogRequest::Question { id, question },
+        let request = |id| DialogRequest::Question { id, question };
+        self.wait(
+            request,
             Reply::Question(tx),
-        ) else {
-            return Err(PromptError::Unavailable);
+            rx,
+            Ending {
+                window_closed: || Err(PromptError::Unavailable),
+                closed_unanswered: || Err(PromptError::Unavailable),
+                timed_out: |_: &str| Err(PromptError::TimedOut),
+            },
+        )
+        .await
+    }
+
+    /// Files `request`, waits for its answer on `rx` (at most the timeout), and ends it exactly
+    /// once: answered, timed out, or withdrawn when this future is dropped. `ending` gives the
+    /// answer for each way it can end without one.
+    async fn wait<T>(
+        &self,
+        request: impl FnOnce(u32) -> DialogRequest,
+        reply: Reply,
+        rx: oneshot::Receiver<T>,
+        ending: Ending<impl FnOnce() -> T, impl FnOnce() -> T, impl FnOnce(&str) -> T>,
+    ) -> T {
+        let Some(id) = self.register(request, reply) else {
+            return (ending.window_closed)();
         };
         let guard = Withdraw { registry: self, id };
         let answer = match tokio::time::timeout(self.timeout, rx).await {
             Ok(Ok(answer)) => answer,
-            Ok(Err(_closed)) => Err(PromptError::Unavailable),
+            Ok(Err(_closed)) => (ending.closed_unanswered)(),
             Err(_elapsed) => {
                 self.end(id, DialogCloseReason::TimedOut);
-                Err(PromptError::TimedOut)
+                (ending.timed_out)(&describe(self.timeout))
             }
         };
         std::mem::forget(guard);
@@ -317,6 +330,16 @@ impl DialogRegistry {
 
 /// Withdraws a request when the future that asked is dropped before it ended (the turn was
 /// cancelled). Forgotten on every normal ending.
+/// The answer a dialog gets for each way it can end without one from the user.
+struct Ending<W, C, T> {
+    /// The window had closed before the question could be asked.
+    window_closed: W,
+    /// The window closed while the question was open.
+    closed_unanswered: C,
+    /// Nobody answered within the timeout (given in words).
+    timed_out: T,
+}
+
 struct Withdraw<'a> {
     registry: &'a DialogRegistry,
     id: u32,

@@ -5,12 +5,14 @@
 //! command body is a `?` away from a typed answer, and nothing a command receives can make the
 //! backend panic: a bad path, an unknown dialog id, a project that is not open are all errors.
 
+use gantry_agent::ProviderError;
 use gantry_mcp::EditError;
 use gantry_store::StoreError;
 use gantry_tools::{ConfineError, ManagerError};
 use gantry_watch::TreeError;
 use serde::Serialize;
 
+use crate::checkpoints::CheckpointError;
 use crate::open::{McpStartError, OpenError};
 use crate::sessions::SessionError;
 
@@ -242,6 +244,13 @@ impl From<OpenError> for CommandError {
     }
 }
 
+impl From<ProviderError> for CommandError {
+    /// The model provider is misconfigured or refused.
+    fn from(error: ProviderError) -> Self {
+        Self::new(ErrorKind::Provider, error.to_string())
+    }
+}
+
 impl From<SessionError> for CommandError {
     fn from(error: SessionError) -> Self {
         match error {
@@ -256,6 +265,18 @@ impl From<McpStartError> for CommandError {
         match error {
             McpStartError::Config(error) => Self::invalid(error.to_string()),
             McpStartError::Switches(error) => Self::internal(error.to_string()),
+        }
+    }
+}
+
+impl From<CheckpointError> for CommandError {
+    fn from(error: CheckpointError) -> Self {
+        match error {
+            CheckpointError::Store(error) => error.into(),
+            CheckpointError::Io(error) => Self::new(ErrorKind::Io, error.to_string()),
+            CheckpointError::NotFound(message) => Self::not_found(message),
+            CheckpointError::Invalid(message) => Self::invalid(message),
+            CheckpointError::Task(error) => error.into(),
         }
     }
 }
@@ -296,5 +317,24 @@ mod tests {
             source: std::io::Error::from(std::io::ErrorKind::NotFound),
         });
         assert_eq!(missing.kind, ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_folder_that_cannot_be_a_project_is_the_users_to_fix_and_says_why() {
+        let error = CommandError::from(OpenError::Root(ManagerError::BadRoot {
+            path: "/srv/file.txt".into(),
+            reason: "not a directory".into(),
+        }));
+        assert_eq!(error.kind, ErrorKind::InvalidInput);
+        assert_eq!(
+            error.message,
+            "/srv/file.txt can't be opened as a project: not a directory"
+        );
+        let session = CommandError::from(SessionError::Unknown(
+            gantry_agent::PersistError::NotFound("9".into()),
+        ));
+        assert_eq!(session.kind, ErrorKind::NotFound);
+        let provider = CommandError::from(ProviderError::Config("no key".into()));
+        assert_eq!(provider.kind, ErrorKind::Provider);
     }
 }

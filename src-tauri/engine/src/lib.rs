@@ -6,8 +6,10 @@
 //! here, so a tool, a policy, an approval or a session behaves the same in the desktop app and in
 //! `gantry-cli`, and neither front end repeats the wiring:
 //!
-//! - [`open`]: a folder becomes a project's tools (built-ins, saved policies, the audit log, the
-//!   people who answer approvals and questions) and its MCP servers;
+//! - [`open`]: a folder becomes a project's tools (built-ins, saved policies and rules, command
+//!   settings, the audit log, the people who answer approvals and questions) and its MCP
+//!   servers; [`project_commands`]: the project's command sandbox settings, the variables it
+//!   passes on purpose and its rules, changed in the store and the manager together;
 //! - [`providers`] and [`transcripts`]: which provider a session talks to with its key from the
 //!   keychain, and sessions saved in the database;
 //! - [`sessions`]: starting or resuming an agent session of a project;
@@ -23,16 +25,20 @@
 
 pub mod audit_view;
 pub mod chat;
+pub mod checkpoints;
 pub mod dialogs;
 pub mod error;
 pub mod events;
 pub mod local_servers;
+pub mod mcp_events;
 pub mod mcp_panel;
 pub mod mcp_servers;
+pub mod mcp_tokens;
 pub mod model_choice;
 pub mod open;
 pub mod preview;
 pub mod project;
+pub mod project_commands;
 pub mod provider_settings;
 pub mod providers;
 pub mod sessions;

@@ -8,7 +8,9 @@
 //! header value, which the engine's status does not hold either. The one exception is
 //! [`McpServerEntry`], a user-file entry as written, which the user opens to edit it.
 
-use gantry_mcp::{ClaudePreview, ConfigOrigin, ServerState, ServerStatus, TransportSummary};
+use gantry_mcp::{
+    ClaudePreview, ConfigOrigin, ServerState, ServerStatus, SignInState, TransportSummary,
+};
 use serde::{Deserialize, Serialize};
 
 /// Where the project's MCP servers are.
@@ -58,6 +60,171 @@ pub struct McpServerView {
     pub disabled_in_file: bool,
     /// Switched off in this project (the panel's Disable).
     pub disabled_in_project: bool,
+    /// Sign-in of a remote server that asked for it or holds tokens.
+    pub sign_in: Option<McpSignInView>,
+    /// Its resources.
+    pub resources: Vec<McpResourceView>,
+    /// Its resource templates.
+    pub resource_templates: Vec<McpResourceTemplateView>,
+    /// Its prompts.
+    pub prompts: Vec<McpPromptView>,
+}
+
+/// Where a remote server's sign-in stands: "Signed in as …" with Sign out, or Sign in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpSignInView {
+    /// Whether Gantry holds tokens the server accepted.
+    pub signed_in: bool,
+    /// Who is signed in, as far as the tokens tell (or the authorization server's host).
+    pub account: Option<String>,
+}
+
+/// One resource of a server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpResourceView {
+    /// Its URI.
+    pub uri: String,
+    /// Its name.
+    pub name: String,
+    /// A human title.
+    pub title: Option<String>,
+    /// What it is.
+    pub description: Option<String>,
+    /// Its MIME type.
+    pub mime_type: Option<String>,
+}
+
+/// One resource template of a server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpResourceTemplateView {
+    /// The URI template (RFC 6570).
+    pub uri_template: String,
+    /// Its name.
+    pub name: String,
+    /// A human title.
+    pub title: Option<String>,
+    /// What it is.
+    pub description: Option<String>,
+    /// The MIME type of its resources.
+    pub mime_type: Option<String>,
+}
+
+/// One prompt of a server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpPromptView {
+    /// Its name.
+    pub name: String,
+    /// A human title.
+    pub title: Option<String>,
+    /// What it does.
+    pub description: Option<String>,
+    /// Its arguments, in order.
+    pub arguments: Vec<McpPromptArgumentView>,
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpPromptArgumentView {
+    /// Its name.
+    pub name: String,
+    /// What to give.
+    pub description: Option<String>,
+    /// Whether the prompt needs it.
+    pub required: bool,
+}
+
+/// What trusting the project's `.mcp.json` covers, for the trust step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpTrustReview {
+    /// Each server of the file.
+    pub servers: Vec<McpTrustServer>,
+}
+
+/// One server of the project file as the trust step shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpTrustServer {
+    /// Its name.
+    pub name: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// The command line or URL, as written.
+    pub target: String,
+    /// Its working folder, as written.
+    pub cwd: Option<String>,
+    /// The in-project files it runs (their content is part of the approval).
+    pub files: Vec<McpTrustFile>,
+    /// Its environment: values shown (secrets masked), risky names flagged.
+    pub env: Vec<McpTrustEnv>,
+    /// The names of the headers it sends.
+    pub headers: Vec<String>,
+    /// The `${VAR}`s it reads from the user's environment.
+    pub variables: Vec<String>,
+    /// Whether the file switches it off.
+    pub disabled: bool,
+}
+
+/// An in-project file a server runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpTrustFile {
+    /// Relative to the project root.
+    pub path: String,
+    /// There is no such file now (if one appears, Gantry asks again).
+    pub missing: bool,
+}
+
+/// One environment variable of a server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpTrustEnv {
+    /// The variable.
+    pub name: String,
+    /// Its value, or `••••••` when it looks secret.
+    pub value: String,
+    /// Whether the value is masked.
+    pub masked: bool,
+    /// Why it changes what runs, when it does (English, from the engine).
+    pub changes_what_runs: Option<String>,
+}
+
+impl From<&gantry_mcp::ServerReview> for McpTrustServer {
+    fn from(review: &gantry_mcp::ServerReview) -> Self {
+        let (transport, target) = describe_transport(&review.transport);
+        Self {
+            name: review.name.clone(),
+            transport: transport.to_owned(),
+            target,
+            cwd: review.cwd.clone(),
+            files: review
+                .files
+                .iter()
+                .map(|file| McpTrustFile {
+                    path: file.path.clone(),
+                    missing: file.sha256.is_none(),
+                })
+                .collect(),
+            env: review
+                .env
+                .iter()
+                .map(|env| McpTrustEnv {
+                    name: env.name.clone(),
+                    value: env.value.clone(),
+                    masked: env.masked,
+                    changes_what_runs: env.changes_what_runs.clone(),
+                })
+                .collect(),
+            headers: review.headers.clone(),
+            variables: review.variables.clone(),
+            disabled: review.disabled,
+        }
+    }
 }
 
 /// What the MCP panel shows.
@@ -72,6 +239,191 @@ pub struct McpPanel {
     pub warnings: Vec<String>,
     /// The user-wide file (where added and imported servers go); `None` without a home folder.
     pub user_config_path: Option<String>,
+    /// What trusting the project's `.mcp.json` would cover, while it waits for trust.
+    pub trust: Option<McpTrustReview>,
+}
+
+/// The argument of `read_mcp_resource` and `subscribe_mcp_resource`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpResourceRequest {
+    /// The server.
+    pub server: String,
+    /// The resource's URI.
+    pub uri: String,
+    /// For `subscribe_mcp_resource`: `true` to be told when it changes, `false` to stop.
+    #[serde(default)]
+    pub subscribe: bool,
+}
+
+/// A resource as read, to attach to a message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpResourceContent {
+    /// The server.
+    pub server: String,
+    /// The URI asked for.
+    pub uri: String,
+    /// Its parts (most resources have one).
+    pub parts: Vec<McpResourcePart>,
+}
+
+/// One part of a read resource.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum McpResourcePart {
+    /// Text.
+    Text {
+        /// The part's URI.
+        uri: String,
+        /// Its MIME type.
+        #[serde(rename = "mimeType")]
+        mime_type: Option<String>,
+        /// The text.
+        text: String,
+        /// Whether it was cut.
+        truncated: bool,
+    },
+    /// An image, base64.
+    Image {
+        /// The part's URI.
+        uri: String,
+        /// Its MIME type.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+        /// The base64 data.
+        data: String,
+    },
+    /// Binary content that is not attached, only named.
+    Binary {
+        /// The part's URI.
+        uri: String,
+        /// Its MIME type.
+        #[serde(rename = "mimeType")]
+        mime_type: Option<String>,
+        /// Its size in bytes.
+        bytes: u32,
+    },
+}
+
+impl From<gantry_mcp::ResourcePart> for McpResourcePart {
+    fn from(part: gantry_mcp::ResourcePart) -> Self {
+        match part {
+            gantry_mcp::ResourcePart::Text {
+                uri,
+                mime_type,
+                text,
+                truncated,
+            } => Self::Text {
+                uri,
+                mime_type,
+                text,
+                truncated,
+            },
+            gantry_mcp::ResourcePart::Image {
+                uri,
+                mime_type,
+                data,
+            } => Self::Image {
+                uri,
+                mime_type,
+                data,
+            },
+            gantry_mcp::ResourcePart::Binary {
+                uri,
+                mime_type,
+                bytes,
+            } => Self::Binary {
+                uri,
+                mime_type,
+                bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
+            },
+        }
+    }
+}
+
+/// The argument of `render_mcp_prompt`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderMcpPromptRequest {
+    /// The server.
+    pub server: String,
+    /// The prompt's name.
+    pub name: String,
+    /// Its arguments by name.
+    #[serde(default)]
+    pub arguments: std::collections::BTreeMap<String, String>,
+}
+
+/// A rendered prompt: the messages to insert into the conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpRenderedPrompt {
+    /// The server's description of the result.
+    pub description: Option<String>,
+    /// The messages, in order.
+    pub messages: Vec<McpPromptMessage>,
+}
+
+/// One message of a rendered prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpPromptMessage {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// Its text.
+    pub text: String,
+}
+
+impl From<gantry_mcp::RenderedPrompt> for McpRenderedPrompt {
+    fn from(prompt: gantry_mcp::RenderedPrompt) -> Self {
+        Self {
+            description: prompt.description,
+            messages: prompt
+                .messages
+                .into_iter()
+                .map(|message| McpPromptMessage {
+                    role: message.role,
+                    text: message.text,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Every connected server's resources and prompts, for the chat's `@` and `/` completion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpCatalog {
+    /// One entry per server that offers any.
+    pub servers: Vec<McpServerCatalog>,
+}
+
+/// One server's resources and prompts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerCatalog {
+    /// The server.
+    pub server: String,
+    /// Its resources.
+    pub resources: Vec<McpResourceView>,
+    /// Its resource templates.
+    pub resource_templates: Vec<McpResourceTemplateView>,
+    /// Its prompts.
+    pub prompts: Vec<McpPromptView>,
+}
+
+impl McpServerCatalog {
+    /// The catalog of a server with this status.
+    pub fn new(status: &ServerStatus) -> Self {
+        let view = McpServerView::new(status, false, false);
+        Self {
+            server: view.name,
+            resources: view.resources,
+            resource_templates: view.resource_templates,
+            prompts: view.prompts,
+        }
+    }
 }
 
 /// The argument of `restart_mcp_server`, `remove_mcp_server` and `mcp_server_entry`.
@@ -219,6 +571,56 @@ impl McpServerView {
             editable: matches!(status.source, ConfigOrigin::User { .. }),
             disabled_in_file,
             disabled_in_project,
+            sign_in: status.sign_in.as_ref().map(|sign_in| match sign_in {
+                SignInState::SignedIn { account } => McpSignInView {
+                    signed_in: true,
+                    account: account.clone(),
+                },
+                SignInState::Required => McpSignInView {
+                    signed_in: false,
+                    account: None,
+                },
+            }),
+            resources: status
+                .resources
+                .iter()
+                .map(|resource| McpResourceView {
+                    uri: resource.uri.clone(),
+                    name: resource.name.clone(),
+                    title: resource.title.clone(),
+                    description: resource.description.clone(),
+                    mime_type: resource.mime_type.clone(),
+                })
+                .collect(),
+            resource_templates: status
+                .resource_templates
+                .iter()
+                .map(|template| McpResourceTemplateView {
+                    uri_template: template.uri_template.clone(),
+                    name: template.name.clone(),
+                    title: template.title.clone(),
+                    description: template.description.clone(),
+                    mime_type: template.mime_type.clone(),
+                })
+                .collect(),
+            prompts: status
+                .prompts
+                .iter()
+                .map(|prompt| McpPromptView {
+                    name: prompt.name.clone(),
+                    title: prompt.title.clone(),
+                    description: prompt.description.clone(),
+                    arguments: prompt
+                        .arguments
+                        .iter()
+                        .map(|argument| McpPromptArgumentView {
+                            name: argument.name.clone(),
+                            description: argument.description.clone(),
+                            required: argument.required,
+                        })
+                        .collect(),
+                })
+                .collect(),
         }
     }
 }
@@ -251,6 +653,10 @@ mod tests {
             restarts: 2,
             listings: 0,
             call_timeout: Duration::from_secs(60),
+            resources: Vec::new(),
+            resource_templates: Vec::new(),
+            prompts: Vec::new(),
+            sign_in: None,
         };
         let view = McpServerView::new(&status, false, true);
         assert_eq!(view.origin, "project");

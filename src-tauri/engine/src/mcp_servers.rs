@@ -16,11 +16,17 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use crate::open::{McpStartError, ProjectMcp, start_mcp};
-use gantry_mcp::{ClaudeImport, EditError, McpHub, Snippet, UserFile, claude_desktop_config_path};
+use gantry_mcp::{
+    Browser, CatalogError, ClaudeImport, EditError, McpHub, McpNotice, ServerState, SignInError,
+    Snippet, SystemBrowser, UserFile, claude_desktop_config_path,
+};
 use gantry_tools::ToolManager;
 
 use crate::error::{CommandError, ErrorKind, ErrorReason};
-use crate::mcp_panel::{ClaudeImportPreview, McpHubState, McpPanel, McpServerEntry, McpServerView};
+use crate::mcp_panel::{
+    ClaudeImportPreview, McpCatalog, McpHubState, McpPanel, McpRenderedPrompt, McpResourceContent,
+    McpServerCatalog, McpServerEntry, McpServerView, McpTrustReview,
+};
 
 /// How long a change waits for the servers it started before answering (they go on starting
 /// afterwards; the panel follows them).
@@ -49,6 +55,10 @@ pub struct ProjectServers {
     /// Why the last change was saved but not applied (shown with the warnings until a change
     /// applies).
     apply_error: Mutex<Option<String>>,
+    /// Where the servers' notices go (every hub of the project sends to it).
+    notices: tokio::sync::broadcast::Sender<McpNotice>,
+    /// Opens the authorization page of a sign-in.
+    browser: Arc<dyn Browser>,
 }
 
 impl ProjectServers {
@@ -64,14 +74,127 @@ impl ProjectServers {
         choices: ProjectMcp,
         claude_file: Option<PathBuf>,
     ) -> Self {
+        let (notices, _) = tokio::sync::broadcast::channel(64);
         Self {
             tools,
-            choices,
+            choices: choices.with_notices(notices.clone()),
             claude_file,
             slot: Mutex::new(McpSlot::Starting),
             changes: tokio::sync::Mutex::new(()),
             apply_error: Mutex::new(None),
+            notices,
+            browser: Arc::new(SystemBrowser),
         }
+    }
+
+    /// The same servers opening sign-in pages with `browser` (tests drive it with an HTTP
+    /// client; the default is the system browser).
+    #[must_use]
+    pub fn with_browser(mut self, browser: Arc<dyn Browser>) -> Self {
+        self.browser = browser;
+        self
+    }
+
+    /// The servers' notices (a subscribed resource changed, a list changed).
+    pub fn subscribe_notices(&self) -> tokio::sync::broadcast::Receiver<McpNotice> {
+        self.notices.subscribe()
+    }
+
+    /// Signs in to remote server `name`: opens the authorization page in the browser, waits
+    /// (up to five minutes) for the user, keeps the tokens in the keychain and reconnects.
+    pub async fn sign_in(&self, name: &str) -> Result<McpPanel, CommandError> {
+        // Not under the change lock: the user may take minutes, and other changes go on.
+        let hub = self.hub()?;
+        hub.sign_in(
+            name,
+            self.browser.as_ref(),
+            gantry_mcp::oauth::SIGN_IN_TIMEOUT,
+        )
+        .await
+        .map_err(sign_in_error)?;
+        if let Some(server) = hub.server(name) {
+            server
+                .wait_for(APPLY_WAIT, |status| status.state != ServerState::Starting)
+                .await
+                .ok();
+        }
+        Ok(self.panel())
+    }
+
+    /// Forgets remote server `name`'s tokens (it will ask again).
+    pub async fn sign_out(&self, name: &str) -> Result<McpPanel, CommandError> {
+        self.hub()?.sign_out(name).await.map_err(sign_in_error)?;
+        Ok(self.panel())
+    }
+
+    /// Reads resource `uri` of server `server`, to attach to a message.
+    pub async fn read_resource(
+        &self,
+        server: &str,
+        uri: &str,
+    ) -> Result<McpResourceContent, CommandError> {
+        let parts = self
+            .hub()?
+            .read_resource(server, uri)
+            .await
+            .map_err(catalog_error)?;
+        Ok(McpResourceContent {
+            server: server.to_owned(),
+            uri: uri.to_owned(),
+            parts: parts.into_iter().map(Into::into).collect(),
+        })
+    }
+
+    /// Subscribes to (or unsubscribes from) resource `uri` of `server`; its changes arrive as
+    /// `mcp:notice` events.
+    pub async fn subscribe_resource(
+        &self,
+        server: &str,
+        uri: &str,
+        subscribe: bool,
+    ) -> Result<(), CommandError> {
+        self.hub()?
+            .subscribe_resource(server, uri, subscribe)
+            .await
+            .map_err(catalog_error)
+    }
+
+    /// Renders prompt `name` of `server` into messages.
+    pub async fn render_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: std::collections::BTreeMap<String, String>,
+    ) -> Result<McpRenderedPrompt, CommandError> {
+        let arguments = arguments
+            .into_iter()
+            .map(|(key, value)| (key, serde_json::Value::String(value)))
+            .collect();
+        Ok(self
+            .hub()?
+            .render_prompt(server, name, arguments)
+            .await
+            .map_err(catalog_error)?
+            .into())
+    }
+
+    /// Every connected server's resources and prompts.
+    pub fn catalog(&self) -> McpCatalog {
+        let servers = match &*self.slot() {
+            McpSlot::Running(hub) => hub
+                .statuses()
+                .iter()
+                .filter(|status| status.state == ServerState::Connected)
+                .map(McpServerCatalog::new)
+                .filter(|server| {
+                    !(server.resources.is_empty()
+                        && server.resource_templates.is_empty()
+                        && server.prompts.is_empty())
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        McpCatalog { servers }
     }
 
     fn slot(&self) -> std::sync::MutexGuard<'_, McpSlot> {
@@ -98,6 +221,7 @@ impl ProjectServers {
 
     /// What the MCP servers panel shows.
     pub fn panel(&self) -> McpPanel {
+        let mut trust = None;
         let (hub, servers, mut warnings) = match &*self.slot() {
             McpSlot::Starting | McpSlot::Closed => (McpHubState::Starting, Vec::new(), Vec::new()),
             McpSlot::Failed(message) => (
@@ -108,7 +232,18 @@ impl ProjectServers {
                 Vec::new(),
             ),
             McpSlot::Running(hub) => (
-                McpHubState::Running,
+                {
+                    let waiting = hub
+                        .statuses()
+                        .iter()
+                        .any(|status| status.state == ServerState::Untrusted);
+                    if waiting {
+                        trust = hub.project_review().map(|review| McpTrustReview {
+                            servers: review.servers.iter().map(Into::into).collect(),
+                        });
+                    }
+                    McpHubState::Running
+                },
                 hub.servers()
                     .iter()
                     .map(|server| {
@@ -138,6 +273,7 @@ impl ProjectServers {
                 .choices
                 .user_file()
                 .map(|path| path.display().to_string()),
+            trust,
         }
     }
 
@@ -151,9 +287,14 @@ impl ProjectServers {
         }
     }
 
-    /// Restarts server `name` (after any change being applied, so it is the current hub's).
+    /// Restarts server `name` (after any change being applied, so it is the current hub's). The
+    /// files are read again first, so a project server whose files changed since they were
+    /// trusted waits for trust again instead of failing.
     pub async fn restart(&self, name: &str) -> Result<McpPanel, CommandError> {
         let _change = self.changes.lock().await;
+        if matches!(&*self.slot(), McpSlot::Running(_)) {
+            self.apply().await;
+        }
         self.hub()?
             .restart(name)
             .map_err(|error| CommandError::new(ErrorKind::NotFound, error.to_string()))?;
@@ -242,10 +383,7 @@ impl ProjectServers {
                 "no MCP server named '{name}' is configured"
             )));
         }
-        self.choices
-            .set_server_enabled(name, enabled)
-            .await
-            .map_err(|error| CommandError::internal(error.to_string()))?;
+        self.choices.set_server_enabled(name, enabled).await?;
         Ok(self.apply().await)
     }
 
@@ -385,6 +523,28 @@ async fn adopt(servers: &Weak<ProjectServers>, started: Result<McpHub, McpStartE
     if !adopted {
         hub.shutdown().await;
     }
+}
+
+/// A sign-in failure for the webview: the sentence, with the kind the UI needs.
+fn sign_in_error(error: SignInError) -> CommandError {
+    let kind = match &error {
+        SignInError::NotRemote(_) | SignInError::Config(_) => ErrorKind::InvalidInput,
+        SignInError::Vault(_) => ErrorKind::Io,
+        _ => ErrorKind::Provider,
+    };
+    CommandError::new(kind, error.to_string())
+}
+
+/// A resource or prompt failure for the webview.
+fn catalog_error(error: CatalogError) -> CommandError {
+    let kind = match &error {
+        CatalogError::UnknownServer(_) => ErrorKind::NotFound,
+        CatalogError::NotRunning { .. } | CatalogError::Unsupported { .. } => {
+            ErrorKind::InvalidInput
+        }
+        CatalogError::Failed { .. } => ErrorKind::Provider,
+    };
+    CommandError::new(kind, error.to_string())
 }
 
 fn starting() -> CommandError {

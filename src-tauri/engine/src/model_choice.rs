@@ -308,6 +308,7 @@ mod tests {
             opened.project.id,
             store.clone(),
             Arc::clone(&tools),
+            opened.checkpoints.clone(),
             sink.clone(),
         )
         .await
@@ -377,9 +378,16 @@ mod tests {
 
         // Reopened (the app restarted), the session still talks to it.
         drop(chat);
-        let chat = ProjectChat::open(1, opened.project.id, store.clone(), tools, sink.clone())
-            .await
-            .unwrap();
+        let chat = ProjectChat::open(
+            1,
+            opened.project.id,
+            store.clone(),
+            tools,
+            opened.checkpoints,
+            sink.clone(),
+        )
+        .await
+        .unwrap();
         let provider = session_provider(&store, &chat).await.unwrap();
         assert_eq!(
             (

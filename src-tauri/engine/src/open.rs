@@ -12,9 +12,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use gantry_mcp::{ConfigError, HubSettings, McpHub, ProjectTrust};
+use gantry_mcp::{ConfigError, HubSettings, McpHub, McpNotice, ProjectTrust, TokenVault};
 use gantry_store::{Project, ProjectId, Store, StoreError};
-use gantry_tools::{Approver, ManagerError, ToolManager, UserPrompter, builtin};
+use gantry_tools::{Approver, ManagerError, ProjectRoot, ToolManager, UserPrompter, builtin};
+
+use crate::checkpoints::Checkpoints;
+
+use crate::project_commands::{apply_saved, hide_gantry_folders};
 
 /// Who answers for the user: approvals of Ask calls, and the model's questions.
 #[derive(Default, Clone)]
@@ -48,6 +52,8 @@ pub struct ProjectTools {
     pub store: Store,
     /// The project's row.
     pub project: Project,
+    /// What the agent changed in the project's files (the manager's change sink).
+    pub checkpoints: Checkpoints,
 }
 
 impl ProjectTools {
@@ -63,6 +69,8 @@ impl ProjectTools {
             project: self.project.id,
             root: self.manager.root().to_owned(),
             user_file: gantry_mcp::user_config_path(),
+            tokens: Some(Arc::new(crate::mcp_tokens::KeychainVault::new())),
+            notices: None,
         }
     }
 }
@@ -70,12 +78,26 @@ impl ProjectTools {
 /// What a project decided about MCP servers, kept in the store: the approvals of its
 /// `.mcp.json` and the servers it does not start. Everything that starts or reloads the
 /// project's hub reads its [`HubSettings`] from here, so the CLI and the app agree.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ProjectMcp {
     store: Store,
     project: ProjectId,
     root: PathBuf,
     user_file: Option<PathBuf>,
+    /// Where remote servers' sign-in tokens are kept (the OS keychain).
+    tokens: Option<Arc<dyn TokenVault>>,
+    /// Where the servers' notices go.
+    notices: Option<tokio::sync::broadcast::Sender<McpNotice>>,
+}
+
+impl std::fmt::Debug for ProjectMcp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProjectMcp")
+            .field("project", &self.project)
+            .field("root", &self.root)
+            .field("user_file", &self.user_file)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ProjectMcp {
@@ -84,6 +106,24 @@ impl ProjectMcp {
     pub fn with_user_file(mut self, user_file: Option<PathBuf>) -> Self {
         self.user_file = user_file;
         self
+    }
+
+    /// The same choices keeping sign-in tokens in `tokens` (tests; the default is the OS
+    /// keychain).
+    pub fn with_tokens(mut self, tokens: Option<Arc<dyn TokenVault>>) -> Self {
+        self.tokens = tokens;
+        self
+    }
+
+    /// The same choices sending the servers' notices to `notices`.
+    pub fn with_notices(mut self, notices: tokio::sync::broadcast::Sender<McpNotice>) -> Self {
+        self.notices = Some(notices);
+        self
+    }
+
+    /// Where sign-in tokens are kept.
+    pub fn tokens(&self) -> Option<&Arc<dyn TokenVault>> {
+        self.tokens.as_ref()
     }
 
     /// The user-wide MCP file the hub reads (and the app edits).
@@ -131,6 +171,8 @@ impl ProjectMcp {
         settings.project_root = Some(self.root.clone());
         settings.trust_project_for_this_run = trust_project_for_this_run;
         settings.disabled_servers = self.disabled_servers().await?;
+        settings.tokens = self.tokens.clone();
+        settings.notices = self.notices.clone();
         Ok(settings)
     }
 }
@@ -155,8 +197,11 @@ pub async fn register_saved_key_variables(store: &Store) {
 }
 
 /// Remembers the folder at `root` in the store (as opening it in the app does), and builds
-/// its tool manager: the built-in tools, the saved policies, the store's audit log, and the
-/// given people.
+/// its tool manager: the built-in tools, the saved policies and rules, the command settings
+/// (network, writable folders, variables passed), the store's audit log, the project's
+/// checkpoints (which record what calls change) and the given people. The system's sandbox is
+/// probed here (once per process, off the async threads), and Gantry's own folders are hidden
+/// from the project's commands.
 pub async fn open_tools(
     store: Store,
     root: &Path,
@@ -166,9 +211,19 @@ pub async fn open_tools(
     let project = store.projects().open(manager.root()).await?;
     let policies = store.policies().load(project.id).await?;
     register_saved_key_variables(&store).await;
+    let _probed = tokio::task::spawn_blocking(gantry_tools::CommandSandbox::probe).await;
+    hide_gantry_folders(&store, &manager);
+    apply_saved(&store, project.id, &manager).await?;
+    let checkpoints = Checkpoints::open(
+        store.clone(),
+        project.id,
+        ProjectRoot::clone(manager.project()),
+    )
+    .await;
     manager = manager
         .with_policies(policies)
-        .with_audit(Arc::new(store.audit_sink(project.id)));
+        .with_audit(Arc::new(store.audit_sink(project.id)))
+        .with_changes(Arc::new(checkpoints.clone()));
     if let Some(approver) = people.approver {
         manager = manager.with_approver(approver);
     }
@@ -180,6 +235,7 @@ pub async fn open_tools(
         manager,
         store,
         project,
+        checkpoints,
     })
 }
 

@@ -19,11 +19,13 @@ use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::chat::ProjectChat;
+use crate::checkpoints::Checkpoints;
 use crate::dialogs::{DialogApprover, DialogPrompter, DialogRegistry};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeChanged, TreeStatus, WatchState, emit};
 use crate::mcp_servers::ProjectServers;
 use crate::open::{People, open_tools};
+use crate::project_commands::ProjectCommands;
 
 /// The open project, as the webview knows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -85,6 +87,13 @@ impl OpenProject {
         };
         let opened = open_tools(store, root.path(), people).await?;
         let mcp_choices = opened.mcp();
+        let checkpoints = opened.checkpoints.clone();
+        let trimmed = checkpoints.clone();
+        tokio::spawn(async move {
+            if let Err(error) = trimmed.trim_at_open().await {
+                tracing::warn!(%error, "cannot trim the project's checkpoints");
+            }
+        });
         let tools = Arc::new(opened.manager);
         let mcp = Arc::new(ProjectServers::new(Arc::clone(&tools), mcp_choices));
         let chat = ProjectChat::open(
@@ -92,6 +101,7 @@ impl OpenProject {
             opened.project.id,
             opened.store.clone(),
             Arc::clone(&tools),
+            checkpoints,
             sink,
         )
         .await?;
@@ -165,6 +175,16 @@ impl OpenProject {
         self.chat.store_project()
     }
 
+    /// The project's command settings (sandbox, variables passed) and rules, changed in the
+    /// store and the tools together.
+    pub fn commands(&self) -> ProjectCommands {
+        ProjectCommands::new(
+            self.store().clone(),
+            self.store_project(),
+            Arc::clone(&self.tools),
+        )
+    }
+
     /// Held while a policy change is applied and saved.
     pub(crate) fn policy_writes(&self) -> &tokio::sync::Mutex<()> {
         &self.policy_writes
@@ -196,6 +216,7 @@ impl OpenProject {
 
     /// Stops the watcher (joining its threads: call from blocking code).
     pub fn stop_watching(&self) {
+        self.chat.checkpoints().watch_stopped();
         let watcher = self.watcher.lock().ok().and_then(|mut slot| slot.take());
         drop(watcher);
     }
@@ -218,23 +239,31 @@ pub fn watch_in_background(
             Ok(Err(error)) => return report_failure(&weak, sink.as_ref(), &error.to_string()),
             Err(error) => return report_failure(&weak, sink.as_ref(), &error.to_string()),
         };
-        let Some(status) = adopt(&weak, watcher) else {
+        let Some((status, checkpoints)) = adopt(&weak, watcher, debounce) else {
             return;
         };
         emit(sink.as_ref(), &status);
-        forward(changes, project_id, sink.as_ref()).await;
+        forward(changes, project_id, sink.as_ref(), &checkpoints).await;
+        checkpoints.watch_stopped();
     });
 }
 
-/// Hands the watcher to its project and returns the status to announce; when the project
-/// closed meanwhile, stops the watcher instead.
-fn adopt(project: &Weak<OpenProject>, watcher: TreeWatcher) -> Option<TreeStatus> {
+/// Hands the watcher to its project and returns the status to announce, with the checkpoints
+/// its reports go to (which now rely on them); when the project closed meanwhile, stops the
+/// watcher instead.
+fn adopt(
+    project: &Weak<OpenProject>,
+    watcher: TreeWatcher,
+    debounce: Duration,
+) -> Option<(TreeStatus, Checkpoints)> {
     if let Some(project) = project.upgrade()
         && let Ok(mut slot) = project.watcher.lock()
     {
         *slot = Some(watcher);
         drop(slot);
-        return Some(project.set_watch_state(WatchState::Watching));
+        let checkpoints = project.chat.checkpoints().clone();
+        checkpoints.watch_started(debounce);
+        return Some((project.set_watch_state(WatchState::Watching), checkpoints));
     }
     // Dropping joins the watcher's threads; keep that off the async workers.
     tokio::task::spawn_blocking(move || drop(watcher));
@@ -256,17 +285,20 @@ fn report_failure(project: &Weak<OpenProject>, sink: &dyn EventSink, message: &s
     emit(sink, &status);
 }
 
-/// Sends the watcher's changes on, batching those already waiting. Ends when the watcher stops.
+/// Sends the watcher's changes on (to the webview, and to the checkpoints, whose snapshots read
+/// only what changed), batching those already waiting. Ends when the watcher stops.
 async fn forward(
     mut changes: UnboundedReceiver<gantry_watch::TreeChange>,
     project_id: u32,
     sink: &dyn EventSink,
+    checkpoints: &Checkpoints,
 ) {
     while let Some(first) = changes.recv().await {
         let mut batch = vec![first];
         while let Ok(change) = changes.try_recv() {
             batch.push(change);
         }
+        checkpoints.watched(&batch);
         emit(
             sink,
             &TreeChanged {

@@ -175,14 +175,8 @@ fn provider_error(error: impl std::fmt::Display) -> CommandError {
 pub async fn active_config(
     store: &Store,
 ) -> Result<(ProviderConfig, ProviderSource), CommandError> {
-    let name = store
-        .settings()
-        .get(ACTIVE_PROVIDER)
-        .await
-        .map_err(|error| CommandError::internal(error.to_string()))?;
-    find_provider(Some(store), name.as_deref())
-        .await
-        .map_err(provider_error)
+    let name = store.settings().get(ACTIVE_PROVIDER).await?;
+    Ok(find_provider(Some(store), name.as_deref()).await?)
 }
 
 /// The provider for the next turn: the active configuration with its key. With none chosen,
@@ -195,10 +189,8 @@ pub async fn active_provider(store: &Store) -> Result<Provider, CommandError> {
             .await
             .map_err(|none| CommandError::new(ErrorKind::Provider, none.for_app()))?;
     }
-    let key: Option<ApiKey> = provider_key(&config, source)
-        .await
-        .map_err(provider_error)?;
-    Provider::new(config, key, ProviderOptions::default()).map_err(provider_error)
+    let key: Option<ApiKey> = provider_key(&config, source).await?;
+    Ok(Provider::new(config, key, ProviderOptions::default())?)
 }
 
 /// What the settings panel shows; `secrets` is asked whether a key is stored.
@@ -284,11 +276,7 @@ pub async fn save(
         .set(&config)
         .await
         .map_err(|error| CommandError::invalid(error.to_string()))?;
-    store
-        .settings()
-        .set(ACTIVE_PROVIDER, &config.name)
-        .await
-        .map_err(|error| CommandError::internal(error.to_string()))?;
+    store.settings().set(ACTIVE_PROVIDER, &config.name).await?;
     tracing::info!(provider = %request, "provider saved and made active");
     settings(store, secrets).await
 }
@@ -331,13 +319,9 @@ pub async fn probe(
     let config = ProviderConfig::new(name, base_url, "-", None, 8_192).with_server(
         ProviderConfig::preset(name).map_or_else(|| ServerKind::detect(base_url), |p| p.server),
     );
-    let provider =
-        Provider::new(config, key, ProviderOptions::default()).map_err(provider_error)?;
+    let provider = Provider::new(config, key, ProviderOptions::default())?;
     let started = std::time::Instant::now();
-    let models = provider
-        .list_models(PROBE_TIMEOUT)
-        .await
-        .map_err(provider_error)?;
+    let models = provider.list_models(PROBE_TIMEOUT).await?;
     Ok(ProviderProbe {
         models,
         elapsed_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),

@@ -15,7 +15,13 @@ use gantry_watch::TreeEntry;
 use serde::{Deserialize, Serialize};
 
 use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
-use crate::chat::{ChatView, SessionSummary};
+use crate::chat::{
+    BranchView, ChatView, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
+    SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
+};
+use crate::checkpoints::{
+    ChangesView, CheckpointLimits, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
+};
 use crate::dialogs::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
@@ -23,6 +29,9 @@ use crate::local_servers::{self, LocalServer};
 use crate::model_choice::{self, ChooseModelRequest, ListModelsRequest, ModelChoices};
 use crate::preview::{FilePreview, read_preview};
 use crate::project::{OpenProject, ProjectInfo, watch_in_background};
+use crate::project_commands::{
+    CommandSettingsView, RuleView, SaveCommandSettingsRequest, SaveRuleRequest,
+};
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
@@ -250,12 +259,7 @@ impl AppState {
 
     /// Projects opened before, the most recently opened first.
     pub async fn recent_projects(&self) -> Result<Vec<RecentProject>, CommandError> {
-        let mut projects = self
-            .store
-            .projects()
-            .list()
-            .await
-            .map_err(|error| CommandError::internal(error.to_string()))?;
+        let mut projects = self.store.projects().list().await?;
         projects.sort_by_key(|project| std::cmp::Reverse(project.last_opened_at));
         projects.truncate(RECENT_PROJECTS);
         Ok(projects
@@ -300,6 +304,7 @@ impl AppState {
         }
         close_in_background(previous);
         watch_in_background(&project, self.sink.clone(), self.settings.watch_debounce);
+        crate::mcp_events::forward_in_background(&project, self.sink.clone());
         project.mcp().start_in_background();
         Ok(info)
     }
@@ -402,6 +407,86 @@ impl AppState {
         Ok(())
     }
 
+    /// What the open project's current session changed in its files.
+    pub async fn changes_view(&self) -> Result<ChangesView, CommandError> {
+        self.current()?.chat().changes().await
+    }
+
+    /// Reverts part of the current session's changes.
+    pub async fn revert_changes(
+        &self,
+        request: &RevertRequest,
+    ) -> Result<RevertOutcome, CommandError> {
+        self.current()?.chat().revert(request).await
+    }
+
+    /// Forgets the current session's checkpoints of a file, or of every file.
+    pub async fn accept_changes(&self, path: Option<&str>) -> Result<ChangesView, CommandError> {
+        if let Some(path) = path {
+            check_path(path)?;
+        }
+        self.current()?.chat().accept(path).await
+    }
+
+    /// Edit and resend from an earlier message, with the active provider.
+    pub async fn resend_message(
+        &self,
+        request: &ResendRequest,
+    ) -> Result<ResendOutcome, CommandError> {
+        let project = self.current()?;
+        let provider = provider_settings::active_provider(&self.store).await?;
+        project.chat().resend(request, provider).await
+    }
+
+    /// Re-runs the last turn, with the active provider.
+    pub async fn retry_turn(&self, request: &RetryRequest) -> Result<ResendOutcome, CommandError> {
+        let project = self.current()?;
+        let provider = provider_settings::active_provider(&self.store).await?;
+        project.chat().retry(request.on_conflict, provider).await
+    }
+
+    /// The current session's set-aside versions.
+    pub async fn chat_branches(&self) -> Result<Vec<BranchView>, CommandError> {
+        self.current()?.chat().branches().await
+    }
+
+    /// Returns to a set-aside version of the current session.
+    pub async fn switch_branch(
+        &self,
+        request: &SwitchBranchRequest,
+    ) -> Result<SwitchBranchOutcome, CommandError> {
+        self.current()?.chat().switch_branch(request).await
+    }
+
+    /// The checkpoint limits, and what the open project's checkpoints take.
+    pub async fn checkpoint_settings(&self) -> Result<CheckpointSettings, CommandError> {
+        let limits = CheckpointLimits::load(&self.store).await;
+        let used_bytes = match self.current() {
+            Ok(project) => Some(project.chat().checkpoints().used_bytes().await),
+            Err(_) => None,
+        };
+        Ok(CheckpointSettings {
+            max_mb: limits.max_mb,
+            max_age_days: limits.max_age_days,
+            used_bytes,
+        })
+    }
+
+    /// Saves the checkpoint limits (for every project) and applies them to the open one.
+    pub async fn save_checkpoint_settings(
+        &self,
+        request: &SaveCheckpointSettingsRequest,
+    ) -> Result<CheckpointSettings, CommandError> {
+        let limits = request.limits()?;
+        limits.save(&self.store).await?;
+        if let Ok(project) = self.current() {
+            let checkpoints = project.chat().checkpoints();
+            checkpoints.set_limits(limits);
+            checkpoints.collect_in_background();
+        }
+        self.checkpoint_settings().await
+    }
+
     /// The provider settings.
     pub async fn provider_settings(&self) -> Result<ProviderSettings, CommandError> {
         provider_settings::settings(&self.store, &self.secrets).await
@@ -459,6 +544,39 @@ impl AppState {
         tool_panel::revoke(&*self.current()?, grant)
     }
 
+    /// How the open project's commands run: sandboxed or why not, network, writable folders,
+    /// variables passed on purpose.
+    pub fn command_settings(&self) -> Result<CommandSettingsView, CommandError> {
+        Ok(self.current()?.commands().settings())
+    }
+
+    /// Saves and applies the open project's command settings; returns them as they are now.
+    pub async fn save_command_settings(
+        &self,
+        request: &SaveCommandSettingsRequest,
+    ) -> Result<CommandSettingsView, CommandError> {
+        self.current()?.commands().save_settings(request).await
+    }
+
+    /// The open project's rules, with how many calls each decided.
+    pub async fn tool_rules(&self) -> Result<Vec<RuleView>, CommandError> {
+        self.current()?.commands().rules().await
+    }
+
+    /// Adds or changes a rule of the open project (it holds for the next call); returns the
+    /// rules.
+    pub async fn save_tool_rule(
+        &self,
+        request: &SaveRuleRequest,
+    ) -> Result<Vec<RuleView>, CommandError> {
+        self.current()?.commands().save_rule(request).await
+    }
+
+    /// Removes a rule of the open project; returns the rules left.
+    pub async fn remove_tool_rule(&self, id: i64) -> Result<Vec<RuleView>, CommandError> {
+        self.current()?.commands().remove_rule(id).await
+    }
+
     /// The open project's tool calls that pass `request`, newest first (at most
     /// [`DEFAULT_VIEW_LIMIT`] unless the request says otherwise), with their sessions' titles.
     pub async fn audit_log(
@@ -468,16 +586,11 @@ impl AppState {
         let filter = request.to_filter(Some(DEFAULT_VIEW_LIMIT))?;
         let project = self.current()?;
         let store = project.store();
-        let entries = store
-            .audit()
-            .list(project.store_project(), &filter)
-            .await
-            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?;
+        let entries = store.audit().list(project.store_project(), &filter).await?;
         let titles: std::collections::HashMap<i64, String> = store
             .sessions()
             .list(project.store_project())
-            .await
-            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?
+            .await?
             .into_iter()
             .map(|session| (session.id.0, session.title))
             .collect();
@@ -500,8 +613,7 @@ impl AppState {
             .store()
             .audit()
             .list(project.store_project(), &filter)
-            .await
-            .map_err(|error| CommandError::internal(format!("the database failed: {error}")))?;
+            .await?;
         let written = path.clone();
         let count = tokio::task::spawn_blocking(move || {
             crate::audit_view::write_json_lines(&written, &entries)

@@ -18,15 +18,77 @@ use gantry_tools::{
     ApprovalScope, ArgumentProblem, PermissionLevel, PreparedCall, Preview, Tool, ToolContext,
     ToolError, ToolOutput, ToolResult, ToolSource,
 };
+use rmcp::RoleClient;
 use rmcp::ServiceError;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, RequestId, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions};
 use serde_json::Value;
 
-use crate::connection::{STDERR_LINES_IN_ERRORS, Shared};
+use crate::connection::{STDERR_LINES_IN_ERRORS, Shared, progress_token_text};
 use crate::convert::result_to_output;
 
 /// How long a call whose transport closed waits for the supervisor to learn why.
 const DEATH_NOTICE_WAIT: Duration = Duration::from_secs(3);
+
+/// Sends `tools/call` and waits for its result, routing the server's progress notifications
+/// (rmcp gives every request a progress token) to the call's observer. Dropping the future
+/// before the result arrives sends `notifications/cancelled`.
+async fn call_with_progress(
+    shared: &std::sync::Arc<Shared>,
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    ctx: &ToolContext,
+) -> Result<CallToolResult, ServiceError> {
+    let handle = peer
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await?;
+    let _progress = shared.watch_progress(
+        progress_token_text(&handle.progress_token),
+        ctx.observer(),
+        ctx.call_id().to_owned(),
+    );
+    let mut abandon = CancelOnDrop {
+        peer: Some(peer.clone()),
+        id: handle.id.clone(),
+    };
+    let result = handle.await_response().await;
+    abandon.peer = None;
+    match result? {
+        ServerResult::CallToolResult(result) => Ok(result),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Tells the server a request was abandoned, when dropped before it was disarmed.
+struct CancelOnDrop {
+    peer: Option<Peer<RoleClient>>,
+    id: RequestId,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let id = self.id.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the call was cancelled".into()),
+                    ))
+                    .await;
+            });
+        }
+    }
+}
 
 /// One tool of one MCP server.
 pub struct McpTool {
@@ -133,7 +195,7 @@ impl PreparedCall for McpCall {
         &self.arguments
     }
 
-    fn scope(&self) -> ApprovalScope {
+    fn scope(&self, _ctx: &ToolContext) -> ApprovalScope {
         ApprovalScope::WholeTool
     }
 
@@ -172,7 +234,7 @@ impl McpCall {
         let params = CallToolRequestParams::new(self.remote_name.clone()).with_arguments(arguments);
         let peer = link.peer.clone();
         // Dropping this future before it resolves sends `notifications/cancelled`.
-        let request = peer.call_tool(params);
+        let request = call_with_progress(&shared, &peer, params, &ctx);
         tokio::select! {
             biased;
             () = link.dead.cancelled() => Err(not_running(&link.reason())),
@@ -191,6 +253,14 @@ impl McpCall {
                     "MCP server '{}' rejected the call: {}",
                     self.server_name, error.message
                 ))),
+                Ok(Err(error)) if error.is_authorization_required() => {
+                    // The token was revoked (a refresh was tried already): sign in again.
+                    shared.lost_authorization();
+                    Err(ToolError::new(format!(
+                        "MCP server '{}' asked for sign-in again (401); the user must sign in (MCP panel, or gantry-cli mcp login {})",
+                        self.server_name, self.server_name
+                    )))
+                }
                 Ok(Err(error)) => {
                     // The connection broke under the call: wait briefly for the supervisor to
                     // learn why (the exit status, the last stderr lines).
@@ -198,8 +268,9 @@ impl McpCall {
                         Err(not_running(&link.reason()))
                     } else {
                         Err(ToolError::new(format!(
-                            "MCP server '{}' failed: {error}",
-                            self.server_name
+                            "MCP server '{}' failed: {}",
+                            self.server_name,
+                            crate::catalog::service_error_sentence(&error)
                         )))
                     }
                 }

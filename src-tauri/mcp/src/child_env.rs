@@ -7,7 +7,7 @@
 //!
 //! - **What programs need to run at all:** `PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`, `TERM`,
 //!   the temp folders (`TMPDIR`, `TMP`, `TEMP`), the locale (`LANG`, `LANGUAGE`, `LC_*`,
-//!   `TZ`), the XDG base and runtime folders (`XDG_*`), and the Windows and macOS
+//!   `TZ`), the XDG base folders (`XDG_*`, but not `XDG_RUNTIME_DIR`), and the Windows and macOS
 //!   equivalents that programs there cannot start without (`SYSTEMROOT`, `WINDIR`, `COMSPEC`,
 //!   `PATHEXT`, `APPDATA`, `USERPROFILE`, ..., `__CF_USER_TEXT_ENCODING`).
 //! - **What `npx`/`uvx` need to fetch and run a server:** `NODE_*` (`NODE_EXTRA_CA_CERTS`,
@@ -21,7 +21,15 @@
 //! - **The server's configured `env`**, which wins over all of the above and is the way to
 //!   pass a secret on purpose (`"env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}`).
 //!
-//! `GANTRY_*` variables and every registered provider key variable never pass the allowlist.
+//! Within the allowlist a variable is still dropped when Gantry's scrubbing withholds it from
+//! commands ([`gantry_tools::is_secret_var`]): by its name, or by its **value** (a proxy URL
+//! with a password, `NODE_OPTIONS` holding a token, a JWT). `GANTRY_*` variables and every
+//! registered provider key variable never pass.
+//!
+//! The session bus stays out of reach the way run_command keeps it out: `XDG_RUNTIME_DIR` (whose
+//! `bus` socket D-Bus libraries fall back to) is not passed and `DBUS_SESSION_BUS_ADDRESS` is set
+//! to [`gantry_tools::DBUS_BLOCKED`], so a server cannot ask the desktop keyring for the keys
+//! Gantry keeps there. A server that needs the bus gets it only from its configured `env`.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -73,9 +81,16 @@ const PASSED: &[&str] = &[
 /// Variables passed through by prefix (secret-looking names excepted).
 const PASSED_PREFIXES: &[&str] = &["LC_", "XDG_", "NODE_", "npm_config_", "NPM_CONFIG_", "UV_"];
 
-/// Whether Gantry's variable `name` is passed to a stdio server (see the module docs).
+/// Variables a prefix would pass but that lead to the session bus (see the module docs).
+const NOT_PASSED: &[&str] = &["XDG_RUNTIME_DIR"];
+
+/// Whether Gantry's variable `name` is passed to a stdio server by its name (see the module
+/// docs); [`server_environment`] also looks at the value.
 pub fn is_passed(name: &str) -> bool {
-    if gantry_tools::is_secret_env(name) || name.to_ascii_uppercase().contains("AUTH") {
+    if gantry_tools::is_secret_env(name)
+        || name.to_ascii_uppercase().contains("AUTH")
+        || NOT_PASSED.contains(&name)
+    {
         return false;
     }
     let upper = name.to_ascii_uppercase();
@@ -86,16 +101,23 @@ pub fn is_passed(name: &str) -> bool {
             .any(|prefix| name.starts_with(prefix))
 }
 
-/// The environment for a stdio server: the passed subset of `parent` plus `configured`
-/// (which wins).
+/// The environment for a stdio server: the passed subset of `parent` (by name and by value),
+/// the session bus blocked, plus `configured` (which wins).
 pub fn server_environment(
     parent: impl IntoIterator<Item = (OsString, OsString)>,
     configured: &BTreeMap<String, String>,
 ) -> Vec<(OsString, OsString)> {
     let mut env: BTreeMap<OsString, OsString> = parent
         .into_iter()
-        .filter(|(name, _)| name.to_str().is_some_and(is_passed))
+        .filter(|(name, value)| {
+            name.to_str()
+                .is_some_and(|name| is_passed(name) && !gantry_tools::is_secret_var(name, value))
+        })
         .collect();
+    env.insert(
+        OsString::from(gantry_tools::DBUS_SESSION),
+        OsString::from(gantry_tools::DBUS_BLOCKED),
+    );
     for (name, value) in configured {
         env.insert(OsString::from(name), OsString::from(value));
     }
@@ -145,7 +167,6 @@ mod tests {
             "LC_CTYPE",
             "TZ",
             "XDG_CONFIG_HOME",
-            "XDG_RUNTIME_DIR",
             "NODE_EXTRA_CA_CERTS",
             "NODE_OPTIONS",
             "npm_config_registry",
@@ -174,6 +195,8 @@ mod tests {
             "CARGO_HOME",
             "RANDOM_SETTING",
             "LD_PRELOAD",
+            "XDG_RUNTIME_DIR",
+            "DBUS_SESSION_BUS_ADDRESS",
         ];
         let mut all = passed.to_vec();
         all.extend(dropped);
@@ -187,9 +210,56 @@ mod tests {
             );
         }
         for name in dropped {
+            if name == gantry_tools::DBUS_SESSION {
+                continue;
+            }
             assert_eq!(lookup(&env, name), None, "{name}");
         }
-        assert_eq!(env.len(), passed.len());
+        assert_eq!(
+            lookup(&env, gantry_tools::DBUS_SESSION),
+            Some(OsStr::new(gantry_tools::DBUS_BLOCKED)),
+            "the session bus is blocked"
+        );
+        assert_eq!(env.len(), passed.len() + 1);
+    }
+
+    #[test]
+    fn allowed_names_with_credential_values_are_dropped() {
+        let parent: Vec<(OsString, OsString)> = [
+            ("HTTPS_PROXY", "http://alice:s3cret-proxy@proxy.corp:3128"),
+            ("HTTP_PROXY", "http://proxy.corp:3128"),
+            (
+                "NODE_OPTIONS",
+                "--header=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXZhbHVl",
+            ),
+            (
+                "npm_config_registry",
+                "https://npm:tok3n-value@registry.corp/",
+            ),
+            ("LANG", "C.UTF-8"),
+        ]
+        .into_iter()
+        .map(|(name, value)| (OsString::from(name), OsString::from(value)))
+        .collect();
+        let env = server_environment(parent, &BTreeMap::new());
+        for dropped in ["HTTPS_PROXY", "NODE_OPTIONS", "npm_config_registry"] {
+            assert_eq!(lookup(&env, dropped), None, "{dropped}");
+        }
+        assert_eq!(
+            lookup(&env, "HTTP_PROXY"),
+            Some(OsStr::new("http://proxy.corp:3128"))
+        );
+        assert_eq!(lookup(&env, "LANG"), Some(OsStr::new("C.UTF-8")));
+        // On purpose, through the configured env, the bus and a secret still pass.
+        let configured = BTreeMap::from([(
+            gantry_tools::DBUS_SESSION.to_owned(),
+            "unix:path=/run/user/1000/bus".to_owned(),
+        )]);
+        let env = server_environment(Vec::new(), &configured);
+        assert_eq!(
+            lookup(&env, gantry_tools::DBUS_SESSION),
+            Some(OsStr::new("unix:path=/run/user/1000/bus"))
+        );
     }
 
     #[test]

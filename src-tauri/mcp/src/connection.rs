@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use gantry_tools::process::{ProcessGroup, Signal, signal_name};
-use gantry_tools::{Tool, ToolManager, ToolSource};
+use gantry_tools::{CallObserver, CallProgress, Tool, ToolManager, ToolSource};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{NotificationContext, Peer, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -38,11 +38,20 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::adapter::McpTool;
+use crate::catalog::{
+    CatalogError, RenderedPrompt, ResourcePart, prompt_info, resource_info, template_info,
+};
 use crate::config::{ServerConfig, TransportConfig};
+use crate::errors::connect_sentence;
 use crate::expand::{Lookup, ProcessEnv, expand, expand_map};
 use crate::level::level_for;
 use crate::naming::assign_names;
-use crate::status::{McpToolInfo, ServerState, ServerStatus};
+use crate::oauth::{Browser, SignInError, SignedIn, TokenKey, TokenVault};
+use crate::review::{RunFile, run_files};
+use crate::status::{
+    McpNotice, McpPromptInfo, McpResourceInfo, McpResourceTemplateInfo, McpToolInfo, ServerState,
+    ServerStatus, SignInState,
+};
 use crate::stderr::StderrTail;
 
 /// The longest stdout line accepted from a server (one JSON-RPC message).
@@ -122,6 +131,12 @@ struct Inner {
     pid: Option<u32>,
     started: bool,
     session_stop: CancellationToken,
+    resources: Vec<McpResourceInfo>,
+    templates: Vec<McpResourceTemplateInfo>,
+    prompts: Vec<McpPromptInfo>,
+    sign_in: Option<SignInState>,
+    /// The `WWW-Authenticate` of the server's last 401 (where sign-in discovery starts).
+    challenge: Option<String>,
 }
 
 pub(crate) struct Shared {
@@ -138,6 +153,15 @@ pub(crate) struct Shared {
     issued_generation: AtomicU64,
     epochs: AtomicU64,
     supervisor: Mutex<Option<JoinHandle<()>>>,
+    /// For a project server: the in-project files it runs as the user approved them; every
+    /// start checks them again (see [`crate::review`]).
+    pinned: std::sync::OnceLock<Vec<RunFile>>,
+    /// Where a remote server's sign-in tokens are kept (none: no sign-in).
+    vault: std::sync::OnceLock<Arc<dyn TokenVault>>,
+    /// Where notices for the front ends go.
+    notices: std::sync::OnceLock<tokio::sync::broadcast::Sender<McpNotice>>,
+    /// The calls waiting for progress, by progress token: who hears it and for which call.
+    progress: Mutex<std::collections::HashMap<String, ProgressListener>>,
 }
 
 /// A configured server and its supervisor. Cheap to clone.
@@ -154,6 +178,9 @@ impl std::fmt::Debug for McpServerHandle {
             .finish()
     }
 }
+
+/// Who hears a call's progress, and for which call.
+type ProgressListener = (Arc<dyn CallObserver>, String);
 
 /// Why a start or a connection ended.
 struct Ending {
@@ -191,7 +218,7 @@ impl McpServerHandle {
         initial: ServerState,
     ) -> Self {
         let (changed, _) = watch::channel(0);
-        Self {
+        let handle = Self {
             shared: Arc::new(Shared {
                 config,
                 options,
@@ -207,6 +234,11 @@ impl McpServerHandle {
                     pid: None,
                     started: false,
                     session_stop: CancellationToken::new(),
+                    resources: Vec::new(),
+                    templates: Vec::new(),
+                    prompts: Vec::new(),
+                    sign_in: None,
+                    challenge: None,
                 }),
                 changed,
                 stderr: StderrTail::new(),
@@ -216,8 +248,42 @@ impl McpServerHandle {
                 issued_generation: AtomicU64::new(0),
                 epochs: AtomicU64::new(0),
                 supervisor: Mutex::new(None),
+                pinned: std::sync::OnceLock::new(),
+                vault: std::sync::OnceLock::new(),
+                notices: std::sync::OnceLock::new(),
+                progress: Mutex::new(std::collections::HashMap::new()),
             }),
+        };
+        handle.shared.mark_tools_unavailable();
+        handle
+    }
+
+    /// The same handle keeping sign-in tokens in `vault` (remote servers).
+    pub(crate) fn with_vault(self, vault: Option<Arc<dyn TokenVault>>) -> Self {
+        if let Some(vault) = vault {
+            let _ = self.shared.vault.set(vault);
         }
+        self
+    }
+
+    /// The same handle sending its notices to `notices`.
+    pub(crate) fn with_notices(
+        self,
+        notices: Option<tokio::sync::broadcast::Sender<McpNotice>>,
+    ) -> Self {
+        if let Some(notices) = notices {
+            let _ = self.shared.notices.set(notices);
+        }
+        self
+    }
+
+    /// The same handle, checking before every start that the in-project files it runs are
+    /// still `files` (what the user approved); `None` checks nothing.
+    pub(crate) fn pinned(self, files: Option<Vec<RunFile>>) -> Self {
+        if let Some(files) = files {
+            let _ = self.shared.pinned.set(files);
+        }
+        self
     }
 
     /// The server's configured name.
@@ -246,6 +312,7 @@ impl McpServerHandle {
             inner.started = true;
             inner.state = ServerState::Starting;
         }
+        self.shared.mark_tools_unavailable();
         self.shared.bump();
         let task = tokio::spawn(supervise(Arc::clone(&self.shared)));
         *self
@@ -269,6 +336,10 @@ impl McpServerHandle {
             restarts: inner.restarts,
             listings: inner.listings,
             call_timeout: self.shared.call_timeout(),
+            resources: inner.resources.clone(),
+            resource_templates: inner.templates.clone(),
+            prompts: inner.prompts.clone(),
+            sign_in: inner.sign_in.clone(),
         }
     }
 
@@ -303,21 +374,118 @@ impl McpServerHandle {
     /// Stops the current connection (if any) and starts the server again now, with a fresh
     /// failure count: the way out of a `failed` state.
     pub fn restart(&self) {
-        let start_now = {
-            let inner = self.shared.lock();
-            if !inner.started {
-                true
-            } else {
-                self.shared.restart_requested.store(true, Ordering::SeqCst);
-                inner.session_stop.cancel();
-                false
-            }
-        };
-        if start_now {
+        if self.shared.request_restart() {
             self.start();
-        } else {
-            self.shared.restart.notify_one();
         }
+    }
+
+    /// Reads resource `uri` of this server.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourcePart>, CatalogError> {
+        let link = self.catalog_link()?;
+        crate::catalog::read(&link.peer, self.name(), uri).await
+    }
+
+    /// Renders prompt `name` with `arguments` into messages.
+    pub async fn render_prompt(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<RenderedPrompt, CatalogError> {
+        let link = self.catalog_link()?;
+        crate::catalog::render(&link.peer, self.name(), name, arguments).await
+    }
+
+    /// Asks the server to send `notifications/resources/updated` when `uri` changes (they
+    /// arrive as [`McpNotice::ResourceUpdated`]); `subscribe: false` stops that.
+    pub async fn subscribe_resource(&self, uri: &str, subscribe: bool) -> Result<(), CatalogError> {
+        let link = self.catalog_link()?;
+        let supported = link
+            .peer
+            .peer_info()
+            .and_then(|info| info.capabilities.resources.clone())
+            .and_then(|resources| resources.subscribe)
+            == Some(true);
+        if !supported {
+            return Err(CatalogError::Unsupported {
+                server: self.name().to_owned(),
+                what: "does not offer resource subscriptions".into(),
+            });
+        }
+        #[allow(deprecated)]
+        let result = if subscribe {
+            link.peer
+                .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
+                .await
+        } else {
+            link.peer
+                .unsubscribe(rmcp::model::UnsubscribeRequestParams::new(uri))
+                .await
+        };
+        result.map(drop).map_err(|error| CatalogError::Failed {
+            server: self.name().to_owned(),
+            action: format!("subscribe to {uri}"),
+            reason: crate::catalog::service_error_sentence(&error),
+        })
+    }
+
+    fn catalog_link(&self) -> Result<Arc<Link>, CatalogError> {
+        self.shared
+            .current_link()
+            .map_err(|reason| CatalogError::NotRunning {
+                server: self.name().to_owned(),
+                reason,
+            })
+    }
+
+    /// The key this server's sign-in tokens are kept under (its name and expanded URL), or
+    /// why it has none.
+    fn token_key(&self) -> Result<TokenKey, SignInError> {
+        crate::oauth::token_key(&self.shared.config)
+    }
+
+    /// Signs in to this remote server (see [`crate::oauth`]): opens the authorization page with
+    /// `browser`, waits for the user, stores the tokens and reconnects.
+    pub async fn sign_in(
+        &self,
+        browser: &dyn Browser,
+        timeout: Duration,
+    ) -> Result<SignedIn, SignInError> {
+        let key = self.token_key()?;
+        let vault =
+            self.shared.vault.get().cloned().ok_or_else(|| {
+                SignInError::Vault("no keychain is set up for sign-in tokens".into())
+            })?;
+        let challenge = self.shared.lock().challenge.clone();
+        let signed_in = crate::oauth::sign_in(
+            &key,
+            challenge.as_deref(),
+            vault,
+            browser,
+            timeout,
+            &self.shared.shutdown,
+        )
+        .await?;
+        tracing::info!(server = %self.name(), "signed in");
+        self.restart();
+        Ok(signed_in)
+    }
+
+    /// Forgets this server's sign-in tokens (true when there were some) and reconnects (the
+    /// server will ask again).
+    pub async fn sign_out(&self) -> Result<bool, SignInError> {
+        let key = self.token_key()?;
+        let Some(vault) = self.shared.vault.get() else {
+            return Ok(false);
+        };
+        let forgot = vault.clear(&key).await.map_err(SignInError::Vault)?;
+        {
+            let mut inner = self.shared.lock();
+            if inner.sign_in.is_some() {
+                inner.sign_in = Some(SignInState::Required);
+            }
+        }
+        self.restart();
+        Ok(forgot)
     }
 
     /// Stops the server: closes the connection, ends the process (group) and reaps it. Its
@@ -345,8 +513,15 @@ impl McpServerHandle {
         }
         if let Some(manager) = self.shared.manager.upgrade() {
             manager.replace_source(&self.shared.source(), Vec::new());
+            manager.set_unavailable(&self.shared.tool_prefix(), None);
         }
         self.shared.bump();
+    }
+
+    /// Tells the manager again why this server's tools are missing (after another handle of
+    /// the same name stopped and cleared it).
+    pub(crate) fn refresh_unavailable(&self) {
+        self.shared.mark_tools_unavailable();
     }
 }
 
@@ -355,12 +530,135 @@ impl Shared {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Ends the current connection so the supervisor starts the server again at once; true when
+    /// the supervisor never started (the caller starts it).
+    pub(crate) fn request_restart(&self) -> bool {
+        let start_now = {
+            let inner = self.lock();
+            if !inner.started {
+                true
+            } else {
+                self.restart_requested.store(true, Ordering::SeqCst);
+                inner.session_stop.cancel();
+                false
+            }
+        };
+        if !start_now {
+            self.restart.notify_one();
+        }
+        start_now
+    }
+
+    /// The server said its token is no good any more (a 401 mid-session): sign-in is needed.
+    pub(crate) fn lost_authorization(&self) {
+        self.lock().sign_in = Some(SignInState::Required);
+        self.bump();
+        let _ = self.request_restart();
+    }
+
+    /// The registry-name prefix of this server's tools.
+    fn tool_prefix(&self) -> String {
+        format!("mcp__{}__", crate::naming::sanitize(&self.config.name))
+    }
+
+    /// Tells the manager why this server's tools are missing (or that they are not): a call to
+    /// one of a server that never connected says why instead of "unknown tool".
+    fn mark_tools_unavailable(&self) {
+        let Some(manager) = self.manager.upgrade() else {
+            return;
+        };
+        let name = &self.config.name;
+        let why = match &self.lock().state {
+            ServerState::Connected => None,
+            ServerState::Starting => Some(format!("MCP server '{name}' is still starting")),
+            ServerState::Failed { reason } => {
+                Some(format!("MCP server '{name}' is not running: {reason}"))
+            }
+            ServerState::Stopped => Some(format!("MCP server '{name}' was stopped")),
+            ServerState::Disabled => Some(format!(
+                "MCP server '{name}' is switched off (in its file or for this project)"
+            )),
+            ServerState::Untrusted => Some(format!(
+                "MCP server '{name}' comes from this project's .mcp.json, which the user has not trusted"
+            )),
+        };
+        manager.set_unavailable(&self.tool_prefix(), why);
+    }
+
+    /// Sends a notice to the front ends.
+    fn notify(&self, notice: McpNotice) {
+        if let Some(notices) = self.notices.get() {
+            let _ = notices.send(notice);
+        }
+    }
+
+    /// Registers a call's progress token; the returned guard unregisters it.
+    pub(crate) fn watch_progress(
+        self: &Arc<Self>,
+        token: String,
+        observer: Arc<dyn CallObserver>,
+        call_id: String,
+    ) -> ProgressGuard {
+        self.progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(token.clone(), (observer, call_id));
+        ProgressGuard {
+            shared: Arc::downgrade(self),
+            token,
+        }
+    }
+
+    /// Lists resources, resource templates and prompts, as far as the server offers them.
+    async fn refresh_catalog(self: &Arc<Self>, link: &Arc<Link>) {
+        let capabilities = link
+            .peer
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+            .unwrap_or_default();
+        let name = &self.config.name;
+        let (mut resources, mut templates, mut prompts) = (Vec::new(), Vec::new(), Vec::new());
+        if capabilities.resources.is_some() {
+            match link.peer.list_all_resources().await {
+                Ok(listed) => resources = listed.iter().map(resource_info).collect(),
+                Err(error) => {
+                    tracing::warn!(server = %name, error = %crate::catalog::service_error_sentence(&error), "resources/list failed")
+                }
+            }
+            match link.peer.list_all_resource_templates().await {
+                Ok(listed) => templates = listed.iter().map(template_info).collect(),
+                Err(error) => {
+                    tracing::debug!(server = %name, error = %crate::catalog::service_error_sentence(&error), "resources/templates/list failed")
+                }
+            }
+        }
+        if capabilities.prompts.is_some() {
+            match link.peer.list_all_prompts().await {
+                Ok(listed) => prompts = listed.iter().map(prompt_info).collect(),
+                Err(error) => {
+                    tracing::warn!(server = %name, error = %crate::catalog::service_error_sentence(&error), "prompts/list failed")
+                }
+            }
+        }
+        {
+            let mut inner = self.lock();
+            if inner.link.as_ref().is_none_or(|l| l.epoch != link.epoch) {
+                return;
+            }
+            inner.resources = resources;
+            inner.templates = templates;
+            inner.prompts = prompts;
+        }
+        self.bump();
+    }
+
     fn bump(&self) {
         self.changed.send_modify(|version| *version += 1);
     }
 
     fn set_state(&self, state: ServerState) {
         self.lock().state = state;
+        self.mark_tools_unavailable();
         self.bump();
     }
 
@@ -488,20 +786,113 @@ impl ClientHandler for ClientSide {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let Some(shared) = self.shared.upgrade() else {
-            return;
-        };
-        let link = shared
-            .lock()
-            .link
-            .clone()
-            .filter(|link| link.epoch == self.epoch);
-        if let Some(link) = link {
+        if let Some((shared, link)) = self.current() {
             tokio::spawn(async move {
                 if let Err(error) = shared.refresh_tools(&link).await {
                     tracing::warn!(server = %shared.config.name, %error, "re-listing tools failed");
                 }
+                shared.notify(McpNotice::ListChanged {
+                    server: shared.config.name.clone(),
+                });
             });
+        }
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.refresh_catalog();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.refresh_catalog();
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some((shared, _)) = self.current() {
+            shared.notify(McpNotice::ResourceUpdated {
+                server: shared.config.name.clone(),
+                uri: params.uri,
+            });
+        }
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        let token = progress_token_text(&params.progress_token);
+        let listener = shared
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&token)
+            .cloned();
+        if let Some((observer, call_id)) = listener {
+            observer.progress(
+                &call_id,
+                &CallProgress {
+                    progress: params.progress,
+                    total: params.total,
+                    message: params.message,
+                },
+            );
+        }
+    }
+}
+
+impl ClientSide {
+    /// The server and its live connection, when this handler's connection is the live one.
+    fn current(&self) -> Option<(Arc<Shared>, Arc<Link>)> {
+        let shared = self.shared.upgrade()?;
+        let link = shared
+            .lock()
+            .link
+            .clone()
+            .filter(|link| link.epoch == self.epoch)?;
+        Some((shared, link))
+    }
+
+    fn refresh_catalog(&self) {
+        if let Some((shared, link)) = self.current() {
+            tokio::spawn(async move {
+                shared.refresh_catalog(&link).await;
+                shared.notify(McpNotice::ListChanged {
+                    server: shared.config.name.clone(),
+                });
+            });
+        }
+    }
+}
+
+/// A progress token as a map key.
+pub(crate) fn progress_token_text(token: &rmcp::model::ProgressToken) -> String {
+    match &token.0 {
+        rmcp::model::NumberOrString::Number(number) => number.to_string(),
+        rmcp::model::NumberOrString::String(text) => text.to_string(),
+    }
+}
+
+/// Unregisters a call's progress token when the call ends.
+pub(crate) struct ProgressGuard {
+    shared: Weak<Shared>,
+    token: String,
+}
+
+impl Drop for ProgressGuard {
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared
+                .progress
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&self.token);
         }
     }
 }
@@ -605,6 +996,7 @@ async fn connect(shared: &Arc<Shared>) -> Result<Session, Ending> {
         shared: Arc::downgrade(shared),
         epoch,
     };
+    check_pinned_files(shared).await?;
     let lookup = ProcessEnv;
     let (running, child) = match &shared.config.transport {
         TransportConfig::Sse { .. } => {
@@ -651,8 +1043,41 @@ async fn connect(shared: &Arc<Shared>) -> Result<Session, Ending> {
         let reason = close_session(shared, session, &error).await;
         return Err(Ending::retry(reason));
     }
+    shared.refresh_catalog(&link).await;
     shared.set_state(ServerState::Connected);
     Ok(session)
+}
+
+/// Refuses to start a project server whose in-project files changed since the user approved
+/// them: the approval covered their content, not their names.
+async fn check_pinned_files(shared: &Arc<Shared>) -> Result<(), Ending> {
+    let (Some(pinned), crate::config::ConfigOrigin::Project { root, .. }) =
+        (shared.pinned.get(), &shared.config.origin)
+    else {
+        return Ok(());
+    };
+    let (config, root) = (shared.config.clone(), root.clone());
+    let now = tokio::task::spawn_blocking(move || run_files(&config, &root))
+        .await
+        .unwrap_or_default();
+    if &now == pinned {
+        return Ok(());
+    }
+    let changed: Vec<&str> = now
+        .iter()
+        .filter(|file| !pinned.contains(file))
+        .map(|file| file.path.as_str())
+        .chain(
+            pinned
+                .iter()
+                .filter(|file| !now.iter().any(|current| current.path == file.path))
+                .map(|file| file.path.as_str()),
+        )
+        .collect();
+    Err(Ending::fatal(format!(
+        "{} changed since you trusted this project's .mcp.json, so Gantry did not start it; restart it to review the file again",
+        changed.join(", ")
+    )))
 }
 
 async fn connect_http(
@@ -665,7 +1090,7 @@ async fn connect_http(
     let url = expand(url, "url", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
     let headers =
         expand_map(headers, "headers", lookup).map_err(|e| Ending::fatal(e.to_string()))?;
-    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
     let mut custom = std::collections::HashMap::new();
     for (name, value) in &headers {
         if name.eq_ignore_ascii_case("authorization")
@@ -682,18 +1107,76 @@ async fn connect_http(
         custom.insert(header, value);
     }
     let config = config.custom_headers(custom);
-    let transport = StreamableHttpClientTransport::from_config(config);
+    let configured_token = config.auth_header.is_some();
+    let key = TokenKey::new(&shared.config.name, &url);
+    // Tokens from a sign-in, unless the config sends its own Authorization header.
+    let authorized = match shared.vault.get() {
+        Some(vault) if !configured_token => {
+            crate::oauth::authorized_client(&key, Arc::clone(vault))
+                .await
+                .map_err(|reason| {
+                    Ending::retry(format!("could not use the stored sign-in: {reason}"))
+                })?
+        }
+        _ => None,
+    };
+    let signed_in = authorized.is_some();
     let timeout = shared.startup_timeout();
-    tokio::select! {
-        () = shared.shutdown.cancelled() => Err(Ending::fatal("Gantry is shutting down")),
-        result = tokio::time::timeout(timeout, client.serve(transport)) => match result {
-            Ok(Ok(running)) => Ok(running),
-            Ok(Err(error)) => Err(Ending::retry(format!("could not connect: {error}"))),
-            Err(_) => Err(Ending::retry(format!(
-                "did not answer the MCP handshake within {} s",
-                timeout.as_secs_f64()
-            ))),
-        },
+    let handshake = async {
+        match authorized {
+            Some(auth) => {
+                client
+                    .serve(StreamableHttpClientTransport::with_client(auth, config))
+                    .await
+            }
+            None => {
+                let plain = crate::oauth::plain_client().map_err(|reason| {
+                    rmcp::service::ClientInitializeError::ConnectionClosed(reason)
+                })?;
+                client
+                    .serve(StreamableHttpClientTransport::with_client(plain, config))
+                    .await
+            }
+        }
+    };
+    let result = tokio::select! {
+        () = shared.shutdown.cancelled() => return Err(Ending::fatal("Gantry is shutting down")),
+        result = tokio::time::timeout(timeout, handshake) => result,
+    };
+    match result {
+        Ok(Ok(running)) => {
+            if signed_in && let Some(vault) = shared.vault.get() {
+                let account = crate::oauth::stored_credentials(vault.as_ref(), &key)
+                    .await
+                    .ok()
+                    .flatten()
+                    .and_then(|stored| crate::oauth::account_of(&stored));
+                shared.lock().sign_in = Some(SignInState::SignedIn { account });
+            }
+            Ok(running)
+        }
+        Ok(Err(error)) if error.is_authorization_required() => {
+            {
+                let mut inner = shared.lock();
+                inner.challenge = error.auth_challenge().map(str::to_owned);
+                inner.sign_in = Some(SignInState::Required);
+            }
+            let how = if shared.vault.get().is_some() {
+                format!(
+                    "; sign in (MCP panel, or gantry-cli mcp login {})",
+                    shared.config.name
+                )
+            } else {
+                String::new()
+            };
+            // Retrying won't help until someone signs in.
+            Err(Ending::fatal(format!("{}{how}", connect_sentence(&error))))
+        }
+        Ok(Err(error)) => Err(Ending::retry(connect_sentence(&error))),
+        Err(_) => Err(Ending::retry(format!(
+            "did not answer the MCP handshake within {} s",
+            timeout.as_secs_f64()
+        ))),
     }
 }
 
@@ -744,6 +1227,7 @@ async fn connect_stdio(
     }
     // Its own process group, so shutdown can end everything it started (`npx` starts
     // grandchildren).
+    shared.stderr.new_attempt();
     let mut group = ProcessGroup::spawn(&mut command_line)
         .map_err(|error| Ending::fatal(format!("cannot start '{}': {error}", program.display())))?;
     let pid = group.id();
@@ -780,7 +1264,7 @@ async fn connect_stdio(
                     Ok(Ok(status)) => Ending::retry(format!("{} during start-up", describe_exit(status))),
                     _ => match garbage.try_recv() {
                         Ok(garbage) => Ending::fatal(garbage),
-                        Err(_) => Ending::retry(format!("the MCP handshake failed: {error}")),
+                        Err(_) => Ending::retry(format!("the MCP handshake failed: {}", connect_sentence(&error))),
                     },
                 }
             }

@@ -41,7 +41,7 @@ pub fn result_to_output(result: &CallToolResult) -> ToolOutput {
     output.with_truncated(truncated)
 }
 
-fn block_text(block: &ContentBlock) -> Option<String> {
+pub(crate) fn block_text(block: &ContentBlock) -> Option<String> {
     match block {
         ContentBlock::Text(text) => Some(text.text.clone()),
         ContentBlock::Image(image) => Some(format!(

@@ -15,7 +15,6 @@
 //! changed between Gantry's reading and writing it (a short window: there is no lock other
 //! programs would honour).
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -466,38 +465,11 @@ fn write_target(path: &Path) -> PathBuf {
     }
 }
 
-/// Replaces `path` with `text`: a temporary file in the same folder (created readable by the user
-/// only), synced, renamed over it; then the folder is synced so the rename lasts. The folder is
-/// created (private) when missing.
+/// Replaces `path` (through a symlink, to the file it points to) with `text`, readable by the
+/// user only ([`gantry_tools::write_atomic_private`]).
 fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
-
-    let target = write_target(path);
-    let dir = match target.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)
-        .map_err(|error| format!("creating {}: {error}", dir.display()))?;
-    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(|error| error.to_string())?;
-    file.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o600))
-        .map_err(|error| error.to_string())?;
-    file.write_all(text.as_bytes())
-        .map_err(|error| error.to_string())?;
-    file.as_file()
-        .sync_all()
-        .map_err(|error| error.to_string())?;
-    file.persist(&target)
-        .map_err(|error| error.error.to_string())?;
-    if let Ok(folder) = std::fs::File::open(&dir) {
-        // Best effort: some file systems refuse to sync a folder.
-        let _ = folder.sync_all();
-    }
-    Ok(())
+    gantry_tools::write_atomic_private(&write_target(path), text.as_bytes())
+        .map_err(|error| error.to_string())
 }
 
 #[cfg(test)]

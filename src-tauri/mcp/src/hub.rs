@@ -20,10 +20,14 @@ use std::time::Duration;
 use futures::future::join_all;
 use gantry_tools::ToolManager;
 
+use crate::catalog::{CatalogError, RenderedPrompt, ResourcePart};
 use crate::config::{
     ConfigError, ConfigOrigin, PROJECT_FILE, ServerConfig, read_config, user_config_path,
 };
 use crate::connection::{McpOptions, McpServerHandle};
+use crate::oauth::{Browser, SignInError, SignedIn, TokenVault};
+use crate::review::{ProjectReview, RunFile, review_project_file};
+use crate::status::McpNotice;
 use crate::status::{ServerState, ServerStatus};
 use crate::trust::ProjectTrust;
 
@@ -43,6 +47,11 @@ pub struct HubSettings {
     pub disabled_servers: BTreeSet<String>,
     /// Timeouts and restart policy.
     pub options: McpOptions,
+    /// Where remote servers' sign-in tokens are kept; `None`: servers that ask for sign-in
+    /// just fail (with the 401 said).
+    pub tokens: Option<Arc<dyn TokenVault>>,
+    /// Where the servers' notices go (resource updates, list changes).
+    pub notices: Option<tokio::sync::broadcast::Sender<McpNotice>>,
 }
 
 impl HubSettings {
@@ -55,6 +64,8 @@ impl HubSettings {
             trust_project_for_this_run: false,
             disabled_servers: BTreeSet::new(),
             options: McpOptions::default(),
+            tokens: None,
+            notices: None,
         }
     }
 }
@@ -112,6 +123,19 @@ struct Plan {
 }
 
 impl Plan {
+    /// The in-project files a project server runs, as they were when the file was reviewed.
+    fn pinned(&self, name: &str) -> Option<Vec<RunFile>> {
+        let project = self.project.as_ref()?;
+        project
+            .review
+            .servers
+            .iter()
+            .find(|server| server.name == name)
+            .map(|server| server.files.clone())
+    }
+}
+
+impl Plan {
     /// Reads the user's file and the project's (checking its approval).
     async fn read(settings: &HubSettings) -> Result<Self, ConfigError> {
         let mut warnings = Vec::new();
@@ -130,8 +154,21 @@ impl Plan {
                 root: root.clone(),
             };
             if let Some(file) = read_config(origin)? {
+                // The approval covers the file and the in-project files its entries run.
+                let review = {
+                    let (file, root) = (file.clone(), root.clone());
+                    tokio::task::spawn_blocking(move || review_project_file(&file, &root))
+                        .await
+                        .map_err(|error| ConfigError::Unreadable {
+                            file: path.clone(),
+                            reason: error.to_string(),
+                        })?
+                };
                 let trusted = settings.trust_project_for_this_run
-                    || settings.trust.is_trusted(&root, &path, &file.sha256).await;
+                    || settings
+                        .trust
+                        .is_trusted(&root, &path, &review.fingerprint)
+                        .await;
                 warnings.extend(file.warnings);
                 for server in file.servers {
                     if entries.iter().any(|(known, _)| known.name == server.name) {
@@ -147,7 +184,8 @@ impl Plan {
                 project = Some(ProjectFile {
                     root,
                     path,
-                    sha256: file.sha256,
+                    sha256: review.fingerprint.clone(),
+                    review,
                 });
             }
         }
@@ -178,7 +216,10 @@ impl Plan {
 struct ProjectFile {
     root: PathBuf,
     path: PathBuf,
+    /// The fingerprint an approval is bound to (see [`crate::review`]).
     sha256: String,
+    /// What the trust step shows.
+    review: ProjectReview,
 }
 
 /// Errors of the hub's own API.
@@ -222,23 +263,26 @@ impl McpHub {
         manager: Arc<ToolManager>,
         settings: HubSettings,
     ) -> Result<Self, ConfigError> {
-        let Plan {
-            entries,
-            warnings,
-            project,
-        } = Plan::read(&settings).await?;
-        let servers: Vec<McpServerHandle> = entries
-            .into_iter()
+        let plan = Plan::read(&settings).await?;
+        let servers: Vec<McpServerHandle> = plan
+            .entries
+            .iter()
             .map(|(config, trusted, gate)| {
                 McpServerHandle::new(
-                    config,
+                    config.clone(),
                     settings.options.clone(),
-                    trusted,
+                    *trusted,
                     &manager,
                     gate.initial_state(),
                 )
+                .pinned(plan.pinned(&config.name))
+                .with_vault(settings.tokens.clone())
+                .with_notices(settings.notices.clone())
             })
             .collect();
+        let Plan {
+            warnings, project, ..
+        } = plan;
         start_all(&servers);
         Ok(Self::assemble(
             manager, servers, warnings, project, settings,
@@ -274,16 +318,22 @@ impl McpHub {
     /// [`Self::shutdown`] does nothing (drop it). When the files can't be read, nothing changes
     /// and this hub stays in charge.
     pub async fn reload(&self, settings: HubSettings) -> Result<Self, ConfigError> {
+        let plan = Plan::read(&settings).await?;
+        let pinned: Vec<Option<Vec<RunFile>>> = plan
+            .entries
+            .iter()
+            .map(|(config, _, _)| plan.pinned(&config.name))
+            .collect();
         let Plan {
             entries,
             warnings,
             project,
-        } = Plan::read(&settings).await?;
+        } = plan;
         let mut old: Vec<Option<McpServerHandle>> =
             self.servers.iter().cloned().map(Some).collect();
         let mut servers = Vec::with_capacity(entries.len());
         let mut fresh = Vec::new();
-        for (config, trusted, gate) in entries {
+        for ((config, trusted, gate), pinned) in entries.into_iter().zip(pinned) {
             let reused = old
                 .iter_mut()
                 .find(|slot| {
@@ -301,7 +351,10 @@ impl McpHub {
                         trusted,
                         &self.manager,
                         gate.initial_state(),
-                    );
+                    )
+                    .pinned(pinned)
+                    .with_vault(settings.tokens.clone())
+                    .with_notices(settings.notices.clone());
                     fresh.push(server.clone());
                     servers.push(server);
                 }
@@ -311,6 +364,9 @@ impl McpHub {
         // tools under the same source.
         let stopping: Vec<McpServerHandle> = old.into_iter().flatten().collect();
         join_all(stopping.iter().map(McpServerHandle::shutdown)).await;
+        for server in &servers {
+            server.refresh_unavailable();
+        }
         start_all(&fresh);
         self.superseded.store(true, Ordering::SeqCst);
         Ok(Self::assemble(
@@ -382,6 +438,12 @@ impl McpHub {
         &self.warnings
     }
 
+    /// The project's `.mcp.json` as read, for the trust step: what each server runs, its env
+    /// and the in-project files its approval covers. `None` without a project file.
+    pub fn project_review(&self) -> Option<&ProjectReview> {
+        self.project.as_ref().map(|project| &project.review)
+    }
+
     /// The manager the tools are registered in.
     pub fn manager(&self) -> &Arc<ToolManager> {
         &self.manager
@@ -414,6 +476,65 @@ impl McpHub {
             }
         }
         Ok(())
+    }
+
+    /// Signs in to remote server `name` (see [`crate::oauth`]) and reconnects it.
+    pub async fn sign_in(
+        &self,
+        name: &str,
+        browser: &dyn Browser,
+        timeout: Duration,
+    ) -> Result<SignedIn, SignInError> {
+        self.named(name)?.sign_in(browser, timeout).await
+    }
+
+    /// Forgets remote server `name`'s tokens and reconnects it; true when there were some.
+    pub async fn sign_out(&self, name: &str) -> Result<bool, SignInError> {
+        self.named(name)?.sign_out().await
+    }
+
+    fn named(&self, name: &str) -> Result<&McpServerHandle, SignInError> {
+        self.server(name).ok_or_else(|| {
+            SignInError::Config(HubError::UnknownServer(name.to_owned()).to_string())
+        })
+    }
+
+    /// Reads resource `uri` of server `server`.
+    pub async fn read_resource(
+        &self,
+        server: &str,
+        uri: &str,
+    ) -> Result<Vec<ResourcePart>, CatalogError> {
+        self.catalog_server(server)?.read_resource(uri).await
+    }
+
+    /// Renders prompt `name` of server `server` with `arguments`.
+    pub async fn render_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<RenderedPrompt, CatalogError> {
+        self.catalog_server(server)?
+            .render_prompt(name, arguments)
+            .await
+    }
+
+    /// Subscribes to (or unsubscribes from) resource `uri` of server `server`.
+    pub async fn subscribe_resource(
+        &self,
+        server: &str,
+        uri: &str,
+        subscribe: bool,
+    ) -> Result<(), CatalogError> {
+        self.catalog_server(server)?
+            .subscribe_resource(uri, subscribe)
+            .await
+    }
+
+    fn catalog_server(&self, name: &str) -> Result<&McpServerHandle, CatalogError> {
+        self.server(name)
+            .ok_or_else(|| CatalogError::UnknownServer(name.to_owned()))
     }
 
     /// Stops every server (concurrently), leaving no process behind, and removes their tools.

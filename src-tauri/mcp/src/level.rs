@@ -3,7 +3,8 @@
 //! A server describes its tools with hints: `readOnlyHint: true` means it only reads,
 //! `destructiveHint: true` that it may destroy. Gantry maps them onto its levels — read-only is
 //! SAFE, destructive is DANGEROUS (so disabled until the user enables it), anything else is
-//! SENSITIVE (asks each call) — but hints are the server's claims, so they count only for servers
+//! SENSITIVE (asks each call), and read-only but open-world (`openWorldHint`) is SENSITIVE too,
+//! since such a tool can carry the project out — but hints are the server's claims, so they count only for servers
 //! the user configured or trusted, and never against the user: a level written in the
 //! user-wide config (per tool, then per server) always wins over a hint.
 //!
@@ -36,10 +37,16 @@ pub fn level_for(
     }
 }
 
-/// The level the hints alone suggest. `destructiveHint` wins when a server claims both.
+/// The level the hints alone suggest. `destructiveHint` wins when a server claims both. A
+/// read-only tool that also reaches the open world (`openWorldHint`: a fetch, a web search) is a
+/// way to send what the model read out of the project, so it is SENSITIVE, not SAFE; the MCP
+/// spec's default for an absent `openWorldHint` is `true`, but only an explicit claim counts
+/// here, so plain read-only tools of servers that say nothing stay SAFE.
 pub fn from_hints(hints: &ToolAnnotations) -> PermissionLevel {
     if hints.destructive_hint == Some(true) {
         PermissionLevel::Dangerous
+    } else if hints.read_only_hint == Some(true) && hints.open_world_hint == Some(true) {
+        PermissionLevel::Sensitive
     } else if hints.read_only_hint == Some(true) {
         PermissionLevel::Safe
     } else {
@@ -90,7 +97,11 @@ mod tests {
         let destructive = ToolAnnotations::new().destructive(true);
         let neither = ToolAnnotations::new().read_only(false).destructive(false);
         let both = ToolAnnotations::new().read_only(true).destructive(true);
+        let open_world = ToolAnnotations::new().read_only(true).open_world(true);
+        let closed_world = ToolAnnotations::new().read_only(true).open_world(false);
         let cases = [
+            (Some(&open_world), PermissionLevel::Sensitive),
+            (Some(&closed_world), PermissionLevel::Safe),
             (Some(&read_only), PermissionLevel::Safe),
             (Some(&destructive), PermissionLevel::Dangerous),
             (Some(&neither), PermissionLevel::Sensitive),
@@ -187,6 +198,37 @@ mod tests {
         assert_eq!(
             level_for(&config, "other", Some(&read_only), true),
             PermissionLevel::Sensitive
+        );
+    }
+
+    #[test]
+    fn an_open_world_read_only_tool_asks_unless_the_user_says_otherwise() {
+        let fetch = ToolAnnotations::new().read_only(true).open_world(true);
+        let mut config = config();
+        assert_eq!(
+            level_for(&config, "fetch", Some(&fetch), true),
+            PermissionLevel::Sensitive
+        );
+        // A project file can't lower it...
+        let mut project = config.clone();
+        project.origin = ConfigOrigin::Project {
+            path: PathBuf::from("/p/.mcp.json"),
+            root: PathBuf::from("/p"),
+        };
+        project
+            .tool_levels
+            .insert("fetch".into(), PermissionLevel::Safe);
+        assert_eq!(
+            level_for(&project, "fetch", Some(&fetch), true),
+            PermissionLevel::Sensitive
+        );
+        // ...the user's own file can.
+        config
+            .tool_levels
+            .insert("fetch".into(), PermissionLevel::Safe);
+        assert_eq!(
+            level_for(&config, "fetch", Some(&fetch), true),
+            PermissionLevel::Safe
         );
     }
 

@@ -13,31 +13,37 @@
 //!
 //! Modules, one job each: [`config`] reads the files, [`expand`] does `${VAR}`, [`naming`] makes
 //! registry names, [`level`] maps annotations to levels, [`convert`] turns results into text,
-//! [`trust`] remembers approved project files, [`edit`] changes the user's file, [`claude`]
+//! [`trust`] remembers approved project files, [`review`] says what approving one covers, [`edit`] changes the user's file, [`claude`]
 //! imports Claude Desktop's servers, [`stderr`] keeps a server's last words,
 //! [`child_env`] decides what of Gantry's environment a stdio server sees,
-//! [`connection`] runs one server, [`adapter`] is the tool, [`hub`] runs them all, [`serve`] is
+//! [`oauth`] signs in to remote servers, [`errors`] words connection errors, [`catalog`] reads
+//! resources and renders prompts, [`connection`] runs one server, [`adapter`] is the tool, [`hub`] runs them all, [`serve`] is
 //! server mode.
 //!
 //! Built on rmcp without any Tauri dependency.
 
 pub mod adapter;
+pub mod catalog;
 pub mod child_env;
 pub mod claude;
 pub mod config;
 pub mod connection;
 pub mod convert;
 pub mod edit;
+pub mod errors;
 pub mod expand;
 pub mod hub;
 pub mod level;
 pub mod naming;
+pub mod oauth;
+pub mod review;
 pub mod serve;
 pub mod status;
 pub mod stderr;
 pub mod trust;
 
 pub use adapter::McpTool;
+pub use catalog::{CatalogError, PromptMessageView, RenderedPrompt, ResourcePart};
 pub use claude::{
     CLAUDE_DESKTOP_FILE, ClaudeImport, ClaudePreview, ClaudeServer, claude_desktop_config_path,
 };
@@ -48,6 +54,11 @@ pub use config::{
 pub use connection::{McpOptions, McpServerHandle};
 pub use edit::{EditError, PASTED, Snippet, UserFile};
 pub use hub::{HubError, HubSettings, McpHub};
+pub use oauth::{Browser, MemoryVault, SignInError, SignedIn, SystemBrowser, TokenKey, TokenVault};
+pub use review::{EnvReview, ProjectReview, RunFile, ServerReview, review_project_file};
 pub use serve::{ClientSlot, ElicitingApprover, GantryServer, ServeError, auto_approve};
-pub use status::{McpToolInfo, ServerState, ServerStatus};
+pub use status::{
+    McpNotice, McpPromptArgument, McpPromptInfo, McpResourceInfo, McpResourceTemplateInfo,
+    McpToolInfo, ServerState, ServerStatus, SignInState,
+};
 pub use trust::{MemoryTrust, ProjectTrust};

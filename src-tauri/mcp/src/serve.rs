@@ -7,6 +7,13 @@
 //! `notifications/cancelled` cancels the call. A tool whose policy is Ask needs a person: the
 //! [`ElicitingApprover`] asks the client's user through MCP elicitation when the client declared
 //! that capability, and otherwise denies the call with a text saying how to allow it (`--auto`).
+//! `ask_user` is listed only when someone can answer it.
+//!
+//! Over stdio, Gantry frames the protocol itself: a line that is not JSON gets a JSON-RPC parse
+//! error reply (rmcp would drop it silently), and the end of stdin — or [`GantryServer::stop`],
+//! which the CLI calls on SIGINT/SIGTERM — cancels every running call at once (a command's
+//! process group is killed with it) instead of letting them run on for seconds after the client
+//! left.
 
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -25,8 +32,18 @@ use rmcp::service::{ElicitationMode, Peer, RequestContext, RunningService};
 use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::level::hints_for;
+
+/// The JSON-RPC reply to a line that is not JSON (code -32700, id null).
+fn parse_error_reply(error: &serde_json::Error) -> Value {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32700, "message": format!("Parse error: {error}")},
+    })
+}
 
 /// The connected client, shared by the server (which learns it) and the approver (which asks it).
 #[derive(Clone, Default)]
@@ -156,6 +173,10 @@ pub struct GantryServer {
     manager: Arc<ToolManager>,
     client: ClientSlot,
     session: Arc<ToolSession>,
+    /// Cancelled to stop: every running call is cancelled with it.
+    stop: CancellationToken,
+    /// Each running call holds a read guard; taking the write lock waits for them all.
+    running: Arc<tokio::sync::RwLock<()>>,
 }
 
 impl GantryServer {
@@ -165,7 +186,21 @@ impl GantryServer {
             manager,
             client,
             session: Arc::new(ToolSession::detached()),
+            stop: CancellationToken::new(),
+            running: Arc::new(tokio::sync::RwLock::new(())),
         }
+    }
+
+    /// The token that stops serving: cancelling it cancels every running call at once (the CLI
+    /// cancels it on SIGINT and SIGTERM).
+    pub fn stop_token(&self) -> CancellationToken {
+        self.stop.clone()
+    }
+
+    /// Waits (up to `grace`) for the running calls to end after a stop: a cancelled command's
+    /// process group is killed by then.
+    async fn settle(&self, grace: std::time::Duration) {
+        let _ = tokio::time::timeout(grace, self.running.write()).await;
     }
 
     /// Serves one client over `transport` until it disconnects.
@@ -185,9 +220,112 @@ impl GantryServer {
         Ok(())
     }
 
-    /// Serves one client on this process's stdin/stdout.
+    /// Serves one client on this process's stdin/stdout until stdin ends or [`Self::stop_token`]
+    /// is cancelled (see the module's documentation).
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
-        self.serve_on(rmcp::transport::stdio()).await
+        self.serve_lines(tokio::io::stdin(), tokio::io::stdout())
+            .await
+    }
+
+    /// Serves one client speaking newline-delimited JSON-RPC on `input`/`output`: a line that
+    /// is not JSON is answered with a parse error; the end of `input` or a stop cancels the
+    /// running calls, waits briefly for them to end, and returns.
+    pub async fn serve_lines<R, W>(self, input: R, output: W) -> Result<(), ServeError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let output = Arc::new(tokio::sync::Mutex::new(output));
+        let (to_protocol, protocol_in) = tokio::io::duplex(64 * 1024);
+        let (protocol_out, from_protocol) = tokio::io::duplex(64 * 1024);
+        // The protocol's replies, a line at a time (so a parse error never splits one).
+        let writer = {
+            let output = Arc::clone(&output);
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(from_protocol).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let mut output = output.lock().await;
+                    if output
+                        .write_all(format!("{line}\n").as_bytes())
+                        .await
+                        .is_err()
+                        || output.flush().await.is_err()
+                    {
+                        break;
+                    }
+                }
+            })
+        };
+        let stop = self.stop.clone();
+        let reader = {
+            let output = Arc::clone(&output);
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let mut to_protocol = to_protocol;
+                let mut lines = BufReader::new(input).lines();
+                loop {
+                    let line = tokio::select! {
+                        () = stop.cancelled() => break,
+                        line = lines.next_line() => line,
+                    };
+                    let Ok(Some(line)) = line else { break };
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    match serde_json::from_str::<Value>(&line) {
+                        Ok(_) => {
+                            if to_protocol
+                                .write_all(format!("{line}\n").as_bytes())
+                                .await
+                                .is_err()
+                            {
+                                break;
+                            }
+                        }
+                        Err(error) => {
+                            let reply = parse_error_reply(&error);
+                            let mut output = output.lock().await;
+                            let _ = output.write_all(format!("{reply}\n").as_bytes()).await;
+                            let _ = output.flush().await;
+                        }
+                    }
+                }
+                // The client left (or we stop): cancel what runs now, not after rmcp's grace.
+                stop.cancel();
+                drop(to_protocol);
+            })
+        };
+        let server = self.clone();
+        let result = match server.serve((protocol_in, protocol_out)).await {
+            Ok(running) => {
+                let ct = running.cancellation_token();
+                let waiting = running.waiting();
+                tokio::pin!(waiting);
+                tokio::select! {
+                    ended = &mut waiting => ended.map(drop).map_err(|error| ServeError::Stopped(error.to_string())),
+                    () = stop.cancelled() => {
+                        self.settle(std::time::Duration::from_secs(3)).await;
+                        ct.cancel();
+                        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), waiting).await;
+                        Ok(())
+                    }
+                }
+            }
+            Err(error) => {
+                // A client that closed before the handshake is not an error of the server.
+                if stop.is_cancelled() {
+                    Ok(())
+                } else {
+                    Err(ServeError::Handshake(error.to_string()))
+                }
+            }
+        };
+        stop.cancel();
+        self.settle(std::time::Duration::from_secs(3)).await;
+        reader.abort();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), writer).await;
+        result
     }
 
     fn listed_tools(&self) -> Vec<McpToolDef> {
@@ -195,6 +333,8 @@ impl GantryServer {
             .tools()
             .into_iter()
             .filter(|info| info.policy != Policy::Disabled)
+            // Nobody answers the model's questions here unless a prompter was given.
+            .filter(|info| info.name != "ask_user" || self.manager.has_prompter())
             .filter_map(|info| {
                 let tool = self.manager.get(&info.name)?;
                 let schema = match tool.parameters() {
@@ -256,9 +396,19 @@ impl ServerHandler for GantryServer {
     ) -> Result<CallToolResponse, ErrorData> {
         self.client.set(&context.peer);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let _running = self.running.read().await;
+        // Cancelled by the client's `notifications/cancelled` or by a stop, whichever first.
+        let cancel = self.stop.child_token();
         let call = CallContext::new(format!("mcp_{}", context.id), Arc::clone(&self.session))
-            .with_cancel(context.ct.clone());
-        let observation = self.manager.dispatch(&request.name, arguments, &call).await;
+            .with_cancel(cancel.clone());
+        let dispatch = self.manager.dispatch(&request.name, arguments, &call);
+        tokio::pin!(dispatch);
+        let observation = loop {
+            tokio::select! {
+                observation = &mut dispatch => break observation,
+                () = context.ct.cancelled(), if !cancel.is_cancelled() => cancel.cancel(),
+            }
+        };
         let content = vec![ContentBlock::text(observation.text.clone())];
         let result = if observation.is_ok() {
             CallToolResult::success(content)

@@ -88,4 +88,101 @@ pub struct ServerStatus {
     /// The call timeout in force.
     #[serde(with = "gantry_tools::duration_millis")]
     pub call_timeout: Duration,
+    /// Its resources (kept current on `notifications/resources/list_changed`).
+    pub resources: Vec<McpResourceInfo>,
+    /// Its resource templates.
+    pub resource_templates: Vec<McpResourceTemplateInfo>,
+    /// Its prompts (kept current on `notifications/prompts/list_changed`).
+    pub prompts: Vec<McpPromptInfo>,
+    /// Sign-in, for a remote server that asked for it or holds tokens; `None` otherwise.
+    pub sign_in: Option<SignInState>,
+}
+
+/// Where a remote server's sign-in stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum SignInState {
+    /// Gantry holds tokens for it (the server accepted them at the last connection).
+    SignedIn {
+        /// Who, as far as the tokens tell (or the authorization server's host).
+        account: Option<String>,
+    },
+    /// The server asked for sign-in (401) and Gantry has no token it accepts.
+    Required,
+}
+
+/// One resource a server lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpResourceInfo {
+    /// Its URI (what `read` takes).
+    pub uri: String,
+    /// Its name.
+    pub name: String,
+    /// A human title, when given.
+    pub title: Option<String>,
+    /// What it is.
+    pub description: Option<String>,
+    /// Its MIME type, when known.
+    pub mime_type: Option<String>,
+}
+
+/// A family of resources a server can read (`uriTemplate`, RFC 6570).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpResourceTemplateInfo {
+    /// The URI template, e.g. `demo://resource/{id}`.
+    pub uri_template: String,
+    /// Its name.
+    pub name: String,
+    /// A human title, when given.
+    pub title: Option<String>,
+    /// What it is.
+    pub description: Option<String>,
+    /// The MIME type of its resources, when uniform.
+    pub mime_type: Option<String>,
+}
+
+/// One prompt a server offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpPromptInfo {
+    /// Its name (what `render` takes).
+    pub name: String,
+    /// A human title, when given.
+    pub title: Option<String>,
+    /// What it does.
+    pub description: Option<String>,
+    /// Its arguments, in order.
+    pub arguments: Vec<McpPromptArgument>,
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpPromptArgument {
+    /// Its name.
+    pub name: String,
+    /// What to give.
+    pub description: Option<String>,
+    /// Whether the prompt needs it.
+    pub required: bool,
+}
+
+/// Something a server told Gantry that front ends may want to show at once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum McpNotice {
+    /// A subscribed resource changed (`notifications/resources/updated`): read it again.
+    ResourceUpdated {
+        /// The server.
+        server: String,
+        /// The resource.
+        uri: String,
+    },
+    /// The server's tools, resources or prompts changed (its status has the new lists).
+    ListChanged {
+        /// The server.
+        server: String,
+    },
 }

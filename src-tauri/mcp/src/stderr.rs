@@ -5,6 +5,10 @@
 //! its status and appended to the error of a call that failed because the server died. Draining
 //! also keeps a chatty server from blocking on a full pipe. The lines are the server's, not
 //! Gantry's configuration, so they are shown as written; Gantry never logs its env or headers.
+//!
+//! A server that fails at start-up fails the same way at each restart; its lines are kept once:
+//! a restarted process that writes what the previous one wrote, line for line, adds a single
+//! note instead of the same lines again.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,10 +23,26 @@ pub const MAX_LINE_BYTES: usize = 4 * 1024;
 /// Appended to a line that was cut at [`MAX_LINE_BYTES`].
 pub const CUT_MARKER: &str = " … [line cut at 4 KiB]";
 
+/// Appended once when a restarted server repeats the previous process's lines.
+pub const REPEATED_MARKER: &str = "(the same lines again after a restart)";
+
 /// A shared ring buffer of stderr lines.
 #[derive(Debug, Clone, Default)]
 pub struct StderrTail {
     lines: Arc<Mutex<VecDeque<String>>>,
+    attempts: Arc<Mutex<Attempts>>,
+}
+
+/// What the previous process wrote, to recognise a restart repeating it.
+#[derive(Debug, Default)]
+struct Attempts {
+    /// The lines of the last process that wrote something new.
+    previous: Vec<String>,
+    /// The lines of the current process that were new.
+    current: Vec<String>,
+    /// How far the current process has repeated `previous`; `None` once it wrote something
+    /// else (or on the first process).
+    matching: Option<usize>,
 }
 
 impl StderrTail {
@@ -46,8 +66,45 @@ impl StderrTail {
         }
     }
 
-    /// Stores a finished line.
+    /// A new process of the server starts: its lines are compared with the previous one's.
+    pub fn new_attempt(&self) {
+        let mut attempts = self.attempts.lock().unwrap_or_else(PoisonError::into_inner);
+        if !attempts.current.is_empty() {
+            attempts.previous = std::mem::take(&mut attempts.current);
+        }
+        attempts.matching = (!attempts.previous.is_empty()).then_some(0);
+    }
+
+    /// Stores a finished line, unless it repeats the previous process's line at this place.
     fn keep(&self, line: String) {
+        {
+            let mut attempts = self.attempts.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(position) = attempts.matching {
+                if attempts.previous.get(position) == Some(&line) {
+                    attempts.matching = Some(position + 1);
+                    drop(attempts);
+                    let last_is_note = self
+                        .lines
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .back()
+                        .is_some_and(|last| last == REPEATED_MARKER);
+                    if !last_is_note {
+                        self.store(REPEATED_MARKER.to_owned());
+                    }
+                    return;
+                }
+                attempts.matching = None;
+            }
+            if attempts.current.len() < STDERR_LINES {
+                attempts.current.push(line.clone());
+            }
+        }
+        self.store(line);
+    }
+
+    /// Adds a line to the ring.
+    fn store(&self, line: String) {
         let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
         if lines.len() == STDERR_LINES {
             lines.pop_front();
@@ -194,6 +251,33 @@ mod tests {
         let line = &tail.lines()[0];
         assert!(line.ends_with(CUT_MARKER));
         assert!(line.len() <= MAX_LINE_BYTES + CUT_MARKER.len());
+    }
+
+    #[test]
+    fn a_restart_repeating_the_same_lines_adds_one_note() {
+        let tail = StderrTail::new();
+        for _ in 0..4 {
+            tail.new_attempt();
+            tail.push("Error: GITHUB_TOKEN is not set");
+            tail.push("exiting");
+        }
+        assert_eq!(
+            tail.lines(),
+            ["Error: GITHUB_TOKEN is not set", "exiting", REPEATED_MARKER]
+        );
+        // Something new is kept.
+        tail.new_attempt();
+        tail.push("Error: GITHUB_TOKEN is not set");
+        tail.push("something else");
+        assert_eq!(
+            tail.lines(),
+            [
+                "Error: GITHUB_TOKEN is not set",
+                "exiting",
+                REPEATED_MARKER,
+                "something else"
+            ]
+        );
     }
 
     #[tokio::test]

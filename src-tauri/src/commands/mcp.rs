@@ -4,8 +4,9 @@ use tauri::State;
 
 use gantry_engine::CommandError;
 use gantry_engine::mcp_panel::{
-    ClaudeImportPreview, ImportClaudeDesktopRequest, McpPanel, McpServerEntry, McpServerRequest,
-    SaveMcpServersRequest, SetMcpServerEnabledRequest,
+    ClaudeImportPreview, ImportClaudeDesktopRequest, McpCatalog, McpPanel, McpRenderedPrompt,
+    McpResourceContent, McpResourceRequest, McpServerEntry, McpServerRequest,
+    RenderMcpPromptRequest, SaveMcpServersRequest, SetMcpServerEnabledRequest,
 };
 use gantry_engine::state::AppState;
 
@@ -90,4 +91,65 @@ pub async fn import_claude_desktop(
     request: ImportClaudeDesktopRequest,
 ) -> Result<McpPanel, CommandError> {
     state.current()?.mcp().import_claude(request.names).await
+}
+
+/// Signs in to a remote MCP server: opens the authorization page in the system browser and
+/// waits for the user.
+#[tauri::command]
+pub async fn mcp_sign_in(
+    state: State<'_, AppState>,
+    request: McpServerRequest,
+) -> Result<McpPanel, CommandError> {
+    let servers = state.current()?.mcp().clone();
+    servers.sign_in(&request.name).await
+}
+
+/// Forgets a remote MCP server's sign-in.
+#[tauri::command]
+pub async fn mcp_sign_out(
+    state: State<'_, AppState>,
+    request: McpServerRequest,
+) -> Result<McpPanel, CommandError> {
+    let servers = state.current()?.mcp().clone();
+    servers.sign_out(&request.name).await
+}
+
+/// Every connected server's resources and prompts.
+#[tauri::command]
+pub fn mcp_catalog(state: State<'_, AppState>) -> Result<McpCatalog, CommandError> {
+    Ok(state.current()?.mcp().catalog())
+}
+
+/// Reads a server's resource, to attach it to a message.
+#[tauri::command]
+pub async fn read_mcp_resource(
+    state: State<'_, AppState>,
+    request: McpResourceRequest,
+) -> Result<McpResourceContent, CommandError> {
+    let servers = state.current()?.mcp().clone();
+    servers.read_resource(&request.server, &request.uri).await
+}
+
+/// Subscribes to (or unsubscribes from) a resource's changes (`mcp:notice` events).
+#[tauri::command]
+pub async fn subscribe_mcp_resource(
+    state: State<'_, AppState>,
+    request: McpResourceRequest,
+) -> Result<(), CommandError> {
+    let servers = state.current()?.mcp().clone();
+    servers
+        .subscribe_resource(&request.server, &request.uri, request.subscribe)
+        .await
+}
+
+/// Renders a server's prompt into the messages to insert.
+#[tauri::command]
+pub async fn render_mcp_prompt(
+    state: State<'_, AppState>,
+    request: RenderMcpPromptRequest,
+) -> Result<McpRenderedPrompt, CommandError> {
+    let servers = state.current()?.mcp().clone();
+    servers
+        .render_prompt(&request.server, &request.name, request.arguments)
+        .await
 }

@@ -11,27 +11,38 @@
 //! checks it does) before the webview can call the command.
 
 pub mod audit;
+pub mod changes;
 pub mod chat;
 pub mod dialogs;
 pub mod mcp;
 pub mod preview;
 pub mod project;
+pub mod rules;
 pub mod settings;
 pub mod tools;
 pub mod tree;
 
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::chat::{
-    ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
+    AcceptChangesRequest, BranchView, ChatView, RenameSessionRequest, ResendOutcome, ResendRequest,
+    RetryRequest, RevertOutcome, SendMessageRequest, SessionRequest, SessionSummary,
+    SwitchBranchOutcome, SwitchBranchRequest,
+};
+use gantry_engine::checkpoints::{
+    ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
 };
 use gantry_engine::events::{DialogRequest, TreeStatus};
 use gantry_engine::mcp_panel::{
-    ClaudeImportPreview, ImportClaudeDesktopRequest, McpPanel, McpServerEntry, McpServerRequest,
-    SaveMcpServersRequest, SetMcpServerEnabledRequest,
+    ClaudeImportPreview, ImportClaudeDesktopRequest, McpCatalog, McpPanel, McpRenderedPrompt,
+    McpResourceContent, McpResourceRequest, McpServerEntry, McpServerRequest,
+    RenderMcpPromptRequest, SaveMcpServersRequest, SetMcpServerEnabledRequest,
 };
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::preview::{FilePreview, PreviewRequest};
 use gantry_engine::project::ProjectInfo;
+use gantry_engine::project_commands::{
+    CommandSettingsView, RemoveRuleRequest, RuleView, SaveCommandSettingsRequest, SaveRuleRequest,
+};
 use gantry_engine::provider_settings::{
     ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };

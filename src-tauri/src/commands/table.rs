@@ -35,6 +35,12 @@ commands! {
     mcp::set_mcp_server_enabled(SetMcpServerEnabledRequest) -> McpPanel;
     mcp::claude_desktop_import_preview(()) -> ClaudeImportPreview;
     mcp::import_claude_desktop(ImportClaudeDesktopRequest) -> McpPanel;
+    mcp::mcp_sign_in(McpServerRequest) -> McpPanel;
+    mcp::mcp_sign_out(McpServerRequest) -> McpPanel;
+    mcp::mcp_catalog(()) -> McpCatalog;
+    mcp::read_mcp_resource(McpResourceRequest) -> McpResourceContent;
+    mcp::subscribe_mcp_resource(McpResourceRequest) -> ();
+    mcp::render_mcp_prompt(RenderMcpPromptRequest) -> McpRenderedPrompt;
     settings::provider_settings(()) -> ProviderSettings;
     settings::save_provider(SaveProviderRequest) -> ProviderSettings;
     settings::probe_provider(ProbeProviderRequest) -> ProviderProbe;
@@ -44,6 +50,20 @@ commands! {
     tools::reset_tool_policies(()) -> Vec<ToolInfo>;
     tools::session_grants(()) -> Vec<GrantView>;
     tools::revoke_grant(RevokeGrantRequest) -> Vec<GrantView>;
+    rules::command_settings(()) -> CommandSettingsView;
+    rules::save_command_settings(SaveCommandSettingsRequest) -> CommandSettingsView;
+    rules::tool_rules(()) -> Vec<RuleView>;
+    rules::save_tool_rule(SaveRuleRequest) -> Vec<RuleView>;
+    rules::remove_tool_rule(RemoveRuleRequest) -> Vec<RuleView>;
     audit::audit_log(AuditRequest) -> Vec<AuditEntryView>;
     audit::export_audit(AuditRequest) -> Option<AuditExport>;
+    changes::changes_view(()) -> ChangesView;
+    changes::revert_changes(RevertRequest) -> RevertOutcome;
+    changes::accept_changes(AcceptChangesRequest) -> ChangesView;
+    changes::resend_message(ResendRequest) -> ResendOutcome;
+    changes::retry_turn(RetryRequest) -> ResendOutcome;
+    changes::chat_branches(()) -> Vec<BranchView>;
+    changes::switch_branch(SwitchBranchRequest) -> SwitchBranchOutcome;
+    changes::checkpoint_settings(()) -> CheckpointSettings;
+    changes::save_checkpoint_settings(SaveCheckpointSettingsRequest) -> CheckpointSettings;
 }

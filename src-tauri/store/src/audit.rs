@@ -82,15 +82,35 @@ fn from_row(row: &SqliteRow) -> Result<AuditEntry> {
             .map(|name| parse_name("permission level", &name))
             .transpose()?,
         arguments: parse_json("audit arguments", row.try_get("arguments")?)?,
-        decision: Decision {
-            kind: parse_name("decision", row.try_get("decision")?)?,
-            by: parse_name::<Decider>("decider", row.try_get("decided_by")?)?,
-            detail: row.try_get("decision_detail")?,
-        },
+        decision: decision_from(
+            row.try_get("decision")?,
+            row.try_get("decided_by")?,
+            row.try_get("decision_detail")?,
+        )?,
         outcome: parse_name("outcome", row.try_get("outcome")?)?,
         duration: Duration::from_millis(u64::try_from(duration_ms).unwrap_or_default()),
         result_excerpt: row.try_get("result_excerpt")?,
         started_at: Timestamp(row.try_get("started_at")?),
+    })
+}
+
+/// A decision as stored: `decided_by` is a decider's name or `rule:<id>`.
+fn decision_from(kind: &str, decided_by: &str, detail: Option<String>) -> Result<Decision> {
+    let (by, rule) = match decided_by.strip_prefix("rule:") {
+        Some(id) => {
+            let id = id.parse::<i64>().map_err(|_| StoreError::Corrupt {
+                what: "decider",
+                reason: format!("unknown rule id in '{decided_by}'"),
+            })?;
+            (Decider::Rule, Some(id))
+        }
+        None => (parse_name::<Decider>("decider", decided_by)?, None),
+    };
+    Ok(Decision {
+        kind: parse_name("decision", kind)?,
+        by,
+        detail,
+        rule,
     })
 }
 
@@ -133,7 +153,7 @@ impl<'s> AuditLog<'s> {
         .bind(record.level.map(PermissionLevel::as_str))
         .bind(arguments)
         .bind(record.decision.kind.as_str())
-        .bind(record.decision.by.as_str())
+        .bind(record.decision.decided_by())
         .bind(detail)
         .bind(record.outcome.as_str())
         .bind(i64::try_from(record.duration.as_millis()).unwrap_or(i64::MAX))

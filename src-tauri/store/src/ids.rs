@@ -48,3 +48,15 @@ row_id!(
     /// A message's id (its position in the session is its `ordinal`).
     MessageId
 );
+row_id!(
+    /// A checkpoint change's id (later changes have larger ids).
+    ChangeId
+);
+row_id!(
+    /// A checkpoint restore's id.
+    RestoreId
+);
+row_id!(
+    /// A set-aside version of a conversation.
+    BranchId
+);

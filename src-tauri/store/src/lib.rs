@@ -1,5 +1,7 @@
-//! Everything Gantry remembers: projects, tool policies, approved MCP files, MCP servers switched
-//! off per project, providers, sessions and their messages, and the audit log, in one SQLite file;
+//! Everything Gantry remembers: projects, tool policies and rules, command settings (network,
+//! writable folders, variables passed on purpose), approved MCP files, MCP servers switched off
+//! per project, providers, sessions and their messages (and set-aside versions of them), the
+//! checkpoints' index, and the audit log, in one SQLite file;
 //! API keys in the OS keychain.
 //!
 //! The engine needs memory that outlives a window: which folders the user works in, what they
@@ -19,6 +21,9 @@
 mod codec;
 
 pub mod audit;
+pub mod branches;
+pub mod checkpoints;
+pub mod command_settings;
 pub mod error;
 pub mod ids;
 pub mod mcp_switches;
@@ -29,6 +34,7 @@ pub mod policies;
 pub mod projects;
 pub mod providers;
 pub mod redact;
+pub mod rules;
 pub mod secrets;
 pub mod sessions;
 pub mod settings;
@@ -36,8 +42,14 @@ pub mod store;
 pub mod time;
 
 pub use audit::{AuditEntry, AuditFilter, AuditLog, StoreAudit};
+pub use branches::{Branch, Branches};
+pub use checkpoints::{
+    Change, ChangeOrigin, Checkpoints, FileState, NewChange, NewRestore, Restore, RestoreKind,
+    RestoredFile,
+};
+pub use command_settings::{CommandSettings, ProjectCommandSettings};
 pub use error::{Result, StoreError};
-pub use ids::{AuditId, MessageId, ProjectId, SessionId};
+pub use ids::{AuditId, BranchId, ChangeId, MessageId, ProjectId, RestoreId, SessionId};
 pub use mcp_switches::McpSwitches;
 pub use mcp_trust::{McpApproval, McpTrust};
 pub use messages::{Message, MessageStatus, NewMessage, Role};
@@ -45,7 +57,10 @@ pub use paths::{DATA_DIR_ENV, DATABASE_FILE, data_dir, default_database_path};
 pub use policies::Policies;
 pub use projects::{Project, Projects};
 pub use providers::{FlagSettings, Provider, ProviderConfig, Providers};
-pub use secrets::{KEYCHAIN_SERVICE, KeyEntry, Secret, SecretError, Secrets, fallback_hint};
+pub use rules::{Rules, StoreRules};
+pub use secrets::{
+    KEYCHAIN_SERVICE, KeyEntry, MCP_TOKENS_SERVICE, Secret, SecretError, Secrets, fallback_hint,
+};
 pub use sessions::{Session, Sessions};
 pub use settings::Settings;
 pub use store::Store;

@@ -20,6 +20,9 @@ use crate::providers::{ProviderConfig, validate_name};
 
 /// The keychain service every Gantry key is stored under.
 pub const KEYCHAIN_SERVICE: &str = "gantry";
+/// The keychain service remote MCP servers' sign-in tokens are stored under; the account is
+/// the server's name and URL (`name url`), so two servers never share a sign-in.
+pub const MCP_TOKENS_SERVICE: &str = "gantry-mcp-oauth";
 
 /// How long a keychain call may take before Gantry calls the keychain unavailable.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -226,6 +229,57 @@ impl Secrets {
         }
     }
 
+    /// A remote MCP server's sign-in tokens (opaque JSON), or `None`.
+    pub async fn mcp_tokens(&self, server: &str, url: &str) -> Result<Option<Secret>, SecretError> {
+        self.call_entry(
+            MCP_TOKENS_SERVICE,
+            mcp_account(server, url),
+            server,
+            "read",
+            |entry| match entry.get_password() {
+                Ok(value) => Ok(Some(Secret::new(value))),
+                Err(keyring::Error::NoEntry) => Ok(None),
+                Err(error) => Err(error),
+            },
+        )
+        .await
+    }
+
+    /// Stores (or replaces) a remote MCP server's sign-in tokens.
+    pub async fn set_mcp_tokens(
+        &self,
+        server: &str,
+        url: &str,
+        tokens: Secret,
+    ) -> Result<(), SecretError> {
+        self.call_entry(
+            MCP_TOKENS_SERVICE,
+            mcp_account(server, url),
+            server,
+            "store",
+            move |entry| entry.set_password(tokens.expose()),
+        )
+        .await?;
+        tracing::debug!(server, "MCP sign-in stored in the keychain");
+        Ok(())
+    }
+
+    /// Forgets a remote MCP server's sign-in tokens; true when there were some.
+    pub async fn delete_mcp_tokens(&self, server: &str, url: &str) -> Result<bool, SecretError> {
+        self.call_entry(
+            MCP_TOKENS_SERVICE,
+            mcp_account(server, url),
+            server,
+            "delete",
+            |entry| match entry.delete_credential() {
+                Ok(()) => Ok(true),
+                Err(keyring::Error::NoEntry) => Ok(false),
+                Err(error) => Err(error),
+            },
+        )
+        .await
+    }
+
     /// Runs one keychain operation on the blocking pool, within the timeout.
     async fn call<T: Send + 'static>(
         &self,
@@ -234,9 +288,29 @@ impl Secrets {
         work: impl FnOnce(keyring::Entry) -> keyring::Result<T> + Send + 'static,
     ) -> Result<T, SecretError> {
         validate_name(provider).map_err(|error| SecretError::InvalidProvider(error.to_string()))?;
-        let account = provider.to_owned();
+        self.call_entry(
+            KEYCHAIN_SERVICE,
+            provider.to_owned(),
+            provider,
+            action,
+            work,
+        )
+        .await
+    }
+
+    /// Runs one operation on the keychain entry `service`/`account` (`owner` names it in
+    /// errors) on the blocking pool, within the timeout.
+    async fn call_entry<T: Send + 'static>(
+        &self,
+        service: &'static str,
+        account: String,
+        owner: &str,
+        action: &'static str,
+        work: impl FnOnce(keyring::Entry) -> keyring::Result<T> + Send + 'static,
+    ) -> Result<T, SecretError> {
+        let provider = owner;
         let task = tokio::task::spawn_blocking(move || {
-            keyring::Entry::new(KEYCHAIN_SERVICE, &account).and_then(work)
+            keyring::Entry::new(service, &account).and_then(work)
         });
         match tokio::time::timeout(self.timeout, task).await {
             Ok(Ok(result)) => result.map_err(|error| classify(error, action, provider)),
@@ -254,6 +328,11 @@ impl Secrets {
             }),
         }
     }
+}
+
+/// The keychain account of a remote MCP server's tokens: its name and URL.
+fn mcp_account(server: &str, url: &str) -> String {
+    format!("{server} {url}")
 }
 
 /// Sorts keyring's errors into "no keychain" and "the keychain said no", keeping their text

@@ -15,6 +15,9 @@ use sqlx::sqlite::{
 use sqlx::{Row, Sqlite, Transaction};
 
 use crate::audit::{AuditLog, StoreAudit};
+use crate::branches::Branches;
+use crate::checkpoints::Checkpoints;
+use crate::command_settings::CommandSettings;
 use crate::error::{Result, StoreError};
 use crate::ids::ProjectId;
 use crate::mcp_switches::McpSwitches;
@@ -23,6 +26,7 @@ use crate::paths::default_database_path;
 use crate::policies::Policies;
 use crate::projects::Projects;
 use crate::providers::Providers;
+use crate::rules::{Rules, StoreRules};
 use crate::sessions::Sessions;
 use crate::settings::Settings;
 
@@ -96,6 +100,22 @@ impl Store {
         Policies::new(&self.pool)
     }
 
+    /// Rules that last, per project (allow or deny a tool, a command key, a path glob).
+    pub fn rules(&self) -> Rules<'_> {
+        Rules::new(&self.pool)
+    }
+
+    /// A [`gantry_tools::RuleStore`] that saves a project's rules in this store (what the
+    /// approval dialog's "Always allow in this project" adds through).
+    pub fn rule_store(&self, project: ProjectId) -> StoreRules {
+        StoreRules::new(self.clone(), project)
+    }
+
+    /// What projects chose for their commands: network, writable folders, variables passed.
+    pub fn command_settings(&self) -> CommandSettings<'_> {
+        CommandSettings::new(&self.pool)
+    }
+
     /// Project MCP config files the user approved.
     pub fn mcp_trust(&self) -> McpTrust<'_> {
         McpTrust::new(&self.pool)
@@ -114,6 +134,16 @@ impl Store {
     /// Conversations and their messages.
     pub fn sessions(&self) -> Sessions<'_> {
         Sessions::new(&self.pool)
+    }
+
+    /// The checkpoints' index: what tool calls and restores changed in project files.
+    pub fn checkpoints(&self) -> Checkpoints<'_> {
+        Checkpoints::new(&self.pool)
+    }
+
+    /// Set-aside versions of conversations.
+    pub fn branches(&self) -> Branches<'_> {
+        Branches::new(&self.pool)
     }
 
     /// App-wide settings by key (the active provider, the window's layout).

@@ -4,7 +4,8 @@
 //! what an approval of a given call covers — its [`ApprovalScope`] — computed by Gantry from the
 //! tool and the validated arguments, never taken from the model. Most tools are approved as a
 //! whole; run_command is approved per program and subcommand, so allowing `cargo test` does not
-//! allow `rm -rf`.
+//! allow `rm -rf`; file writes per path glob ([`crate::path_scope`]), so allowing `notes/**`
+//! does not allow `src/main.rs`.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::{Mutex, PoisonError};
@@ -13,7 +14,9 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::path_scope::glob_matches;
 use crate::permission::PermissionLevel;
+use crate::sandboxing::SandboxState;
 
 /// What "allow for this session" covers for one call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,6 +28,15 @@ pub enum ApprovalScope {
     /// Exactly these keys of the tool (e.g. `git status`, `cargo test`); a later call runs
     /// without asking only when all of its keys were granted.
     Keys(Vec<String>),
+    /// A call on one project file (`path`, resolved and project-relative); approving it covers
+    /// `glob` (`notes/**`), and a later call runs without asking when a granted glob matches
+    /// its path.
+    Path {
+        /// The file the call writes.
+        path: String,
+        /// What approving it covers.
+        glob: String,
+    },
     /// This call can't be approved for the session (e.g. a command Gantry can't parse, an
     /// option that writes a file): it asks every time unless the user allowed the whole tool.
     /// The text says why, in words for the user (`` `--output` writes a file ``).
@@ -40,7 +52,20 @@ impl ApprovalScope {
         match self {
             Self::WholeTool => vec![tool.to_owned()],
             Self::Keys(keys) => keys.iter().map(|key| format!("{tool}: {key}")).collect(),
+            Self::Path { glob, .. } => vec![format!("{tool}: {glob}")],
             Self::Never(_) | Self::Always(_) => Vec::new(),
+        }
+    }
+
+    /// What approving the call for the session or the project saves: `None` for the whole
+    /// tool, else the keys or the glob; nothing at all for a call that can't be approved
+    /// beyond itself.
+    pub fn grantable(&self) -> Option<Vec<Option<String>>> {
+        match self {
+            Self::WholeTool => Some(vec![None]),
+            Self::Keys(keys) if !keys.is_empty() => Some(keys.iter().cloned().map(Some).collect()),
+            Self::Path { glob, .. } => Some(vec![Some(glob.clone())]),
+            Self::Keys(_) | Self::Never(_) | Self::Always(_) => None,
         }
     }
 
@@ -48,7 +73,7 @@ impl ApprovalScope {
     /// [`Self::Never`] and [`Self::Always`].
     pub fn ask_reason(&self) -> AskReason {
         match self {
-            Self::WholeTool | Self::Keys(_) => AskReason::Policy,
+            Self::WholeTool | Self::Keys(_) | Self::Path { .. } => AskReason::Policy,
             Self::Never(why) => AskReason::Unscoped { why: why.clone() },
             Self::Always(why) => AskReason::Always { why: why.clone() },
         }
@@ -120,22 +145,24 @@ impl SessionGrants {
                         .get(tool)
                         .is_some_and(|granted| keys.iter().all(|key| granted.contains(key)))
             }
+            ApprovalScope::Path { path, .. } => self
+                .keys
+                .get(tool)
+                .is_some_and(|globs| globs.iter().any(|glob| glob_matches(glob, path))),
         }
     }
 
-    /// Grants what `scope` covers. `Never` grants nothing.
+    /// Grants what `scope` covers. `Never` and `Always` grant nothing.
     pub fn grant(&mut self, tool: &str, scope: &ApprovalScope) {
-        match scope {
-            ApprovalScope::WholeTool => {
-                self.whole_tools.insert(tool.to_owned());
+        for key in scope.grantable().unwrap_or_default() {
+            match key {
+                None => {
+                    self.whole_tools.insert(tool.to_owned());
+                }
+                Some(key) => {
+                    self.keys.entry(tool.to_owned()).or_default().insert(key);
+                }
             }
-            ApprovalScope::Keys(keys) => {
-                self.keys
-                    .entry(tool.to_owned())
-                    .or_default()
-                    .extend(keys.iter().cloned());
-            }
-            ApprovalScope::Never(_) | ApprovalScope::Always(_) => {}
         }
     }
 
@@ -190,6 +217,11 @@ pub enum Preview {
         command: String,
         /// Project-relative working directory.
         workdir: String,
+        /// Whether it would run in the OS sandbox, and with the network or not (always set by
+        /// run_command).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        sandbox: Option<SandboxState>,
     },
     /// Anything else, as text.
     Text {
@@ -234,6 +266,9 @@ pub enum ApprovalDecision {
     AllowOnce,
     /// Run this call and, for the rest of the session, every call within its scope.
     AllowForSession,
+    /// Run this call and save allow rules for its scope in the project: every later call
+    /// within it runs without asking, in every session, after restarts.
+    AllowInProject,
     /// Don't run it; the reason (if any) is passed to the model.
     Deny {
         /// Why, in the user's words.

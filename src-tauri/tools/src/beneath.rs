@@ -155,6 +155,16 @@ impl ProjectRoot {
     }
 }
 
+impl ProjectRoot {
+    /// Opens the regular file at `rel` (a path below the root that a walk of the project
+    /// listed, without `..`) for reading, below the root's descriptor, with its metadata: how
+    /// Gantry reads the files of its own walks (checkpoints' snapshots) without following a
+    /// symlink swapped in since.
+    pub fn open_listed(&self, rel: &Path) -> Result<(File, Metadata), OpenError> {
+        open_listed_file(self.dir_fd(), rel)
+    }
+}
+
 /// Opens the regular file at `rel` below `root` for reading, without looking first (for files
 /// a directory listing already said are regular), and returns it with its metadata.
 pub(crate) fn open_listed_file(

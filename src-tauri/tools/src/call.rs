@@ -16,13 +16,28 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::ApprovalRequest;
 use crate::session::ToolSession;
 
-/// Hears about the approval step of a call while it runs (the agent reports it as turn events).
-/// Every method has a no-op default.
+/// Hears about the approval step of a call, and its progress, while it runs (the agent reports
+/// them as turn events). Every method has a no-op default.
 pub trait CallObserver: Send + Sync {
     /// The approver is about to be asked about the call `request.call_id`.
     fn approval_requested(&self, _request: &ApprovalRequest) {}
     /// The approver answered; `allowed` says whether the call runs.
     fn approval_resolved(&self, _call_id: &str, _allowed: bool) {}
+    /// The running call `call_id` reported progress (an MCP server's `notifications/progress`).
+    fn progress(&self, _call_id: &str, _progress: &CallProgress) {}
+}
+
+/// How far a running call is, as its tool reported it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallProgress {
+    /// Work done so far (grows with each report; its unit is the tool's).
+    pub progress: f64,
+    /// The total, when known.
+    pub total: Option<f64>,
+    /// What the tool says it is doing.
+    pub message: Option<String>,
 }
 
 /// An observer that hears nothing.
@@ -97,6 +112,11 @@ impl CallContext {
     /// Who hears about the approval step.
     pub fn observer(&self) -> &dyn CallObserver {
         self.observer.as_ref()
+    }
+
+    /// Who hears about the call, shared (a tool reports progress to it).
+    pub fn shared_observer(&self) -> Arc<dyn CallObserver> {
+        Arc::clone(&self.observer)
     }
 
     /// Cancelled when the call must stop (the turn was cancelled).

@@ -6,9 +6,11 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::changes::CallChanges;
 use crate::confine::{ConfineError, ProjectRoot, ResolvedPath};
 use crate::ledger::FileLedger;
 use crate::prompt::UserPrompter;
+use crate::sandboxing::{CommandSandbox, SessionTempSlot};
 
 /// Everything a tool function receives besides its arguments. Cheap to clone.
 #[derive(Clone)]
@@ -18,10 +20,15 @@ pub struct ToolContext {
     files: Arc<FileLedger>,
     cancel: CancellationToken,
     prompter: Option<Arc<dyn UserPrompter>>,
+    observer: Arc<dyn crate::call::CallObserver>,
+    sandbox: Arc<CommandSandbox>,
+    temp: Arc<SessionTempSlot>,
+    changes: Option<Arc<dyn CallChanges>>,
 }
 
 impl ToolContext {
-    /// A context for `project` with a fresh ledger, no user and a token nobody cancels.
+    /// A context for `project` with a fresh ledger, no user, a token nobody cancels, the
+    /// system's sandbox with the project's default settings, and a temporary folder of its own.
     pub fn new(project: Arc<ProjectRoot>) -> Self {
         Self {
             call_id: String::new(),
@@ -29,7 +36,52 @@ impl ToolContext {
             files: Arc::default(),
             cancel: CancellationToken::new(),
             prompter: None,
+            observer: Arc::new(crate::call::NoObserver),
+            sandbox: Arc::new(CommandSandbox::system()),
+            temp: Arc::default(),
+            changes: None,
         }
+    }
+
+    /// The same context with the project's command sandbox.
+    #[must_use]
+    pub fn with_sandbox(mut self, sandbox: Arc<CommandSandbox>) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// The same context with the session's temporary folder.
+    #[must_use]
+    pub fn with_session_temp(mut self, temp: Arc<SessionTempSlot>) -> Self {
+        self.temp = temp;
+        self
+    }
+
+    /// How the project's commands are sandboxed.
+    pub fn sandbox(&self) -> &CommandSandbox {
+        &self.sandbox
+    }
+
+    /// The session's private temporary folder (created on first use).
+    pub fn session_temp(&self) -> &Arc<SessionTempSlot> {
+        &self.temp
+    }
+
+    /// The same context reporting the call's progress to `observer`.
+    #[must_use]
+    pub fn with_observer(mut self, observer: Arc<dyn crate::call::CallObserver>) -> Self {
+        self.observer = observer;
+        self
+    }
+
+    /// Who hears about the call (its progress).
+    pub fn observer(&self) -> Arc<dyn crate::call::CallObserver> {
+        Arc::clone(&self.observer)
+    }
+
+    /// Reports how far the call is (shown on its card).
+    pub fn report_progress(&self, progress: &crate::call::CallProgress) {
+        self.observer.progress(&self.call_id, progress);
     }
 
     /// The same context for the call `call_id`.
@@ -63,6 +115,19 @@ impl ToolContext {
     pub fn with_prompter(mut self, prompter: Option<Arc<dyn UserPrompter>>) -> Self {
         self.prompter = prompter;
         self
+    }
+
+    /// The same context recording the files the call replaces in `changes` (checkpoints).
+    #[must_use]
+    pub fn with_changes(mut self, changes: Option<Arc<dyn CallChanges>>) -> Self {
+        self.changes = changes;
+        self
+    }
+
+    /// Where a tool that replaces files reports each one before writing it (see
+    /// [`crate::CallChanges`]); `None` when nothing is recorded.
+    pub fn changes(&self) -> Option<&Arc<dyn CallChanges>> {
+        self.changes.as_ref()
     }
 
     /// The project, which confines every path a tool touches.
@@ -103,6 +168,7 @@ impl std::fmt::Debug for ToolContext {
             .field("root", &self.root())
             .field("cancelled", &self.cancel.is_cancelled())
             .field("prompter", &self.prompter.is_some())
+            .field("changes", &self.changes.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -1,14 +1,16 @@
 //! The permission gate: a short pipeline of checks that decides whether a call runs.
 //!
-//! The checks run in order — the project's policy, then the session's grants, then the approver
-//! — and each one can only make the verdict stricter or settle a pending question: a denial is
-//! final, an allowance can only be tightened, and only a pending "ask" can be resolved either way.
-//! So no later check can undo an earlier refusal, whatever it is.
+//! The checks run in order — the project's policy, a scope that always asks (an
+//! execution-sensitive file, a command with no sandbox on this system), the session's grants,
+//! the project's rules ([`crate::rules`]: deny rules refuse, allow rules settle), then the
+//! approver — and each one can only make the verdict stricter or settle a pending question: a
+//! denial is final, an allowance can only be tightened, and only a pending "ask" can be resolved
+//! either way. So no later check can undo an earlier refusal, whatever it is.
 //!
 //! The gate owns the approver step ([`Gate::decide`]): it builds the [`ApprovalRequest`] (with
 //! the call's id and session, and the tool's preview), tells the call's observer, waits for the
-//! answer or the call's cancellation, and records an "allow for this session" answer in the
-//! call's session.
+//! answer or the call's cancellation, records an "allow for this session" answer in the call's
+//! session, and saves the rules of an "always allow in this project" answer.
 
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
@@ -17,6 +19,7 @@ use crate::approval::{ApprovalDecision, ApprovalRequest, ApprovalScope, Approver
 use crate::call::CallContext;
 use crate::context::ToolContext;
 use crate::permission::Policy;
+use crate::rules::{RuleBook, ToolRule};
 use crate::tool::{PreparedCall, Tool};
 
 /// How the permission check ended.
@@ -30,6 +33,8 @@ pub enum DecisionKind {
     AllowedOnce,
     /// Allowed for the session: by the user just now, or by an earlier grant.
     AllowedForSession,
+    /// Allowed by a rule of the project: one the user saved just now, or an earlier one.
+    AllowedByRule,
     /// Refused by the user, or by the absence of one.
     Denied,
     /// The tool is disabled for the project.
@@ -45,6 +50,7 @@ impl DecisionKind {
             Self::Auto => "auto",
             Self::AllowedOnce => "allowed_once",
             Self::AllowedForSession => "allowed_for_session",
+            Self::AllowedByRule => "allowed_by_rule",
             Self::Denied => "denied",
             Self::Disabled => "disabled",
             Self::NotEvaluated => "not_evaluated",
@@ -61,6 +67,8 @@ pub enum Decider {
     Policy,
     /// A grant the user made earlier in the session.
     SessionGrant,
+    /// A rule of the project (its id is [`Decision::rule`]).
+    Rule,
     /// The user, answering the approver.
     User,
     /// Nobody: no approver was available, so the call was refused (fail closed).
@@ -75,6 +83,7 @@ impl Decider {
         match self {
             Self::Policy => "policy",
             Self::SessionGrant => "session_grant",
+            Self::Rule => "rule",
             Self::User => "user",
             Self::NoApprover => "no_approver",
             Self::Engine => "engine",
@@ -91,8 +100,14 @@ pub struct Decision {
     pub kind: DecisionKind,
     /// Who decided.
     pub by: Decider,
-    /// Details: the grants that covered the call, or the user's reason for a denial.
+    /// Details: the grants or rules that covered the call, the rule that refused it, or the
+    /// user's reason for a denial.
     pub detail: Option<String>,
+    /// The rule that decided (the first, when several covered the call) or that the user
+    /// saved just now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub rule: Option<i64>,
 }
 
 impl Decision {
@@ -102,6 +117,16 @@ impl Decision {
             kind,
             by,
             detail: None,
+            rule: None,
+        }
+    }
+
+    /// Who decided, as the audit log stores it: `rule:<id>` for a rule, else the decider's
+    /// name (`user`, `policy`, ...).
+    pub fn decided_by(&self) -> String {
+        match (self.by, self.rule) {
+            (Decider::Rule, Some(id)) => format!("rule:{id}"),
+            (by, _) => by.as_str().to_owned(),
         }
     }
 
@@ -114,7 +139,10 @@ impl Decision {
     pub fn allows(&self) -> bool {
         matches!(
             self.kind,
-            DecisionKind::Auto | DecisionKind::AllowedOnce | DecisionKind::AllowedForSession
+            DecisionKind::Auto
+                | DecisionKind::AllowedOnce
+                | DecisionKind::AllowedForSession
+                | DecisionKind::AllowedByRule
         )
     }
 }
@@ -160,13 +188,44 @@ impl Verdict {
                 kind: DecisionKind::AllowedForSession,
                 by: Decider::SessionGrant,
                 detail: Some(grants.join(", ")),
+                rule: None,
             }),
             None => Verdict::Ask,
         }
     }
 
-    /// The last check: the approver's answer, or a refusal when there is no approver.
-    pub(crate) fn from_approver(answer: Option<&ApprovalDecision>) -> Verdict {
+    /// The third check: a deny rule refuses whatever came before (except an earlier refusal).
+    pub(crate) fn from_deny_rule(rule: Option<ToolRule>) -> Option<Verdict> {
+        rule.map(|rule| {
+            Verdict::Refuse(Decision {
+                kind: DecisionKind::Denied,
+                by: Decider::Rule,
+                detail: Some(rule.spec.to_string()),
+                rule: Some(rule.id),
+            })
+        })
+    }
+
+    /// The fourth check: allow rules covering the call settle a pending ask.
+    pub(crate) fn from_allow_rules(rules: Option<Vec<ToolRule>>) -> Verdict {
+        match rules.filter(|rules| !rules.is_empty()) {
+            Some(rules) => Verdict::Allow(Decision {
+                kind: DecisionKind::AllowedByRule,
+                by: Decider::Rule,
+                detail: Some(describe_rules(&rules)),
+                rule: rules.first().map(|rule| rule.id),
+            }),
+            None => Verdict::Ask,
+        }
+    }
+
+    /// The last check: the approver's answer, or a refusal when there is no approver. An
+    /// answer "always allow in this project" arrives here with the rules it saved (`saved`;
+    /// empty when they could not be saved, which makes it an allowance for the session).
+    pub(crate) fn from_approver(
+        answer: Option<&ApprovalDecision>,
+        saved: &Result<Vec<ToolRule>, String>,
+    ) -> Verdict {
         match answer {
             None => Verdict::Refuse(Decision::new(DecisionKind::Denied, Decider::NoApprover)),
             Some(ApprovalDecision::AllowOnce) => {
@@ -176,13 +235,38 @@ impl Verdict {
                 DecisionKind::AllowedForSession,
                 Decider::User,
             )),
+            Some(ApprovalDecision::AllowInProject) => Verdict::Allow(match saved {
+                Ok(rules) if !rules.is_empty() => Decision {
+                    kind: DecisionKind::AllowedByRule,
+                    by: Decider::User,
+                    detail: Some(format!("saved {}", describe_rules(rules))),
+                    rule: rules.first().map(|rule| rule.id),
+                },
+                Ok(_) => Decision::new(DecisionKind::AllowedOnce, Decider::User),
+                Err(why) => Decision {
+                    kind: DecisionKind::AllowedForSession,
+                    by: Decider::User,
+                    detail: Some(format!("the rule could not be saved: {why}")),
+                    rule: None,
+                },
+            }),
             Some(ApprovalDecision::Deny { reason }) => Verdict::Refuse(Decision {
                 kind: DecisionKind::Denied,
                 by: Decider::User,
                 detail: reason.clone().filter(|r| !r.trim().is_empty()),
+                rule: None,
             }),
         }
     }
+}
+
+/// `rule 3 (allow run_command: cargo test), rule 5 (...)`.
+fn describe_rules(rules: &[ToolRule]) -> String {
+    rules
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One call at the gate.
@@ -197,6 +281,8 @@ pub(crate) struct Gate<'a> {
     pub context: &'a ToolContext,
     /// The call's id, session, observer and cancellation.
     pub call: &'a CallContext,
+    /// The project's rules.
+    pub rules: &'a RuleBook,
 }
 
 /// How the gate ended.
@@ -211,11 +297,26 @@ pub(crate) enum Gated {
 }
 
 impl Gate<'_> {
-    /// Runs the checks in order: policy, session grants, approver (`None`: nobody can answer,
-    /// so an Ask is refused).
+    /// What the call's approval covers. A tool that runs commands, on a system that cannot
+    /// sandbox them, always asks: only "Allow once" runs it.
+    fn effective_scope(&self, scope: &ApprovalScope) -> ApprovalScope {
+        if self.tool.sandboxed()
+            && !matches!(scope, ApprovalScope::Always(_))
+            && let Err(why) = self.context.sandbox().sandbox()
+        {
+            return ApprovalScope::Always(format!(
+                "{why} Every command asks and can only be allowed once."
+            ));
+        }
+        scope.clone()
+    }
+
+    /// Runs the checks in order: policy, a scope that always asks, session grants, rules,
+    /// approver (`None`: nobody can answer, so an Ask is refused).
     pub(crate) async fn decide(self, approver: Option<&dyn Approver>) -> Gated {
         let name = self.tool.name();
-        let scope = self.prepared.scope();
+        let underlying = self.prepared.scope(self.context);
+        let scope = self.effective_scope(&underlying);
         let mut verdict = Verdict::from_policy(self.policy);
         if matches!(scope, ApprovalScope::Always(_)) {
             // A call that always asks tightens Auto to Ask (a refusal stays a refusal).
@@ -226,6 +327,13 @@ impl Gate<'_> {
                 self.call.session().covering(name, &scope),
             ));
         }
+        // Deny rules see what the call does even when it always asks.
+        if let Some(denied) = Verdict::from_deny_rule(self.rules.denying(name, &underlying)) {
+            verdict = verdict.then(denied);
+        }
+        if verdict == Verdict::Ask {
+            verdict = verdict.then(Verdict::from_allow_rules(self.rules.allowing(name, &scope)));
+        }
         if verdict == Verdict::Ask {
             let answer = match approver {
                 None => None,
@@ -234,10 +342,22 @@ impl Gate<'_> {
                     None => return Gated::Cancelled,
                 },
             };
-            if answer == Some(ApprovalDecision::AllowForSession) {
-                self.call.session().grant(name, &scope);
-            }
-            verdict = verdict.then(Verdict::from_approver(answer.as_ref()));
+            let saved = match answer {
+                Some(ApprovalDecision::AllowForSession) => {
+                    self.call.session().grant(name, &scope);
+                    Ok(Vec::new())
+                }
+                Some(ApprovalDecision::AllowInProject) => {
+                    let saved = self.rules.promote(name, &scope).await;
+                    if let Err(error) = &saved {
+                        tracing::warn!(tool = name, %error, "could not save a rule; allowing for the session");
+                        self.call.session().grant(name, &scope);
+                    }
+                    saved
+                }
+                _ => Ok(Vec::new()),
+            };
+            verdict = verdict.then(Verdict::from_approver(answer.as_ref(), &saved));
         }
         match verdict {
             Verdict::Allow(decision) => Gated::Allowed(decision),
@@ -333,14 +453,15 @@ mod tests {
 
     #[test]
     fn a_missing_approver_refuses_and_blank_reasons_are_dropped() {
+        let none = Ok(Vec::new());
         assert!(
-            matches!(Verdict::from_approver(None), Verdict::Refuse(d) if d.by == Decider::NoApprover)
+            matches!(Verdict::from_approver(None, &none), Verdict::Refuse(d) if d.by == Decider::NoApprover)
         );
         let blank = ApprovalDecision::Deny {
             reason: Some("  ".into()),
         };
         assert!(
-            matches!(Verdict::from_approver(Some(&blank)), Verdict::Refuse(d) if d.detail.is_none())
+            matches!(Verdict::from_approver(Some(&blank), &none), Verdict::Refuse(d) if d.detail.is_none())
         );
     }
 }

@@ -6,7 +6,8 @@
 //! [`PolicySet`], asks the [`Approver`] when a policy says Ask, and turns every call — good, bad,
 //! denied, failed or cancelled — into an [`Observation`] the model can read, with one
 //! [`AuditRecord`] per call. Each call brings its [`CallContext`]: its id, its session's grants
-//! and file ledger ([`ToolSession`]), who hears about its approval, and its cancellation.
+//! and file ledger ([`ToolSession`]), who hears about its approval, and its cancellation. What
+//! a call changes in the project goes to the project's [`ChangeSink`] (checkpoints).
 //!
 //! Module chain (one way, as in the seed): `permission` → `tool` → `manager`; the built-in tools
 //! depend on the core, never on each other.
@@ -20,6 +21,7 @@ pub(crate) mod approval;
 pub(crate) mod audit;
 pub(crate) mod beneath;
 pub(crate) mod call;
+pub(crate) mod changes;
 pub(crate) mod coerce;
 pub(crate) mod command_scope;
 pub(crate) mod confine;
@@ -29,8 +31,11 @@ pub(crate) mod gate;
 pub(crate) mod ledger;
 pub(crate) mod manager;
 pub(crate) mod observation;
+pub(crate) mod path_scope;
 pub(crate) mod permission;
 pub(crate) mod prompt;
+pub(crate) mod rules;
+pub(crate) mod sandboxing;
 pub(crate) mod secret_env;
 pub(crate) mod secret_value;
 pub(crate) mod session;
@@ -51,22 +56,34 @@ pub use approval::{
 };
 pub use audit::{AuditRecord, AuditSink, MemoryAudit, NoAudit};
 pub use beneath::OpenError;
-pub use call::{CallContext, CallObserver, NoObserver};
+pub use call::{CallContext, CallObserver, CallProgress, NoObserver};
+pub use changes::{
+    CallChanges, ChangeCall, ChangeError, ChangeSink, ChangeWatch, MAX_PRIOR_BYTES, NoChanges,
+    Prior,
+};
 pub use coerce::ArgumentProblem;
 pub use command_scope::{OptionEffect, ShellConstruct, Unscoped, command_scope};
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
-pub use fsutil::atomic::{AtomicWriteError, write_atomic, write_atomic_beneath};
+pub use fsutil::atomic::{
+    AtomicWriteError, remove_beneath, write_atomic, write_atomic_beneath,
+    write_atomic_beneath_with_mode, write_atomic_private,
+};
 pub use gantry_tools_macros::tool;
 pub use gate::{Decider, Decision, DecisionKind};
 pub use ledger::{FileLedger, FileStamp, Freshness};
 pub use manager::{ManagerError, ToolArguments, ToolInfo, ToolManager, is_valid_tool_name};
 pub use observation::{Observation, ObservationKind, duration_millis};
+pub use path_scope::{
+    EXECUTION_SENSITIVE, PATH_SCOPED_TOOLS, execution_sensitive, glob_matches, path_glob,
+};
 pub use permission::{ParseNameError, PermissionLevel, Policy, PolicySet};
 pub use prompt::{PromptError, UserPrompter, UserQuestion};
+pub use rules::{RuleAction, RuleBook, RuleSpec, RuleStore, ToolRule};
+pub use sandboxing::{CommandSandbox, SandboxSettings, SandboxState, SessionTempSlot};
 pub use secret_env::{
-    DBUS_BLOCKED, PassList, is_secret_env, is_secret_var, key_from_env, register_secret_env,
-    scrub_environment, scrubbed_environment, scrubbed_environment_passing,
+    DBUS_BLOCKED, DBUS_SESSION, PassList, is_secret_env, is_secret_var, key_from_env, pass_refusal,
+    register_secret_env, scrub_environment, scrubbed_environment, scrubbed_environment_passing,
 };
 pub use secret_value::is_secret_value;
 pub use session::ToolSession;

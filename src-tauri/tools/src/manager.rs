@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::Approver;
 use crate::audit::{AuditRecord, AuditSink, NoAudit, RESULT_EXCERPT_CHARS};
 use crate::call::CallContext;
+use crate::changes::{CallChanges, ChangeCall, ChangeSink, ChangeWatch, NoChanges};
 use crate::coerce::{ArgumentProblem, coerce_arguments};
 use crate::confine::ProjectRoot;
 use crate::context::ToolContext;
@@ -24,6 +25,8 @@ use crate::gate::{Decider, Decision, DecisionKind, Gate, Gated};
 use crate::observation::{Observation, ObservationKind};
 use crate::permission::{PermissionLevel, Policy, PolicySet};
 use crate::prompt::UserPrompter;
+use crate::rules::RuleBook;
+use crate::sandboxing::CommandSandbox;
 use crate::text::excerpt;
 use crate::tool::{IntoTool, PreparedCall, Tool, ToolOutput, ToolSource};
 
@@ -103,6 +106,14 @@ pub struct ToolManager {
     approver: Option<Arc<dyn Approver>>,
     prompter: Option<Arc<dyn UserPrompter>>,
     audit: Arc<dyn AuditSink>,
+    /// Why the tools whose names start with a prefix are missing (a server that failed to
+    /// start): a call to one says so instead of "unknown tool".
+    unavailable: RwLock<BTreeMap<String, String>>,
+    /// Bumped whenever the set of tools changes.
+    changes: tokio::sync::watch::Sender<u64>,
+    rules: RuleBook,
+    sandbox: Arc<CommandSandbox>,
+    change_sink: Arc<dyn ChangeSink>,
 }
 
 impl std::fmt::Debug for ToolManager {
@@ -125,8 +136,9 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 }
 
 impl ToolManager {
-    /// A manager for the project folder `root`, with no tools, default policies, no approver
-    /// (so Ask means deny), no prompter and no audit.
+    /// A manager for the project folder `root`, with no tools, default policies, no rules, no
+    /// approver (so Ask means deny), no prompter, no audit, and the system's command sandbox
+    /// (probed at the first command) with the network off.
     pub fn new(root: impl AsRef<Path>) -> Result<Self, ManagerError> {
         let given = root.as_ref();
         let project = ProjectRoot::new(given).map_err(|error| ManagerError::BadRoot {
@@ -140,7 +152,37 @@ impl ToolManager {
             approver: None,
             prompter: None,
             audit: Arc::new(NoAudit),
+            unavailable: RwLock::default(),
+            changes: tokio::sync::watch::channel(0).0,
+            rules: RuleBook::default(),
+            sandbox: Arc::new(CommandSandbox::system()),
+            change_sink: Arc::new(NoChanges),
         })
+    }
+
+    /// Sets how commands are sandboxed (tests, a front end that probed already).
+    #[must_use]
+    pub fn with_sandbox(mut self, sandbox: CommandSandbox) -> Self {
+        self.sandbox = Arc::new(sandbox);
+        self
+    }
+
+    /// How the project's commands are sandboxed; its settings change in place and hold for the
+    /// next command.
+    pub fn sandbox(&self) -> &Arc<CommandSandbox> {
+        &self.sandbox
+    }
+
+    /// The project's rules (replace them after an edit in the store; set where the dialog's
+    /// "always allow in this project" saves them).
+    pub fn rules(&self) -> &RuleBook {
+        &self.rules
+    }
+
+    /// The project folder with its settings (the variables its commands receive on purpose:
+    /// [`ProjectRoot::set_env_pass`]); shared with every call's context.
+    pub fn project(&self) -> &Arc<ProjectRoot> {
+        &self.project
     }
 
     /// Sets who decides calls whose policy is Ask.
@@ -164,6 +206,13 @@ impl ToolManager {
         self
     }
 
+    /// Sets where the changes of calls go (checkpoints): see [`crate::ChangeSink`].
+    #[must_use]
+    pub fn with_changes(mut self, changes: Arc<dyn ChangeSink>) -> Self {
+        self.change_sink = changes;
+        self
+    }
+
     /// Starts with these policies (loaded from the store).
     #[must_use]
     pub fn with_policies(self, policies: PolicySet) -> Self {
@@ -177,6 +226,58 @@ impl ToolManager {
     /// The project folder (canonical).
     pub fn root(&self) -> &Path {
         self.project.path()
+    }
+
+    /// Whether someone answers the model's questions (ask_user works).
+    pub fn has_prompter(&self) -> bool {
+        self.prompter.is_some()
+    }
+
+    /// A receiver that sees a new value whenever a tool is added, removed or replaced (an MCP
+    /// server's `tools/list_changed`), so front ends can refresh their lists.
+    pub fn subscribe_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    fn changed(&self) {
+        self.changes.send_modify(|version| *version += 1);
+    }
+
+    /// Records why the tools named `prefix...` are missing (`None`: they are not missing any
+    /// more). A call to such a name answers `why` instead of "unknown tool".
+    pub fn set_unavailable(&self, prefix: &str, why: Option<String>) {
+        let mut unavailable = self
+            .unavailable
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        match why {
+            Some(why) => {
+                unavailable.insert(prefix.to_owned(), why);
+            }
+            None => {
+                unavailable.remove(prefix);
+            }
+        }
+    }
+
+    /// Why `name` is missing, when a source said.
+    fn why_unavailable(&self, name: &str) -> Option<String> {
+        self.unavailable
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|(prefix, _)| name.starts_with(prefix.as_str()))
+            .max_by_key(|(prefix, _)| prefix.len())
+            .map(|(_, why)| why.clone())
+    }
+
+    /// The names of the tools the model may call (not Disabled), sorted.
+    pub fn callable_tool_names(&self) -> Vec<String> {
+        self.tools()
+            .into_iter()
+            .filter(|tool| tool.policy != Policy::Disabled)
+            .map(|tool| tool.name)
+            .collect()
     }
 
     // ----- registry -------------------------------------------------------------------------
@@ -193,16 +294,23 @@ impl ToolManager {
             return Err(ManagerError::DuplicateTool(name));
         }
         tools.insert(name, tool);
+        drop(tools);
+        self.changed();
         Ok(())
     }
 
     /// Removes a tool; true when it was registered.
     pub fn unregister(&self, name: &str) -> bool {
-        self.tools
+        let removed = self
+            .tools
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(name)
-            .is_some()
+            .is_some();
+        if removed {
+            self.changed();
+        }
+        removed
     }
 
     /// Replaces every tool from `source` by `tools` in one step (an MCP server's new listing).
@@ -219,6 +327,8 @@ impl ToolManager {
                 registry.insert(name, tool);
             }
         }
+        drop(registry);
+        self.changed();
         clashes
     }
 
@@ -389,6 +499,7 @@ impl ToolManager {
             duration,
             truncated: outcome.output.truncated,
             diff: outcome.output.diff.take(),
+            sandbox: outcome.output.sandbox.take(),
         };
         let record = AuditRecord {
             session_id: call.session().id().map(str::to_owned),
@@ -409,11 +520,18 @@ impl ToolManager {
     /// lets the tool check them. A failure is the call's outcome.
     fn validate(&self, name: &str, arguments: ToolArguments) -> Result<ValidCall, Box<Outcome>> {
         let Some(tool) = self.get(name) else {
-            let available = self.tool_names().join(", ");
+            let text = match self.why_unavailable(name) {
+                Some(why) => format!("[error] tool '{name}' is unavailable: {why}"),
+                None => {
+                    // Only what the model may call: a disabled tool is not an option.
+                    let available = self.callable_tool_names().join(", ");
+                    format!("[error] unknown tool '{name}'; available: {available}")
+                }
+            };
             return Err(Box::new(Outcome::engine(
                 arguments.into_value_lossy(),
                 ObservationKind::Error,
-                format!("[error] unknown tool '{name}'; available: {available}"),
+                text,
             )));
         };
         let level = tool.level();
@@ -451,7 +569,10 @@ impl ToolManager {
             .with_call_id(call.call_id())
             .with_files(Arc::clone(call.session().files()))
             .with_cancel(call.cancel_token().child_token())
-            .with_prompter(self.prompter.clone());
+            .with_prompter(self.prompter.clone())
+            .with_observer(call.shared_observer())
+            .with_sandbox(Arc::clone(&self.sandbox))
+            .with_session_temp(Arc::clone(call.session().temp()));
         let policy = self
             .policies
             .read()
@@ -463,6 +584,7 @@ impl ToolManager {
             prepared: prepared.as_ref(),
             context: &context,
             call,
+            rules: &self.rules,
         }
         .decide(self.approver.as_deref())
         .await;
@@ -488,10 +610,54 @@ impl ToolManager {
                 };
             }
         };
-        run(&name, prepared, context, call.cancel_token(), decision)
-            .await
-            .at(level)
-            .with_arguments(arguments)
+        let changes = match change_watch(tool.as_ref()) {
+            None => None,
+            Some(watch) => {
+                let change_call = ChangeCall {
+                    session_id: call.session().id(),
+                    call_id: call.call_id(),
+                    tool: &name,
+                    watch,
+                };
+                let started = self.change_sink.call_started(&change_call);
+                tokio::select! {
+                    biased;
+                    () = call.cancel_token().cancelled() => {
+                        return Outcome::cancelled(arguments, decision).at(level);
+                    }
+                    changes = started => changes,
+                }
+            }
+        };
+        let context = context.with_changes(changes.clone());
+        let outcome = run(&name, prepared, context, call.cancel_token(), decision).await;
+        if let Some(changes) = changes {
+            finish_changes(changes).await;
+        }
+        outcome.at(level).with_arguments(arguments)
+    }
+}
+
+/// How the change sink learns what a call of `tool` changes: not at all for a SAFE tool (it
+/// reads), by the tool's own reports for one that records its changes, by comparing the
+/// project before and after for any other.
+fn change_watch(tool: &dyn Tool) -> Option<ChangeWatch> {
+    if tool.level() == PermissionLevel::Safe {
+        None
+    } else if tool.records_changes() {
+        Some(ChangeWatch::Reported)
+    } else {
+        Some(ChangeWatch::Snapshot)
+    }
+}
+
+/// Tells the call's change record that the call ended (also when it was cancelled: what it
+/// changed up to then is recorded). Once started it runs to its end on its own task, even if
+/// the dispatch future is dropped meanwhile.
+async fn finish_changes(changes: Arc<dyn CallChanges>) {
+    let finishing = tokio::spawn(async move { changes.finished().await });
+    if let Err(error) = finishing.await {
+        tracing::error!(%error, "recording a call's changes failed");
     }
 }
 
@@ -628,6 +794,14 @@ fn refusal_text(tool: &str, level: PermissionLevel, decision: &Decision) -> Stri
         (_, Decider::NoApprover, _) => {
             format!("[denied] the user denied tool '{tool}' (no one was available to approve it)")
         }
+        (_, Decider::Rule, detail) => format!(
+            "[denied] a rule of this project refuses this call of '{tool}'{}; do not retry it, \
+             ask the user if it is needed",
+            detail
+                .as_deref()
+                .map(|rule| format!(" ({rule})"))
+                .unwrap_or_default()
+        ),
         (_, _, Some(reason)) => format!("[denied] the user denied tool '{tool}': {reason}"),
         _ => format!("[denied] the user denied tool '{tool}'"),
     }

@@ -75,7 +75,7 @@ async fn fake_shell(args: ShellArgs) -> ToolResult {
     Ok(format!("ran {}", args.command).into())
 }
 
-fn shell_scope(args: &ShellArgs) -> ApprovalScope {
+fn shell_scope(_ctx: &ToolContext, args: &ShellArgs) -> ApprovalScope {
     if args.command.contains('`') {
         return ApprovalScope::Never("backticks".into());
     }
@@ -241,9 +241,47 @@ async fn unknown_tool_lists_what_exists() {
         .await;
     assert_eq!(obs.kind, ObservationKind::Error);
     assert_eq!(
-        obs.text,
-        "[error] unknown tool 'reed_file'; available: boom, echo, fail, shell, sleepy, touch"
+        obs.text, "[error] unknown tool 'reed_file'; available: boom, echo, fail, sleepy, touch",
+        "a disabled tool (shell) is not offered"
     );
+}
+
+#[tokio::test]
+async fn a_missing_tool_of_a_source_that_failed_says_why() {
+    let f = fixture(None);
+    f.manager.set_unavailable(
+        "mcp__gh__",
+        Some("MCP server 'gh' failed to start: the server asked for sign-in (401)".into()),
+    );
+    let obs = f
+        .manager
+        .dispatch("mcp__gh__search", "{}", &CallContext::detached())
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Error);
+    assert_eq!(
+        obs.text,
+        "[error] tool 'mcp__gh__search' is unavailable: MCP server 'gh' failed to start: the server asked for sign-in (401)"
+    );
+    f.manager.set_unavailable("mcp__gh__", None);
+    let obs = f
+        .manager
+        .dispatch("mcp__gh__search", "{}", &CallContext::detached())
+        .await;
+    assert!(obs.text.starts_with("[error] unknown tool"), "{}", obs.text);
+}
+
+#[tokio::test]
+async fn changes_to_the_tool_set_are_announced() {
+    let f = fixture(None);
+    let mut changes = f.manager.subscribe_changes();
+    assert!(!changes.has_changed().unwrap());
+    f.manager
+        .register(crate::TypedTool::new(Echo).named("echo3"))
+        .unwrap();
+    assert!(changes.has_changed().unwrap());
+    changes.borrow_and_update();
+    assert!(f.manager.unregister("echo3"));
+    assert!(changes.has_changed().unwrap());
 }
 
 #[tokio::test]
@@ -658,8 +696,9 @@ async fn cancellation_stops_a_running_tool_promptly() {
         )
         .await;
     assert_eq!(obs.kind, ObservationKind::Cancelled);
+    // A ceiling well under the 10 s the call would take: it was cancelled, not waited for.
     assert!(
-        started.elapsed() < Duration::from_millis(1000),
+        started.elapsed() < Duration::from_secs(5),
         "took {:?}",
         started.elapsed()
     );
@@ -949,4 +988,249 @@ async fn a_call_that_always_asks_asks_under_auto_and_every_grant_and_says_why() 
         .await;
     assert_eq!(third.kind, ObservationKind::Disabled);
     assert_eq!(approver.asked(), 2);
+}
+
+// ----- rules and the sandbox ---------------------------------------------------------------------
+
+/// A rule store in memory, numbering rules from 1 (the store crate is the real one).
+#[derive(Default)]
+struct MemoryRules {
+    saved: std::sync::Mutex<Vec<crate::ToolRule>>,
+}
+
+#[async_trait]
+impl crate::RuleStore for MemoryRules {
+    async fn add(&self, spec: crate::RuleSpec) -> Result<crate::ToolRule, String> {
+        let mut saved = self.saved.lock().unwrap();
+        if let Some(rule) = saved.iter().find(|rule| rule.spec == spec) {
+            return Ok(rule.clone());
+        }
+        let rule = crate::ToolRule {
+            id: i64::try_from(saved.len()).unwrap() + 1,
+            spec,
+        };
+        saved.push(rule.clone());
+        Ok(rule)
+    }
+}
+
+fn rule(id: i64, tool: &str, pattern: &str, action: crate::RuleAction) -> crate::ToolRule {
+    crate::ToolRule {
+        id,
+        spec: crate::RuleSpec {
+            tool: tool.into(),
+            pattern: Some(pattern.into()),
+            action,
+        },
+    }
+}
+
+fn shell(command: &str) -> serde_json::Value {
+    json!({ "command": command })
+}
+
+#[tokio::test]
+async fn a_deny_rule_refuses_without_asking_whatever_the_policy_and_grants() {
+    let approver = ScriptedApprover::new([]);
+    let f = fixture(Some(approver.clone()));
+    f.manager.set_policy("shell", Policy::Auto).unwrap();
+    f.manager.rules().replace(vec![
+        rule(7, "shell", "git push", crate::RuleAction::Deny),
+        rule(8, "shell", "rm -rf", crate::RuleAction::Deny),
+    ]);
+    let call = crate::call::test_call();
+    call.session().approve_tool("shell");
+    for command in ["git push", "ls; git push origin", "rm -rf build"] {
+        let obs = f.manager.dispatch("shell", shell(command), &call).await;
+        assert_eq!(obs.kind, ObservationKind::Denied, "{command}");
+        assert_eq!(obs.decision.by, Decider::Rule);
+        assert!(
+            obs.text
+                .starts_with("[denied] a rule of this project refuses this call of 'shell'"),
+            "{}",
+            obs.text
+        );
+    }
+    let obs = f.manager.dispatch("shell", shell("git push"), &call).await;
+    assert_eq!(obs.decision.rule, Some(7));
+    assert_eq!(obs.decision.decided_by(), "rule:7");
+    assert!(obs.text.contains("deny shell: git push"), "{}", obs.text);
+    // Other commands run; nobody was asked.
+    let obs = f
+        .manager
+        .dispatch("shell", shell("git status"), &call)
+        .await;
+    assert!(obs.is_ok(), "{}", obs.text);
+    assert_eq!(approver.asked(), 0);
+    let records = f.audit.records();
+    assert_eq!(records[0].decision.decided_by(), "rule:7");
+}
+
+#[tokio::test]
+async fn an_allow_rule_for_cargo_test_does_not_cover_cargo_publish() {
+    let approver = ScriptedApprover::new([]);
+    let f = fixture(Some(approver.clone()));
+    f.manager.set_policy("shell", Policy::Ask).unwrap();
+    f.manager.rules().replace(vec![rule(
+        3,
+        "shell",
+        "cargo test",
+        crate::RuleAction::Allow,
+    )]);
+    let obs = f
+        .manager
+        .dispatch("shell", shell("cargo test"), &crate::call::test_call())
+        .await;
+    assert!(obs.is_ok(), "{}", obs.text);
+    assert_eq!(
+        (obs.decision.kind, obs.decision.by, obs.decision.rule),
+        (DecisionKind::AllowedByRule, Decider::Rule, Some(3))
+    );
+    assert_eq!(approver.asked(), 0);
+    for command in ["cargo publish", "cargo test; cargo publish", "`cargo test`"] {
+        let obs = f
+            .manager
+            .dispatch("shell", shell(command), &crate::call::test_call())
+            .await;
+        assert_eq!(
+            obs.kind,
+            ObservationKind::Denied,
+            "{command}: asked and denied"
+        );
+    }
+    assert_eq!(approver.asked(), 3);
+    // A call that always asks is never covered by an allow rule.
+    f.manager
+        .rules()
+        .replace(vec![rule(4, "shell", "hook x", crate::RuleAction::Allow)]);
+    f.manager
+        .dispatch("shell", shell("hook x"), &crate::call::test_call())
+        .await;
+    assert_eq!(approver.asked(), 4);
+}
+
+#[tokio::test]
+async fn always_allow_in_this_project_saves_rules_that_later_sessions_follow() {
+    let approver = ScriptedApprover::new([ApprovalDecision::AllowInProject]);
+    let f = fixture(Some(approver.clone()));
+    let store = Arc::new(MemoryRules::default());
+    f.manager.rules().set_store(store.clone());
+    f.manager.set_policy("shell", Policy::Ask).unwrap();
+    let first = CallContext::new("c1", Arc::new(ToolSession::new("1")));
+    let obs = f
+        .manager
+        .dispatch("shell", shell("cargo test; git status"), &first)
+        .await;
+    assert!(obs.is_ok(), "{}", obs.text);
+    assert_eq!(
+        (obs.decision.kind, obs.decision.by, obs.decision.rule),
+        (DecisionKind::AllowedByRule, Decider::User, Some(1))
+    );
+    assert_eq!(store.saved.lock().unwrap().len(), 2);
+    assert!(
+        first.session().session_grants().is_empty(),
+        "a rule, not a grant"
+    );
+    // Another session: covered by the rules, nobody asked.
+    let second = CallContext::new("c2", Arc::new(ToolSession::new("2")));
+    for command in ["git status", "cargo test", "git status; cargo test"] {
+        let obs = f.manager.dispatch("shell", shell(command), &second).await;
+        assert_eq!(obs.decision.by, Decider::Rule, "{command}");
+    }
+    assert_eq!(approver.asked(), 1);
+    assert_eq!(f.manager.rules().list().len(), 2);
+}
+
+#[tokio::test]
+async fn without_a_rule_store_always_allow_holds_for_the_session() {
+    let approver = ScriptedApprover::new([ApprovalDecision::AllowInProject]);
+    let f = fixture(Some(approver.clone()));
+    f.manager.set_policy("shell", Policy::Ask).unwrap();
+    let call = crate::call::test_call();
+    let obs = f.manager.dispatch("shell", shell("make"), &call).await;
+    assert!(obs.is_ok());
+    assert_eq!(obs.decision.kind, DecisionKind::AllowedForSession);
+    assert!(
+        obs.decision
+            .detail
+            .as_deref()
+            .is_some_and(|detail| detail.contains("could not be saved")),
+        "{:?}",
+        obs.decision
+    );
+    let obs = f.manager.dispatch("shell", shell("make"), &call).await;
+    assert_eq!(obs.decision.by, Decider::SessionGrant);
+    assert_eq!(approver.asked(), 1);
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct CommandArgs {
+    /// Command line.
+    command: String,
+}
+
+/// Pretend to run a command in the sandbox.
+#[tool(name = "boxed", level = "dangerous", scope = boxed_scope, sandboxed)]
+async fn boxed(args: CommandArgs) -> ToolResult {
+    Ok(format!("ran {}", args.command).into())
+}
+
+fn boxed_scope(_ctx: &ToolContext, args: &CommandArgs) -> ApprovalScope {
+    ApprovalScope::Keys(vec![args.command.clone()])
+}
+
+#[tokio::test]
+async fn without_a_sandbox_a_command_asks_every_time_and_only_allow_once_runs_it() {
+    let approver = ScriptedApprover::new([
+        ApprovalDecision::AllowForSession,
+        ApprovalDecision::AllowInProject,
+        ApprovalDecision::AllowOnce,
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(MemoryRules::default());
+    let manager = ToolManager::new(dir.path())
+        .unwrap()
+        .with_approver(approver.clone())
+        .with_sandbox(crate::CommandSandbox::system().with_availability(
+            gantry_sandbox::Sandbox::probe_with(std::path::Path::new("/nonexistent/bwrap")),
+        ));
+    manager.register(Boxed).unwrap();
+    manager.rules().set_store(store.clone());
+    manager
+        .rules()
+        .replace(vec![rule(1, "boxed", "make", crate::RuleAction::Allow)]);
+    // Auto, a rule and session grants: it asks each time anyway.
+    manager.set_policy("boxed", Policy::Auto).unwrap();
+    let call = crate::call::test_call();
+    for expected in [
+        DecisionKind::AllowedForSession,
+        DecisionKind::AllowedOnce,
+        DecisionKind::AllowedOnce,
+    ] {
+        let obs = manager.dispatch("boxed", shell("make"), &call).await;
+        assert!(obs.is_ok(), "{}", obs.text);
+        assert_eq!(obs.decision.kind, expected);
+    }
+    assert_eq!(approver.asked(), 3);
+    assert!(call.session().session_grants().is_empty());
+    assert!(store.saved.lock().unwrap().is_empty());
+    let request = &approver.requests()[0];
+    assert!(request.session_scope.is_empty());
+    assert!(
+        matches!(&request.reason, crate::AskReason::Always { why }
+            if why.starts_with("Commands are not sandboxed on this system: bubblewrap is not installed")
+                && why.ends_with("can only be allowed once.")),
+        "{:?}",
+        request.reason
+    );
+    // A deny rule still refuses it, without asking.
+    manager
+        .rules()
+        .replace(vec![rule(2, "boxed", "make", crate::RuleAction::Deny)]);
+    let obs = manager.dispatch("boxed", shell("make"), &call).await;
+    assert_eq!(
+        (obs.kind, obs.decision.rule),
+        (ObservationKind::Denied, Some(2))
+    );
+    assert_eq!(approver.asked(), 3);
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::gate::Decision;
+use crate::sandboxing::SandboxState;
 
 /// How a call ended, as the UI and the audit log classify it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -66,6 +67,11 @@ pub struct Observation {
     pub truncated: bool,
     /// A unified diff of what the call changed, for tools that change files.
     pub diff: Option<String>,
+    /// How a command ran (run_command): in the OS sandbox, with the network or not, or without
+    /// a sandbox. `None` for other tools and for calls that did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub sandbox: Option<SandboxState>,
 }
 
 impl Observation {

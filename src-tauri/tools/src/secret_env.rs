@@ -107,6 +107,20 @@ pub fn is_secret_var(name: &str, value: &OsStr) -> bool {
     is_secret_env(name) || is_secret_value(&value.to_string_lossy())
 }
 
+/// Why a project cannot pass the variable `name` on purpose (it is Gantry's own), or `None`.
+pub fn pass_refusal(name: &str) -> Option<&'static str> {
+    let upper = name.trim().to_ascii_uppercase();
+    if upper == DBUS_SESSION {
+        Some("the session bus is where Gantry's keys are kept; it never reaches a command")
+    } else if upper.starts_with("GANTRY_") {
+        Some("GANTRY_* variables are Gantry's own and never reach a command")
+    } else if never_passed(&upper) {
+        Some("it holds a model provider's key, which never reaches a command")
+    } else {
+        None
+    }
+}
+
 /// Gantry's own variables, which no pass list opens (`upper` is the upper-cased name).
 fn never_passed(upper: &str) -> bool {
     upper == DBUS_SESSION

@@ -1,5 +1,5 @@
-//! What one session holds across its calls: its id, what the user allowed for it, and what the
-//! model has seen of each file.
+//! What one session holds across its calls: its id, what the user allowed for it, what the
+//! model has seen of each file, and the private temporary folder of its commands.
 //!
 //! Grants and the file ledger belong to the session, not to the project's [`crate::ToolManager`]:
 //! several sessions of one project can run at once on one manager, each with its own grants, and
@@ -11,13 +11,16 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::approval::{ApprovalScope, SessionGrant, SessionGrants};
 use crate::ledger::FileLedger;
+use crate::sandboxing::SessionTempSlot;
 
-/// One session's grants and file ledger.
+/// One session's grants, file ledger and temporary folder. The folder is created by the
+/// session's first command and removed when the session is dropped.
 #[derive(Debug, Default)]
 pub struct ToolSession {
     id: Option<String>,
     grants: Mutex<SessionGrants>,
     files: Arc<FileLedger>,
+    temp: Arc<SessionTempSlot>,
 }
 
 impl ToolSession {
@@ -42,6 +45,11 @@ impl ToolSession {
     /// What the model read or wrote in this session.
     pub fn files(&self) -> &Arc<FileLedger> {
         &self.files
+    }
+
+    /// The private temporary folder of the session's commands (`TMPDIR` inside the sandbox).
+    pub fn temp(&self) -> &Arc<SessionTempSlot> {
+        &self.temp
     }
 
     fn grants(&self) -> MutexGuard<'_, SessionGrants> {

@@ -19,6 +19,7 @@ use crate::approval::{ApprovalScope, Preview};
 use crate::coerce::ArgumentProblem;
 use crate::context::ToolContext;
 use crate::permission::PermissionLevel;
+use crate::sandboxing::SandboxState;
 use crate::schema::{first_paragraph, parameters_for, raw_schema_for};
 
 /// What a tool gives back when it ran.
@@ -33,6 +34,8 @@ pub struct ToolOutput {
     pub truncated: bool,
     /// A unified diff of what the call changed.
     pub diff: Option<String>,
+    /// How a command ran: in the OS sandbox (with or without network) or not.
+    pub sandbox: Option<SandboxState>,
 }
 
 impl ToolOutput {
@@ -57,6 +60,13 @@ impl ToolOutput {
     #[must_use]
     pub fn with_truncated(mut self, truncated: bool) -> Self {
         self.truncated = truncated;
+        self
+    }
+
+    /// Says how the command ran (sandboxed or not).
+    #[must_use]
+    pub fn with_sandbox(mut self, sandbox: SandboxState) -> Self {
+        self.sandbox = Some(sandbox);
         self
     }
 
@@ -140,6 +150,17 @@ pub trait Tool: Send + Sync + 'static {
     fn interactive(&self) -> bool {
         false
     }
+    /// True for a tool that runs commands in the OS sandbox (run_command): when the system has
+    /// none, every call asks and can only be allowed once.
+    fn sandboxed(&self) -> bool {
+        false
+    }
+    /// True for a tool that reports each file it is about to replace to the call's
+    /// [`crate::CallChanges`] (write_file, edit_file); the manager snapshots the project around
+    /// any other call that may change files (run_command, MCP tools), to find what it changed.
+    fn records_changes(&self) -> bool {
+        false
+    }
     /// Turns coerced arguments into a call ready to check and run, or says what is wrong.
     fn prepare(&self, arguments: Value) -> Result<Box<dyn PreparedCall>, Vec<ArgumentProblem>>;
 
@@ -161,8 +182,10 @@ pub trait Tool: Send + Sync + 'static {
 pub trait PreparedCall: Send + Sync {
     /// The validated arguments as JSON (shown to the approver, kept in the audit log).
     fn arguments(&self) -> &Value;
-    /// What "allow for this session" would cover for this call.
-    fn scope(&self) -> ApprovalScope;
+    /// What "allow for this session" (or a rule) would cover for this call. Computed by Gantry
+    /// from the tool, the arguments and the project as it is now (a path is resolved, the
+    /// sandbox's availability is known), never taken from the model.
+    fn scope(&self, ctx: &ToolContext) -> ApprovalScope;
     /// What the call would do, computed without changing anything.
     fn preview<'a>(&'a self, ctx: &'a ToolContext) -> BoxFuture<'a, Option<Preview>>;
     /// Runs the call.
@@ -185,6 +208,10 @@ pub trait ToolFn: Send + Sync + Sized + 'static {
     const LEVEL: PermissionLevel = PermissionLevel::Safe;
     /// Whether the tool talks to the user while it runs (see [`Tool::interactive`]).
     const INTERACTIVE: bool = false;
+    /// Whether the tool runs commands in the OS sandbox (see [`Tool::sandboxed`]).
+    const SANDBOXED: bool = false;
+    /// Whether the tool reports its own file changes (see [`Tool::records_changes`]).
+    const RECORDS_CHANGES: bool = false;
 
     /// Runs the tool.
     fn call<'a>(
@@ -194,7 +221,7 @@ pub trait ToolFn: Send + Sync + Sized + 'static {
     ) -> impl Future<Output = ToolResult> + Send + 'a;
 
     /// What allowing this call for the session covers (the whole tool by default).
-    fn scope(&self, _args: &Self::Args) -> ApprovalScope {
+    fn scope(&self, _ctx: &ToolContext, _args: &Self::Args) -> ApprovalScope {
         ApprovalScope::WholeTool
     }
 
@@ -290,6 +317,14 @@ impl<T: ToolFn> Tool for TypedTool<T> {
         T::INTERACTIVE
     }
 
+    fn sandboxed(&self) -> bool {
+        T::SANDBOXED
+    }
+
+    fn records_changes(&self) -> bool {
+        T::RECORDS_CHANGES
+    }
+
     fn prepare(&self, arguments: Value) -> Result<Box<dyn PreparedCall>, Vec<ArgumentProblem>> {
         match T::Args::deserialize(&arguments) {
             Ok(args) => Ok(Box::new(TypedCall {
@@ -317,8 +352,8 @@ impl<T: ToolFn> PreparedCall for TypedCall<T> {
         &self.arguments
     }
 
-    fn scope(&self) -> ApprovalScope {
-        self.tool.scope(&self.args)
+    fn scope(&self, ctx: &ToolContext) -> ApprovalScope {
+        self.tool.scope(ctx, &self.args)
     }
 
     fn preview<'a>(&'a self, ctx: &'a ToolContext) -> BoxFuture<'a, Option<Preview>> {

@@ -123,6 +123,67 @@ impl StopFlag {
     }
 }
 
+/// What a parallel search does with each regular file the walk finds. Every walker thread gets
+/// a visitor of its own (see [`visit_files`]); a visitor keeps what it finds and merges it into
+/// shared state when it is dropped, at the end of its thread.
+pub trait FileVisitor: Send {
+    /// Looks at one regular file.
+    fn file(&mut self, entry: &ignore::DirEntry);
+}
+
+/// Walks `start` with the project's walk rules ([`project_walker`]) on every core, giving each
+/// regular file to the visitor of the thread that found it, until the walk ends or `stop` is
+/// raised. Entries that can't be read (an unreadable folder, a file that vanished) are skipped:
+/// a search reports what it could search. `make` builds one visitor per thread.
+pub fn visit_files<V, M>(start: &Path, stop: &StopFlag, make: M)
+where
+    V: FileVisitor,
+    M: FnMut() -> V,
+{
+    let mut builder = PerThread { stop, make };
+    project_walker(start).build_parallel().visit(&mut builder);
+}
+
+/// Builds each walker thread's [`Threaded`] visitor.
+struct PerThread<'a, M> {
+    stop: &'a StopFlag,
+    make: M,
+}
+
+impl<'s, V, M> ignore::ParallelVisitorBuilder<'s> for PerThread<'s, M>
+where
+    V: FileVisitor + 's,
+    M: FnMut() -> V,
+{
+    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
+        Box::new(Threaded {
+            stop: self.stop,
+            visitor: (self.make)(),
+        })
+    }
+}
+
+/// One walker thread: the stop check and the file filter every search shares, around its own
+/// visitor.
+struct Threaded<'a, V> {
+    stop: &'a StopFlag,
+    visitor: V,
+}
+
+impl<V: FileVisitor> ignore::ParallelVisitor for Threaded<'_, V> {
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+        if self.stop.is_raised() {
+            return ignore::WalkState::Quit;
+        }
+        if let Ok(entry) = entry
+            && entry.file_type().is_some_and(|kind| kind.is_file())
+        {
+            self.visitor.file(&entry);
+        }
+        ignore::WalkState::Continue
+    }
+}
+
 /// Raises the flag when dropped: the future of [`run_blocking_walk`] may be dropped mid-walk
 /// (the manager drops a cancelled call), and the walk must not go on alone on the blocking pool.
 struct RaiseOnDrop(StopFlag);

@@ -34,6 +34,11 @@ pub struct RecordedRequest {
     pub failure: Option<String>,
     /// How far the response body got.
     pub delivery: Delivery,
+    /// When the response body ended (however it ended), in milliseconds since the Unix epoch:
+    /// a wall clock a page in another process can compare its own times with. `None` while
+    /// [`Delivery::Pending`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_at_unix_ms: Option<u64>,
 }
 
 impl RecordedRequest {

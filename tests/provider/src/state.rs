@@ -221,6 +221,7 @@ impl Shared {
             turn,
             status,
             failure,
+            settled_at_unix_ms: None,
             delivery,
         };
         state
@@ -237,6 +238,10 @@ impl Shared {
             && record.delivery == Delivery::Pending
         {
             record.delivery = delivery;
+            record.settled_at_unix_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()
+                .and_then(|since| u64::try_from(since.as_millis()).ok());
             drop(state);
             self.changed();
         }

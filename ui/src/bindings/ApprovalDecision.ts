@@ -3,7 +3,7 @@
 /**
  * The approver's answer.
  */
-export type ApprovalDecision = { "decision": "allow_once" } | { "decision": "allow_for_session" } | { "decision": "deny", 
+export type ApprovalDecision = { "decision": "allow_once" } | { "decision": "allow_for_session" } | { "decision": "allow_in_project" } | { "decision": "deny", 
 /**
  * Why, in the user's words.
  */

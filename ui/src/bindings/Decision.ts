@@ -15,6 +15,12 @@ kind: DecisionKind,
  */
 by: Decider, 
 /**
- * Details: the grants that covered the call, or the user's reason for a denial.
+ * Details: the grants or rules that covered the call, the rule that refused it, or the
+ * user's reason for a denial.
  */
-detail: string | null, };
+detail: string | null, 
+/**
+ * The rule that decided (the first, when several covered the call) or that the user
+ * saved just now.
+ */
+rule?: number, };

@@ -3,4 +3,4 @@
 /**
  * How the permission check ended.
  */
-export type DecisionKind = "auto" | "allowed_once" | "allowed_for_session" | "denied" | "disabled" | "not_evaluated";
+export type DecisionKind = "auto" | "allowed_once" | "allowed_for_session" | "allowed_by_rule" | "denied" | "disabled" | "not_evaluated";

@@ -23,6 +23,7 @@ export const DECISIONS: readonly DecisionKind[] = [
   "auto",
   "allowed_once",
   "allowed_for_session",
+  "allowed_by_rule",
   "denied",
   "disabled",
   "not_evaluated",
@@ -61,6 +62,7 @@ const DECISION_LABELS: Readonly<Record<DecisionKind, MessageKey>> = {
   auto: "decision.auto",
   allowed_once: "decision.allowedOnce",
   allowed_for_session: "decision.allowedForSession",
+  allowed_by_rule: "decision.allowedByRule",
   denied: "decision.denied",
   disabled: "decision.disabled",
   not_evaluated: "decision.notEvaluated",
@@ -85,9 +87,11 @@ export function outcomeLabel(kind: ObservationKind): string {
   return t(OUTCOME_LABELS[kind]);
 }
 
-/** Who decided, as a sentence fragment. */
-export function deciderLabel(by: Decider): string {
+/** Who decided, as a sentence fragment (`rule` is the id of the rule that decided, if any). */
+export function deciderLabel(by: Decider, rule?: number): string {
   switch (by) {
+    case "rule":
+      return t("decider.rule", { id: rule ?? "?" });
     case "policy":
       return t("decider.policy");
     case "session_grant":
@@ -104,7 +108,7 @@ export function deciderLabel(by: Decider): string {
 
 /** "denied by you: not today", "auto by project policy" (the detail is the engine's words). */
 export function describeDecision(decision: Decision): string {
-  const params = { decision: decisionLabel(decision.kind), decider: deciderLabel(decision.by) };
+  const params = { decision: decisionLabel(decision.kind), decider: deciderLabel(decision.by, decision.rule) };
   return decision.detail
     ? t("audit.decidedByWithDetail", { ...params, detail: decision.detail })
     : t("audit.decidedBy", params);

@@ -14,11 +14,14 @@
 //   that results (which may arrive out of order) complete by id; a `retrying` event voids what
 //   was streamed since the last tool result.
 
+import type { CallProgress } from "../bindings/CallProgress";
 import type { ChatEvent } from "../bindings/ChatEvent";
 import type { ChatView } from "../bindings/ChatView";
+import type { Decision } from "../bindings/Decision";
 import type { Message } from "../bindings/Message";
 import type { Observation } from "../bindings/Observation";
 import type { ObservationKind } from "../bindings/ObservationKind";
+import type { SandboxState } from "../bindings/SandboxState";
 import type { TokenUsage } from "../bindings/TokenUsage";
 import type { ToolCall } from "../bindings/ToolCall";
 import type { TurnEvent } from "../bindings/TurnEvent";
@@ -44,6 +47,12 @@ export interface ToolCard {
   readonly diff: string | null;
   /** Why the user denied it, when they said. */
   readonly reason: string | null;
+  /** How far the running call is, as its tool (an MCP server) last reported it. */
+  readonly progress: CallProgress | null;
+  /** How the command ran: in the OS sandbox or not (run_command, live results only). */
+  readonly sandbox?: SandboxState | null;
+  /** How the permission check decided, and who decided (live results only). */
+  readonly decision: Decision | null;
 }
 
 export type NoticeKind = "retrying" | "context_shortened" | "error" | "cancelled" | "step_limit";
@@ -59,6 +68,8 @@ export type ChatItem =
       readonly status: "complete" | "cancelled" | "error";
       /** Still being streamed in the running turn. */
       readonly live: boolean;
+      /** A tool call whose arguments are still arriving (its card appears once they are whole). */
+      readonly receiving?: { readonly name: string; readonly bytes: number } | null;
     }
   | {
       readonly kind: "notice";
@@ -156,6 +167,8 @@ function card(call: ToolCall): ToolCard {
     truncated: false,
     diff: null,
     reason: null,
+    progress: null,
+    decision: null,
   };
 }
 
@@ -168,6 +181,9 @@ function completed(tool: ToolCard, observation: Observation): ToolCard {
     truncated: observation.truncated,
     diff: observation.diff,
     reason: observation.kind === "denied" ? observation.decision.detail : null,
+    progress: null,
+    sandbox: observation.sandbox ?? null,
+    decision: observation.decision,
   };
 }
 
@@ -319,12 +335,34 @@ function appendText(state: ChatState, field: "text" | "reasoning", text: string)
   return withItems(state, [...state.items, extend(item)], 1);
 }
 
+/** Notes the call whose arguments are arriving on the reply being streamed. */
+function receiving(state: ChatState, call: { name: string; bytes: number }): ChatState {
+  const last = state.items.at(-1);
+  if (last?.kind === "assistant" && last.live) {
+    return withItems(state, [...state.items.slice(0, -1), { ...last, receiving: call }]);
+  }
+  const item: AssistantItem = {
+    kind: "assistant",
+    key: state.nextKey,
+    text: "",
+    reasoning: "",
+    tools: [],
+    status: "complete",
+    live: true,
+    receiving: call,
+  };
+  return withItems(state, [...state.items, item], 1);
+}
+
 /** Adds a tool card to the reply that called it (the last live assistant message). */
 function addTool(state: ChatState, tool: ToolCard): ChatState {
   if (findTool(state, tool.id)) return state;
   const last = state.items.at(-1);
   if (last?.kind === "assistant" && last.live) {
-    return withItems(state, [...state.items.slice(0, -1), { ...last, tools: [...last.tools, tool] }]);
+    return withItems(state, [
+      ...state.items.slice(0, -1),
+      { ...last, tools: [...last.tools, tool], receiving: null },
+    ]);
   }
   const item: AssistantItem = {
     kind: "assistant",
@@ -373,19 +411,33 @@ function dropStreamed(state: ChatState): ChatState {
   return tail ? withItems(state, state.items.slice(0, -1)) : state;
 }
 
-/** Marks the end of the turn on every live message and unfinished card. */
+/**
+ * Marks the end of the turn: unfinished cards are cancelled, no message is live any more, and
+ * the reply the turn ended in (the last one) takes `status` — only that one, so a stopped turn
+ * says "stopped" once, whatever number of replies it had.
+ */
 function finishLive(state: ChatState, status: AssistantItem["status"]): ChatState {
-  const items = state.items.map((item): ChatItem => {
+  let last = -1;
+  state.items.forEach((item, index) => {
+    if (item.kind === "assistant" && item.live) last = index;
+  });
+  const items = state.items.map((item, index): ChatItem => {
     if (item.kind !== "assistant" || !item.live) return item;
     const tools = item.tools.map((tool) => (isPending(tool.status) ? { ...tool, status: "cancelled" as const } : tool));
     const empty = item.text === "" && item.reasoning === "" && tools.length === 0;
-    return { ...item, tools, live: false, status: empty ? item.status : status };
+    return { ...item, tools, live: false, receiving: null, status: empty || index !== last ? item.status : status };
   });
   // A reply that never produced anything is no message.
   const kept = items.filter(
     (item) => !(item.kind === "assistant" && item.text === "" && item.reasoning === "" && item.tools.length === 0),
   );
   return withItems(state, kept);
+}
+
+/** Whether the turn's last reply carries the turn's end (so no separate notice is needed). */
+function endsInReply(state: ChatState, status: AssistantItem["status"]): boolean {
+  const last = state.items.at(-1);
+  return last?.kind === "assistant" && last.status === status;
 }
 
 function addUsage(previous: TokenUsage | null, event: Extract<TurnEvent, { type: "usage" }>): TokenUsage {
@@ -405,6 +457,8 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
       return event.text === "" ? state : appendText(state, "text", event.text);
     case "reasoning_delta":
       return event.text === "" ? state : appendText(state, "reasoning", event.text);
+    case "tool_call_streaming":
+      return receiving(state, { name: event.name, bytes: event.bytes });
     case "tool_call_started":
       return addTool(state, card({ id: event.id, name: event.name, arguments: event.arguments }));
     case "approval_requested": {
@@ -422,6 +476,14 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
         state,
         (tool) => tool.status === "awaiting_approval" && tool.id === id,
         (tool) => ({ ...tool, status: "running" }),
+      );
+    }
+    case "tool_progress": {
+      const id = event.id;
+      return updateTools(
+        state,
+        (tool) => tool.id === id && isPending(tool.status),
+        (tool) => ({ ...tool, progress: event.progress }),
       );
     }
     case "tool_result": {
@@ -462,7 +524,8 @@ function finished(state: ChatState, event: Extract<TurnEvent, { type: "turn_fini
     case "completed":
       return done;
     case "cancelled":
-      return notice(done, "cancelled", { key: "chat.notice.cancelled" });
+      // One "stopped" note: the stopped reply's own, or a notice when no reply had started.
+      return endsInReply(done, "cancelled") ? done : notice(done, "cancelled", { key: "chat.notice.cancelled" });
     case "step_limit":
       return notice(done, "step_limit", event.message ?? { key: "chat.notice.stepLimit" });
     case "error": {
@@ -485,8 +548,11 @@ function contextText(event: Extract<TurnEvent, { type: "context_shortened" }>): 
     : { key: "chat.notice.contextFitted", params };
 }
 
-/** Whether a result is long enough to start collapsed. */
-export function isLongResult(text: string, lines = 6): boolean {
+/** How many lines of a result a card shows before "show all". */
+export const RESULT_LINES = 20;
+
+/** Whether a result is long enough to fold (more than `lines` lines, or very long ones). */
+export function isLongResult(text: string, lines = RESULT_LINES): boolean {
   let count = 1;
   for (const char of text) {
     if (char === "\n") {
@@ -494,5 +560,16 @@ export function isLongResult(text: string, lines = 6): boolean {
       if (count > lines) return true;
     }
   }
-  return text.length > 600;
+  return text.length > 4000;
+}
+
+/** The first `lines` lines of a result (what a folded result shows). */
+export function resultHead(text: string, lines = RESULT_LINES): string {
+  let at = -1;
+  for (let count = 0; count < lines; count += 1) {
+    at = text.indexOf("\n", at + 1);
+    if (at < 0) return text.length > 4000 ? text.slice(0, 4000) : text;
+  }
+  const head = text.slice(0, at);
+  return head.length > 4000 ? head.slice(0, 4000) : head;
 }

@@ -23,26 +23,9 @@ export function synced(pending: readonly DialogRequest[]): DialogQueue {
   return [...pending].sort((a, b) => a.id - b.id);
 }
 
-/** What a key press in the approval dialog does. */
-export type ApprovalKeyAction = "allow_once" | "deny" | null;
-
-/**
- * Enter allows once and Esc denies — except that Enter in the reason field, once a reason is
- * typed, denies with it (typing a reason and pressing Enter means "deny, because...").
- */
-export function approvalKeyAction(
-  key: string,
-  inReasonField: boolean,
-  reason: string,
-): ApprovalKeyAction {
-  if (key === "Escape") return "deny";
-  if (key === "Enter") return inReasonField && reason.trim() !== "" ? "deny" : "allow_once";
-  return null;
-}
-
 /** The decision sent for a button. An empty reason is no reason. */
 export function decision(
-  choice: "allow_once" | "allow_for_session" | "deny",
+  choice: "allow_once" | "allow_for_session" | "allow_in_project" | "deny",
   reason = "",
 ): ApprovalDecision {
   switch (choice) {
@@ -50,6 +33,8 @@ export function decision(
       return { decision: "allow_once" };
     case "allow_for_session":
       return { decision: "allow_for_session" };
+    case "allow_in_project":
+      return { decision: "allow_in_project" };
     case "deny": {
       const trimmed = reason.trim();
       return { decision: "deny", reason: trimmed === "" ? null : trimmed };

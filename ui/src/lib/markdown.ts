@@ -3,26 +3,36 @@
 // tight allow-list, and a hook drops every image that is not an inline data: image (the content
 // security policy would block a remote one anyway; dropping it keeps a broken-image icon and a
 // tracking request out). Links stay visible but inert: the view that shows this HTML cancels
-// clicks on them, and the backend refuses any navigation away from the app.
+// clicks on them, and the backend refuses any navigation away from the app. Model HTML names no
+// class, id or style: the app's own rules (a toast, a modal backdrop) can't be borrowed; the one
+// class kept is the `language-…` marked puts on a fenced block's `<code>`.
+//
+// A message is rendered block by block: each top-level Markdown block (paragraph, heading, list,
+// table, code block, block quote, HTML block) is rendered and sanitised on its own, and the
+// message is their concatenation. That is what lets a streamed answer (markdown-stream.ts) mount
+// a finished block once and never touch it again, and it keeps HTML the model leaves open in one
+// block (`<div>` without `</div>`) from swallowing the blocks after it.
 
 import DOMPurify from "dompurify";
-import { Marked } from "marked";
+import { getDefaults, Lexer, type Links, type MarkedOptions, type MarkedToken, Parser, type Token } from "marked";
 
 import { t } from "./i18n.svelte";
-
-const marked = new Marked({ gfm: true, breaks: false, async: false });
 
 const ALLOWED_TAGS = [
   "a", "b", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4", "h5", "h6",
   "hr", "i", "img", "input", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "sup",
   "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
 ];
+// `class` passes only to reach the hook below, which keeps it on `<code>` as a language name.
 const ALLOWED_ATTR = ["href", "title", "alt", "src", "align", "class", "type", "checked", "disabled", "start"];
 
 /** A data: URL of a raster image, the only image source kept. */
 const INLINE_IMAGE = /^data:image\/(?:png|gif|jpeg|webp);base64,[a-z0-9+/=\s]*$/i;
 /** Link targets kept (shown, never followed inside the app). */
 const SAFE_LINK = /^(?:https?:|mailto:|#)/i;
+/** The class marked gives a fenced code block with an info string: one `language-…` token,
+ *  which no rule of the app's style sheet matches. */
+const LANGUAGE_CLASS = /^language-\S+$/;
 
 let purifier: ReturnType<typeof DOMPurify> | null = null;
 
@@ -30,6 +40,10 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
   if (purifier) return purifier;
   const instance = DOMPurify(window);
   instance.addHook("afterSanitizeAttributes", (node) => {
+    const className = node.getAttribute("class");
+    if (className !== null && !(node.tagName === "CODE" && LANGUAGE_CLASS.test(className))) {
+      node.removeAttribute("class");
+    }
     if (node.tagName === "IMG") {
       const src = node.getAttribute("src") ?? "";
       if (!INLINE_IMAGE.test(src)) {
@@ -63,8 +77,89 @@ export function sanitizeHtml(html: string): string {
   });
 }
 
-/** Renders model Markdown to sanitised HTML. */
+/** marked's options for model Markdown: GitHub-flavoured, no hard line breaks, synchronous. A
+ *  fresh object each time: a lexer keeps its tokenizer in the options it is given. */
+function options(): MarkedOptions {
+  return { ...getDefaults(), gfm: true, breaks: false, async: false };
+}
+
+/** What the inline lexer carries from one block to the next, and the link definitions. */
+export interface LexState {
+  /** Reference definitions (`[label]: url`) by normalised label; the first one of a label wins. */
+  readonly links: Readonly<Links>;
+  /** Inside an HTML `<a>` the model opened and has not closed: bare URLs are not links there. */
+  readonly inLink: boolean;
+}
+
+export const initialLexState: LexState = { links: {}, inLink: false };
+
+/** The top-level tokens of `markdown` lexed after the blocks `before` describes, and the
+ *  definitions known once it is all lexed (the ones of `before`, then the text's own). */
+export function lexBlocks(markdown: string, before: LexState = initialLexState): { tokens: Token[]; links: Links } {
+  const lexer = new Lexer(options());
+  Object.assign(lexer.tokens.links, before.links);
+  lexer.state.inLink = before.inLink;
+  const tokens = lexer.lex(markdown);
+  return { tokens: [...tokens], links: { ...tokens.links } };
+}
+
+/**
+ * The state after `tokens` (lexed after `before`): their definitions added (the first of a
+ * label wins, as in the lexer) and whether an HTML `<a>` is left open. The inline lexer carries
+ * that one across blocks, except out of a Markdown link's text (it restores it after one).
+ */
+export function lexStateAfter(tokens: readonly Token[], before: LexState): LexState {
+  const links: Links = { ...before.links };
+  let inLink = before.inLink;
+  const walk = (list: readonly Token[]): void => {
+    // Without extensions, marked makes only its own kinds of token.
+    for (const token of list as readonly MarkedToken[]) {
+      switch (token.type) {
+        case "def":
+          if (!Object.hasOwn(links, token.tag)) links[token.tag] = { href: token.href, title: token.title };
+          break;
+        case "html":
+          if ("inLink" in token) inLink = token.inLink;
+          break;
+        case "link":
+        case "image":
+          break;
+        case "list":
+          for (const item of token.items) walk(item.tokens);
+          break;
+        case "table":
+          for (const cell of token.header) walk(cell.tokens);
+          for (const row of token.rows) for (const cell of row) walk(cell.tokens);
+          break;
+        default:
+          if ("tokens" in token && token.tokens) walk(token.tokens);
+      }
+    }
+  };
+  walk(tokens);
+  return { links, inLink };
+}
+
+/** Whether two sets of definitions are the same. */
+export function sameLinks(a: Readonly<Links>, b: Readonly<Links>): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.hasOwn(b, key) && a[key]?.href === b[key]?.href && a[key]?.title === b[key]?.title);
+}
+
+/** One top-level token as marked renders it, not sanitised: never for the DOM. */
+export function markedBlock(token: Token): string {
+  if (token.type === "space" || token.type === "def") return "";
+  return new Parser(options()).parse([token]);
+}
+
+/** One top-level token as sanitised HTML (empty for blank lines and link definitions). */
+export function renderBlock(token: Token): string {
+  const html = markedBlock(token);
+  return html === "" ? "" : sanitizeHtml(html);
+}
+
+/** Renders model Markdown to sanitised HTML, block by block. */
 export function renderMarkdown(markdown: string): string {
-  const html = marked.parse(markdown, { async: false });
-  return sanitizeHtml(html);
+  return lexBlocks(markdown).tokens.map(renderBlock).join("");
 }

@@ -1,7 +1,8 @@
 // The open project's chat as the window shares it: the shown session's state (kept by the pure
 // reducer in chat.ts), the session list, the tools' levels, and the last failed command. The
 // components read these fields (they are reactive) and call the methods; every backend call of
-// the chat goes through here.
+// the chat goes through here. Streamed text reaches the state once per frame (delta-batch.ts):
+// any other event, and any other change of the state, applies what waits first.
 
 import type { ChatView } from "../bindings/ChatView";
 import type { PermissionLevel } from "../bindings/PermissionLevel";
@@ -15,6 +16,7 @@ import {
   sendFailed,
   sent,
 } from "./chat";
+import { animationFrames, DeltaBatcher, type FrameScheduler, isDelta } from "./delta-batch";
 import { call, describeError, isCommandError, on } from "./ipc";
 
 /** How long after Stop a turn that still shows as running is checked with the backend. */
@@ -38,14 +40,26 @@ export class ProjectChat {
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #asked = new Set<string>();
 
-  constructor(projectId: number) {
+  /** Streamed text waiting for the next frame. */
+  readonly #deltas: DeltaBatcher;
+
+  /** `frames` paces streamed text (the window's animation frames; tests step their own). */
+  constructor(projectId: number, frames: FrameScheduler = animationFrames) {
     this.#projectId = projectId;
+    this.#deltas = new DeltaBatcher((events) => {
+      this.state = events.reduce((state, event) => applyEvent(state, event, projectId), this.state);
+    }, frames);
   }
 
   /** Listens to the turn's events, then loads the chat; returns the function that stops. */
   start(): () => void {
     const stop = on("chat:event", (event) => {
       if (event.projectId !== this.#projectId) return;
+      if (isDelta(event)) {
+        this.#deltas.push(event);
+        return;
+      }
+      this.#deltas.flush();
       this.state = applyEvent(this.state, event, this.#projectId);
       const kind = event.event.type;
       if (kind === "turn_finished") void this.refreshSessions();
@@ -53,10 +67,17 @@ export class ProjectChat {
         void this.refreshTools(event.event.name);
       }
     });
+    // A server's tools changed (tools/list_changed, a server connected or stopped): the levels
+    // the cards show follow.
+    const stopTools = on("tools:changed", (event) => {
+      if (event.projectId === this.#projectId) void this.refreshTools();
+    });
     void stop.then(() => this.reload()).catch((failure: unknown) => { this.fail(failure); });
     void this.refreshTools();
     return () => {
+      this.#deltas.dispose();
       void stop.then((unlisten) => { unlisten(); });
+      void stopTools.then((unlisten) => { unlisten(); });
     };
   }
 
@@ -95,14 +116,17 @@ export class ProjectChat {
 
   /** Sends `text` in the shown session; false when it was not sent. */
   async send(text: string): Promise<boolean> {
+    this.#deltas.flush();
     if (this.state.running || text.trim() === "") return false;
     this.state = sent(this.state, text);
     try {
       const sessionId = await call("send_message", { text });
+      this.#deltas.flush();
       this.state = accepted(this.state, sessionId);
       void this.refreshSessions();
       return true;
     } catch (failure) {
+      this.#deltas.flush();
       this.state = sendFailed(this.state, text);
       this.fail(failure);
       // Another turn runs that this page did not know of: show it.
@@ -162,6 +186,7 @@ export class ProjectChat {
   }
 
   private show(view: ChatView): void {
+    this.#deltas.flush();
     this.state = fromView(view);
   }
 

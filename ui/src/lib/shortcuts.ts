@@ -22,7 +22,7 @@ export const SHORTCUTS: readonly { readonly area: MessageKey; readonly items: re
   {
     area: "shortcuts.area.approval",
     items: [
-      { keys: "Enter", action: "shortcuts.allowOnce" },
+      { keys: "Enter / Space", action: "shortcuts.pressFocused" },
       { keys: "Esc", action: "shortcuts.deny" },
       { keys: "Tab", action: "shortcuts.moreChoices" },
     ],

@@ -5,6 +5,7 @@ import type { PermissionLevel } from "../bindings/PermissionLevel";
 import type { Policy } from "../bindings/Policy";
 import type { ToolInfo } from "../bindings/ToolInfo";
 import { t } from "./i18n.svelte";
+import type { MessageKey } from "./locales/en";
 
 /** The three choices, in the order the segmented control shows them. */
 export const POLICIES: readonly Policy[] = ["disabled", "ask", "auto"];
@@ -94,4 +95,22 @@ export function firstLine(description: string): string {
 /** True when moving a tool of `level` to `policy` turns a DANGEROUS tool on (needs a confirm). */
 export function needsConfirmation(level: PermissionLevel, policy: Policy): boolean {
   return level === "dangerous" && policy !== "disabled";
+}
+
+/** The built-in tools' descriptions for people (the model reads its own, in English). */
+const BUILTIN_WORDS: Readonly<Record<string, MessageKey>> = {
+  read_file: "toolWords.read_file",
+  write_file: "toolWords.write_file",
+  edit_file: "toolWords.edit_file",
+  glob_search: "toolWords.glob_search",
+  grep_search: "toolWords.grep_search",
+  run_command: "toolWords.run_command",
+  ask_user: "toolWords.ask_user",
+};
+
+/** What a tool does, in one line for people: the built-ins' own words in the UI's language, an
+ *  MCP tool's first line of its description (the only words it has). */
+export function humanDescription(tool: Pick<ToolInfo, "name" | "description" | "source">): string {
+  const key = tool.source.kind === "builtin" ? BUILTIN_WORDS[tool.name] : undefined;
+  return key === undefined ? firstLine(tool.description) : t(key);
 }

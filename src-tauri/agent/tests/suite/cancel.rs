@@ -71,6 +71,23 @@ async fn wait_for_file(path: &Path) {
     }
 }
 
+/// The host pid of a process whose command line is exactly `argv`.
+fn host_pid(argv: &[&str]) -> Option<String> {
+    let wanted: Vec<u8> = argv
+        .iter()
+        .flat_map(|arg| [arg.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            name.parse::<u32>().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            (cmdline == wanted).then_some(name)
+        })
+}
+
 /// True while a process with this pid exists and is not a zombie.
 fn alive(pid: &str) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
@@ -166,7 +183,7 @@ async fn cancelling_a_running_command_kills_it_and_answers_every_call() {
             ToolCall::new(
                 "call_sleep",
                 "run_command",
-                json!({"command": "echo $$ > sleep.pid; exec sleep 30", "timeout": 60}),
+                json!({"command": "echo started > sleep.pid; exec sleep 30.6161", "timeout": 60}),
             ),
             ToolCall::new("call_nap", "nap", json!({"ms": 1, "label": "after"})),
         ]),
@@ -201,10 +218,9 @@ async fn cancelling_a_running_command_kills_it_and_answers_every_call() {
     assert!(latency < CANCEL_BUDGET, "{latency:?}");
     assert_eq!(outcome.reason, TurnEndReason::Cancelled);
 
-    let pid = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .to_owned();
+    // The command runs in the sandbox's PID namespace, where `$$` is not the host's pid: find
+    // the sleep by its unique command line (it may already be gone).
+    let pid = host_pid(&["sleep", "30.6161"]).unwrap_or_else(|| "0".to_owned());
     let deadline = Instant::now() + WAIT;
     while alive(&pid) {
         assert!(

@@ -25,15 +25,8 @@ async fn a_plain_answer_streams_and_is_saved() {
         (outcome.usage.prompt_tokens, outcome.usage.completion_tokens),
         (120, 9)
     );
+    // The answer's deltas arrive together, batched within one frame (see `batching`).
     assert_eq!(text_of(&events), "Hello! The project looks empty.");
-    assert!(
-        events
-            .iter()
-            .filter(|e| matches!(e, TurnEvent::TextDelta { .. }))
-            .count()
-            > 3,
-        "the answer arrives in several deltas"
-    );
     assert_eq!(
         kinds(&events),
         ["turn_started", "text_delta", "usage", "turn_finished"]
@@ -130,9 +123,11 @@ async fn read_then_edit_then_answer() {
         kinds(&events),
         [
             "turn_started",
+            "tool_call_streaming",
             "usage",
             "tool_call_started",
             "tool_result",
+            "tool_call_streaming",
             "usage",
             "tool_call_started",
             "approval_requested",

@@ -1,3 +1,4 @@
+mod batching;
 mod cancel;
 mod conversation;
 mod llamacpp;

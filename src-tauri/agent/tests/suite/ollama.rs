@@ -1,5 +1,6 @@
 //! Against a real local server, opt-in: `GANTRY_TEST_OLLAMA=1` (and optionally
-//! `GANTRY_TEST_OLLAMA_MODEL`, default the Ollama preset's model). Skipped otherwise.
+//! `GANTRY_TEST_OLLAMA_MODEL`, default the Ollama preset's model). Skipped otherwise, and a
+//! failure when `GANTRY_REQUIRE_OLLAMA=1` (a machine that is meant to have the server).
 
 use std::sync::Arc;
 
@@ -13,10 +14,11 @@ use tokio_util::sync::CancellationToken;
 
 #[tokio::test]
 async fn a_real_ollama_reads_a_file_and_answers() {
-    if std::env::var("GANTRY_TEST_OLLAMA").as_deref() != Ok("1") {
-        println!(
-            "skipped: set GANTRY_TEST_OLLAMA=1 to run against Ollama at http://localhost:11434/v1"
-        );
+    let available = gantry_test_gate::env_flag(
+        "GANTRY_TEST_OLLAMA",
+        "set it to run against Ollama at http://localhost:11434/v1",
+    );
+    if !gantry_test_gate::should_run(gantry_test_gate::Gate::Ollama, available) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

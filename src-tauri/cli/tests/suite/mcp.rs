@@ -41,6 +41,7 @@ fn gantrys_client_round_trips_through_gantry_as_a_server() {
     let dir = tempfile::tempdir().unwrap();
     let served = tempfile::tempdir().unwrap();
     gantry_as_a_server(dir.path(), served.path());
+    std::fs::write(served.path().join("hello.txt"), "hello over MCP\n").unwrap();
 
     let run = gantry(dir.path(), &["mcp", "list"], "");
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -52,16 +53,20 @@ fn gantrys_client_round_trips_through_gantry_as_a_server() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("  tools: mcp__gantry__ask_user (safe)"),
+        run.stdout.contains(
+            "  tools: mcp__gantry__edit_file (sensitive), mcp__gantry__glob_search (safe)"
+        ),
         "{}",
         run.stdout
     );
+    // Nobody can answer the model's questions through a served Gantry: ask_user is not offered.
+    assert!(!run.stdout.contains("ask_user"), "{}", run.stdout);
 
     let run = gantry(dir.path(), &["mcp", "list", "--json"], "");
     let statuses: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(statuses[0]["state"]["state"], "connected");
     assert_eq!(statuses[0]["transport"]["kind"], "stdio");
-    assert_eq!(statuses[0]["tools"][0]["remoteName"], "ask_user");
+    assert_eq!(statuses[0]["tools"][0]["remoteName"], "edit_file");
 
     // MCP tools are listed and callable beside the built-ins.
     let run = gantry(dir.path(), &["tools", "list", "--json"], "");
@@ -69,7 +74,7 @@ fn gantrys_client_round_trips_through_gantry_as_a_server() {
     let tools: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
     let mcp = tools
         .iter()
-        .find(|t| t["name"] == "mcp__gantry__ask_user")
+        .find(|t| t["name"] == "mcp__gantry__read_file")
         .unwrap();
     assert_eq!(mcp["level"], "safe");
     assert_eq!(mcp["source"], json!({"kind": "mcp", "server": "gantry"}));
@@ -77,26 +82,26 @@ fn gantrys_client_round_trips_through_gantry_as_a_server() {
     let schemas: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
     let schema = schemas
         .iter()
-        .find(|s| s["function"]["name"] == "mcp__gantry__ask_user")
+        .find(|s| s["function"]["name"] == "mcp__gantry__read_file")
         .unwrap();
     assert_eq!(
         schema["function"]["parameters"]["required"],
-        json!(["question"])
+        json!(["path"])
     );
 
-    // The served Gantry has no user to ask: its answer comes back as the observation.
+    // Called through the served Gantry, on its project.
     let run = gantry(
         dir.path(),
         &[
             "tools",
             "call",
-            "mcp__gantry__ask_user",
-            r#"{"question": "?"}"#,
+            "mcp__gantry__read_file",
+            r#"{"path": "hello.txt"}"#,
         ],
         "",
     );
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(run.stdout, "[error] no user is available to answer\n");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("hello over MCP"), "{}", run.stdout);
 }
 
 #[test]
@@ -134,7 +139,11 @@ fn project_servers_start_only_when_trusted() {
         &["tools", "list", "--trust-project-mcp"],
         "",
     );
-    assert!(run.stdout.contains("mcp__proj__ask_user"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("mcp__proj__read_file"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -253,13 +262,18 @@ fn mcp_trust_is_remembered_until_the_file_changes() {
 }
 
 #[test]
-fn mcp_trust_shows_commands_urls_names_variables_and_levels_but_no_values() {
+fn mcp_trust_shows_commands_env_values_variables_and_levels_but_no_secrets() {
     let sandbox = Sandbox::new();
     let config = json!({"mcpServers": {
         "files": {
             "command": "npx",
             "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}/src"],
-            "env": {"GITHUB_TOKEN": "${GH_SECRET_SOURCE}", "DEBUG": "value-not-shown-1"},
+            "env": {
+                "GITHUB_TOKEN": "${GH_SECRET_SOURCE}",
+                "DEBUG": "value-shown-1",
+                "API_KEY": "sk-live-secret-not-shown-0123456789",
+                "PATH": "./.devtools:/usr/bin"
+            },
             "cwd": "tools",
             "level": "dangerous",
             "tools": {"read_file": {"level": "sensitive"}}
@@ -283,7 +297,10 @@ fn mcp_trust_shows_commands_urls_names_variables_and_levels_but_no_values() {
         "(3 servers):\n",
         "  files  stdio: npx -y @modelcontextprotocol/server-filesystem ${HOME}/src\n",
         "    working folder: tools\n",
-        "    env: DEBUG, GITHUB_TOKEN\n",
+        "    env API_KEY=••••••\n",
+        "    env DEBUG=value-shown-1\n",
+        "    env GITHUB_TOKEN=${GH_SECRET_SOURCE}\n",
+        "    env PATH=./.devtools:/usr/bin   <- ! chooses which programs run\n",
         "    reads from your environment: ${GH_SECRET_SOURCE}, ${HOME}\n",
         "    level of every tool: dangerous\n",
         "    level of read_file: sensitive\n",
@@ -296,6 +313,7 @@ fn mcp_trust_shows_commands_urls_names_variables_and_levels_but_no_values() {
         assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
     }
     assert!(!out.contains("value-not-shown"), "{out}");
+    assert!(!out.contains("secret-not-shown"), "{out}");
     assert!(!out.contains('\u{1b}'), "{out}");
 }
 
@@ -404,4 +422,108 @@ fn disable_switches_a_server_off_for_one_project_only() {
         "{}",
         run.stdout
     );
+}
+
+/// The OAuth fixture server (the MCP TypeScript SDK's auth router), killed when dropped.
+struct OauthServer {
+    url: String,
+    child: std::process::Child,
+}
+
+impl OauthServer {
+    fn start() -> Self {
+        use std::io::BufRead;
+        let fixtures =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mcp-servers");
+        let mut child = std::process::Command::new("node")
+            .arg(fixtures.join("oauth-server.mjs"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = serde_json::from_str::<Value>(&line).unwrap()["url"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        Self { url, child }
+    }
+}
+
+impl Drop for OauthServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn mcp_login_signs_in_through_the_browser_and_logout_forgets_it() {
+    let Some(sandbox) = Sandbox::with_keyring() else {
+        return;
+    };
+    let server = OauthServer::start();
+    user_config(
+        sandbox.project.path(),
+        &json!({"mcpServers": {"remote": {"url": server.url, "level": "safe"}}}),
+    );
+    let follow = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/mcp-servers/follow-url.mjs");
+    let browser = format!("node {}", follow.display());
+    let env = [("BROWSER", browser.as_str())];
+
+    // Before: the server asks for sign-in, and the list says so in a sentence.
+    let run = sandbox.run(&["mcp", "list"], "");
+    assert!(
+        run.stdout.contains("failed: the server asked for sign-in (401); sign in (MCP panel, or gantry-cli mcp login remote)"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+
+    let run = sandbox.run_env(&["mcp", "login", "remote"], "", &env);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("signed in to 'remote' as 127.0.0.1:"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("/authorize?"), "{}", run.stderr);
+
+    // Later runs use the stored tokens.
+    let run = sandbox.run(&["tools", "call", "mcp__remote__whoami"], "");
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.starts_with("signed in as client "),
+        "{}",
+        run.stdout
+    );
+
+    let run = sandbox.run(&["mcp", "logout", "remote"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "signed out of 'remote'\n");
+    let run = sandbox.run(&["mcp", "logout", "remote"], "");
+    assert_eq!(run.stdout, "'remote' was not signed in\n");
+    let run = sandbox.run(&["tools", "call", "mcp__remote__whoami"], "");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains(
+            "is unavailable: MCP server 'remote' is not running: the server asked for sign-in (401)"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // A stdio server can't sign in.
+    user_config(
+        sandbox.project.path(),
+        &json!({"mcpServers": {"local": {"command": "true"}}}),
+    );
+    let run = sandbox.run(&["mcp", "login", "local"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("only those sign in"), "{}", run.stderr);
 }

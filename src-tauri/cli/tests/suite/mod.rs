@@ -1,10 +1,13 @@
 mod audit;
 mod chat;
+mod checkpoints;
 mod file_tools;
 mod mcp;
 mod projects;
 mod providers;
 mod run_command;
+mod sandbox_rules;
 mod search_tools;
+mod serve_mode;
 mod support;
 mod tools;

@@ -41,6 +41,8 @@ fn call_with_env(dir: &Path, arguments: &str, env: &[(&str, &str)]) -> Run {
         ])
         .current_dir(dir)
         .env_remove("GANTRY_LOG")
+        // Never the user's own database.
+        .env("GANTRY_DATA_DIR", dir.join(".gantry-data"))
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -69,6 +71,22 @@ fn parse(stdout: &str) -> (String, String) {
         "{header}"
     );
     (status.to_owned(), body.to_owned())
+}
+
+/// The host pid of a running process whose command line is exactly `argv`.
+fn host_pid(argv: &[&str]) -> Option<u32> {
+    let wanted: Vec<u8> = argv
+        .iter()
+        .flat_map(|arg| [arg.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            (cmdline == wanted && !is_dead(pid)).then_some(pid)
+        })
 }
 
 /// Gone, or a zombie waiting for init to reap it.
@@ -182,8 +200,9 @@ fn the_terminal_approver_shows_the_command_its_workdir_and_its_keys() {
     let denied = gantry(dir.path(), &args, "d\n");
     assert_eq!(denied.code, 1);
     for expected in [
-        "command: touch created\nin: sub\n",
-        "allowing for the session covers: run_command: in ./sub: touch created\n",
+        "command: touch created\nin: sub\nsandboxed, no network\n",
+        "allowing for the session or always in this project covers: run_command: in ./sub: touch created\n",
+        "[p]roject (always)",
     ] {
         assert!(denied.stderr.contains(expected), "{}", denied.stderr);
     }
@@ -197,12 +216,16 @@ fn the_terminal_approver_shows_the_command_its_workdir_and_its_keys() {
 #[test]
 fn secrets_and_gantry_variables_never_reach_the_command() {
     let dir = tempfile::tempdir().unwrap();
+    // The CLI itself uses GANTRY_DATA_DIR: a folder of this test's own (a fixed path such as
+    // `/secret/5` put a database on the host that every run, of every branch, shared).
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().join("secret-5").display().to_string();
     let secrets = [
         ("OPENAI_API_KEY", "sk-secret-1"),
         ("GITHUB_TOKEN", "ghp-secret-2"),
         ("MY_SECRET", "secret-3"),
         ("DB_PASSWORD", "secret-4"),
-        ("GANTRY_DATA_DIR", "/secret/5"),
+        ("GANTRY_DATA_DIR", data_dir.as_str()),
         ("lower_api_key", "secret-6"),
     ];
     let mut env = secrets.to_vec();
@@ -224,23 +247,23 @@ fn a_timeout_kills_the_command_and_its_children() {
     let started = Instant::now();
     let run = call(
         dir.path(),
-        r#"{"command": "sleep 1000 & echo $!; wait", "timeout": 1}"#,
+        r#"{"command": "sleep 1000.3131 & echo started; wait", "timeout": 1}"#,
         "once",
     );
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let pid: u32 = run
-        .stdout
-        .strip_prefix("[timeout after 1s]\n")
-        .and_then(|rest| rest.strip_suffix("\n\n"))
-        .unwrap_or_else(|| panic!("{:?}", run.stdout))
-        .parse()
-        .unwrap();
+    assert_eq!(run.stdout, "[timeout after 1s]\nstarted\n\n");
+    // In the sandbox's PID namespace `$!` is not the host's pid: look for the process by its
+    // unique command line.
     let deadline = Instant::now() + Duration::from_millis(500);
-    while !is_dead(pid) && Instant::now() < deadline {
+    while host_pid(&["sleep", "1000.3131"]).is_some() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert!(is_dead(pid), "the background sleep {pid} survived");
+    assert_eq!(
+        host_pid(&["sleep", "1000.3131"]),
+        None,
+        "the background sleep survived"
+    );
 }
 
 #[test]
@@ -307,7 +330,8 @@ fn argument_and_workdir_errors_are_reported_and_nothing_runs() {
 #[test]
 fn terminating_the_cli_kills_the_running_command() {
     let dir = tempfile::tempdir().unwrap();
-    let arguments = r#"{"command": "echo $$ > shell.pid; sleep 60", "timeout": 120}"#;
+    let arguments =
+        r#"{"command": "echo started > shell.pid; exec sleep 60.5151", "timeout": 120}"#;
     let child = Command::new(env!("CARGO_BIN_EXE_gantry-cli"))
         .args([
             "tools",
@@ -325,18 +349,17 @@ fn terminating_the_cli_kills_the_running_command() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let pid_file = dir.path().join("shell.pid");
+    // The command runs in the sandbox's PID namespace, where `$$` is not the host's pid: find
+    // it by its unique command line among the host's processes.
     let deadline = Instant::now() + Duration::from_secs(20);
     let shell_pid = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|t| t.trim().parse::<u32>().ok())
-        {
+        if let Some(pid) = host_pid(&["sleep", "60.5151"]) {
             break pid;
         }
         assert!(Instant::now() < deadline, "the command never started");
         std::thread::sleep(Duration::from_millis(20));
     };
+    assert!(dir.path().join("shell.pid").exists());
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -49,12 +49,13 @@ impl Sandbox {
     }
 
     /// Runs use the private keychain of `scripts/with-keyring`; `None` (the test does not run)
-    /// without `GANTRY_TEST_KEYRING=1`.
+    /// without `GANTRY_TEST_KEYRING=1`, a failure then when `GANTRY_REQUIRE_KEYRING=1`.
     pub fn with_keyring() -> Option<Self> {
-        if std::env::var("GANTRY_TEST_KEYRING").as_deref() != Ok("1") {
-            eprintln!(
-                "not run: GANTRY_TEST_KEYRING=1 is set by scripts/with-keyring (private keychain)"
-            );
+        let available = gantry_test_gate::env_flag(
+            "GANTRY_TEST_KEYRING",
+            "scripts/with-keyring sets it, with a private keychain",
+        );
+        if !gantry_test_gate::should_run(gantry_test_gate::Gate::Keyring, available) {
             return None;
         }
         Some(Self {

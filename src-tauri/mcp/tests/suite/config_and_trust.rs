@@ -169,3 +169,68 @@ async fn the_users_entry_wins_a_name_clash_with_the_project() {
     connected(hub.server("same").unwrap()).await;
     hub.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_changed_in_project_script_asks_again_after_trusting() {
+    use std::os::unix::fs::PermissionsExt;
+    let (project, manager) = manager();
+    let script = project.path().join("tools/server.sh");
+    let write_script = |extra: &str| {
+        std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\n{extra}\nexec '{}' \"$@\"\n", test_server()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    write_script("# first version");
+    write_json(
+        &project.path().join(".mcp.json"),
+        &json!({"mcpServers": {"local": {"command": "./tools/server.sh"}}}),
+    );
+    let trust = Arc::new(MemoryTrust::new());
+    let start = || {
+        let mut settings = settings(trust.clone());
+        settings.project_root = Some(project.path().to_owned());
+        McpHub::start(Arc::clone(&manager), settings)
+    };
+
+    // Trusted with the first version: it starts, and the trust step named the script.
+    let hub = start().await.unwrap();
+    hub.wait_started(WAIT).await;
+    assert_eq!(hub.statuses()[0].state, ServerState::Untrusted);
+    let review = hub.project_review().unwrap();
+    assert_eq!(review.servers[0].files.len(), 1);
+    assert_eq!(review.servers[0].files[0].path, "tools/server.sh");
+    hub.approve_project().await.unwrap();
+    connected(hub.server("local").unwrap()).await;
+
+    // The script changes while the server runs: a restart refuses to run the new content.
+    write_script("echo changed >&2");
+    hub.restart("local").unwrap();
+    let failed = hub
+        .server("local")
+        .unwrap()
+        .wait_for(WAIT, |status| {
+            matches!(status.state, ServerState::Failed { .. })
+        })
+        .await
+        .unwrap();
+    let ServerState::Failed { reason } = &failed.state else {
+        unreachable!()
+    };
+    assert!(
+        reason.contains("tools/server.sh changed since you trusted"),
+        "{reason}"
+    );
+    hub.shutdown().await;
+
+    // A fresh start: the .mcp.json is the same, but the approval no longer holds.
+    let hub = start().await.unwrap();
+    hub.wait_started(WAIT).await;
+    assert_eq!(hub.statuses()[0].state, ServerState::Untrusted);
+    hub.approve_project().await.unwrap();
+    connected(hub.server("local").unwrap()).await;
+    hub.shutdown().await;
+}

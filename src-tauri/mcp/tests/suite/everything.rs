@@ -179,13 +179,18 @@ async fn a_stdio_server_gets_an_allowlisted_environment_plus_its_own_env() {
     let env: serde_json::Value = serde_json::from_str(&obs.text[start..]).unwrap();
     let env = env.as_object().unwrap();
     assert_eq!(env["CONFIGURED_FOR_TEST"], "given");
+    // The session bus is blocked, never the real address: the keyring is out of reach.
+    assert_eq!(env["DBUS_SESSION_BUS_ADDRESS"], gantry_tools::DBUS_BLOCKED);
+    assert!(!env.contains_key("XDG_RUNTIME_DIR"));
     assert_eq!(env["PATH"].as_str(), std::env::var("PATH").ok().as_deref());
     for name in &inherited {
         assert!(!env.contains_key(name), "{name} leaked to the server");
     }
     for name in env.keys() {
         assert!(
-            gantry_mcp::child_env::is_passed(name) || name == "CONFIGURED_FOR_TEST"
+            gantry_mcp::child_env::is_passed(name)
+                || name == "CONFIGURED_FOR_TEST"
+                || name == gantry_tools::DBUS_SESSION
                 // Set by node itself or by the shell-less spawn.
                 || name == "NODE_UNIQUE_ID",
             "{name} should not reach the server"
@@ -246,10 +251,12 @@ async fn streamable_http_lists_and_calls() {
     })
     .await;
 
+    // The server's side of the connection: every request as it arrived.
+    let proxy = RecordingProxy::start(port).await;
     let (_dir, manager) = manager();
     let mut config = everything_stdio("remote");
     config.transport = TransportConfig::Http {
-        url: format!("http://127.0.0.1:{port}/mcp"),
+        url: format!("http://127.0.0.1:{}/mcp", proxy.port),
         headers: BTreeMap::from([
             (
                 "Authorization".to_owned(),
@@ -263,6 +270,27 @@ async fn streamable_http_lists_and_calls() {
     assert_eq!(status.pid, None);
     lists_and_calls(&manager, "remote").await;
     hub.shutdown().await;
+    // Every request the server got carried the configured headers, the variable expanded.
+    let requests = proxy.request_lines();
+    assert!(
+        requests.len() >= 3,
+        "initialize, list and call at least: {requests:?}"
+    );
+    let authorization = proxy.header_values("authorization");
+    assert_eq!(
+        authorization.len(),
+        requests.len(),
+        "one Authorization per request: {requests:?} {authorization:?}"
+    );
+    assert!(
+        authorization.iter().all(|value| value == "Bearer t0ken"),
+        "{authorization:?}"
+    );
+    assert_eq!(
+        proxy.header_values("x-gantry-test").len(),
+        requests.len(),
+        "the extra header on every request"
+    );
     let _ = server.start_kill();
     let _ = tokio::time::timeout(Duration::from_secs(5), server.wait()).await;
 }

@@ -1,7 +1,9 @@
+mod catalog;
 mod config_and_trust;
 mod everything;
 mod faults;
 mod https;
+mod oauth;
 mod reload;
 mod serve;
 mod support;

@@ -179,3 +179,111 @@ pub async fn eventually(what: &str, check: impl Fn() -> bool) {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
+
+/// A TCP proxy on loopback in front of a server: what clients send passes through unchanged and
+/// is kept, so a test reads the HTTP requests — headers included — as the server received them.
+pub struct RecordingProxy {
+    /// The port clients connect to.
+    pub port: u16,
+    /// Each connection's bytes from the client, in order.
+    received: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RecordingProxy {
+    /// Listens on a free loopback port and forwards every connection to `upstream`.
+    pub async fn start(upstream: u16) -> Self {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let received = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = received.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await
+                else {
+                    continue;
+                };
+                let slot = {
+                    let mut all = kept.lock().unwrap();
+                    all.push(Vec::new());
+                    all.len() - 1
+                };
+                let kept = kept.clone();
+                tokio::spawn(async move {
+                    let (mut client_read, mut client_write) = client.into_split();
+                    let (mut server_read, mut server_write) = server.into_split();
+                    let upward = async {
+                        let mut buffer = vec![0u8; 16 * 1024];
+                        loop {
+                            let read = match client_read.read(&mut buffer).await {
+                                Ok(0) | Err(_) => break,
+                                Ok(read) => read,
+                            };
+                            kept.lock().unwrap()[slot].extend_from_slice(&buffer[..read]);
+                            if server_write.write_all(&buffer[..read]).await.is_err() {
+                                break;
+                            }
+                        }
+                        let _ = server_write.shutdown().await;
+                    };
+                    let downward = async {
+                        let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
+                        let _ = client_write.shutdown().await;
+                    };
+                    tokio::join!(upward, downward);
+                });
+            }
+        });
+        Self {
+            port,
+            received,
+            task,
+        }
+    }
+
+    /// The request lines (`POST /mcp HTTP/1.1`) the server received.
+    pub fn request_lines(&self) -> Vec<String> {
+        self.lines()
+            .into_iter()
+            .filter(|line| {
+                ["GET ", "POST ", "DELETE "]
+                    .iter()
+                    .any(|method| line.starts_with(method))
+                    && line.ends_with(" HTTP/1.1")
+            })
+            .collect()
+    }
+
+    /// The values of header `name` (any case) in every request the server received.
+    pub fn header_values(&self, name: &str) -> Vec<String> {
+        self.lines()
+            .into_iter()
+            .filter_map(|line| {
+                let (key, value) = line.split_once(':')?;
+                key.eq_ignore_ascii_case(name)
+                    .then(|| value.trim().to_owned())
+            })
+            .collect()
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.received
+            .lock()
+            .unwrap()
+            .iter()
+            .flat_map(|bytes| {
+                String::from_utf8_lossy(bytes)
+                    .split("\r\n")
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+}
+
+impl Drop for RecordingProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

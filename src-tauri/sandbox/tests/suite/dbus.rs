@@ -36,9 +36,13 @@ async fn the_session_bus_and_the_keyring_are_unreachable_with_the_network_off_an
             !keyring_expected(),
             "GANTRY_TEST_KEYRING=1 but no session bus answers"
         );
-        eprintln!(
-            "not run: no session D-Bus answers here (run under scripts/with-keyring to try the \
-             bus and keyring escapes)"
+        gantry_test_gate::should_run(
+            gantry_test_gate::Gate::Dbus,
+            Err(
+                "no session D-Bus answers here (run under scripts/with-keyring to try the bus \
+                 and keyring escapes)"
+                    .into(),
+            ),
         );
         return;
     };
@@ -115,8 +119,12 @@ async fn the_session_bus_and_the_keyring_are_unreachable_with_the_network_off_an
 /// keep it out.
 #[tokio::test]
 async fn a_bus_on_an_abstract_socket_is_unreachable_with_the_network_off_and_on() {
-    if !std::path::Path::new("/usr/bin/dbus-daemon").exists() {
-        eprintln!("not run: no dbus-daemon (apt: dbus)");
+    let available = if std::path::Path::new("/usr/bin/dbus-daemon").exists() {
+        Ok(())
+    } else {
+        Err("no dbus-daemon (apt: dbus)".to_owned())
+    };
+    if !gantry_test_gate::should_run(gantry_test_gate::Gate::Dbus, available) {
         return;
     }
     let fx = Fixture::new();

@@ -53,8 +53,12 @@ async fn a_build_writes_target_inside_the_project() {
 
 #[tokio::test]
 async fn a_c_compiler_builds_and_runs_a_program() {
-    if !Path::new("/usr/bin/cc").exists() {
-        eprintln!("not run: no C compiler at /usr/bin/cc (apt: build-essential)");
+    let available = if Path::new("/usr/bin/cc").exists() {
+        Ok(())
+    } else {
+        Err("no C compiler at /usr/bin/cc (apt: build-essential)".to_owned())
+    };
+    if !gantry_test_gate::should_run(gantry_test_gate::Gate::Cc, available) {
         return;
     }
     let fx = Fixture::new();

@@ -13,15 +13,15 @@ use gantry_store::{KEYCHAIN_SERVICE, ProviderConfig, Secret, Secrets};
 use super::support::{Fixture, contains};
 
 /// True when the test command provides a private keychain; otherwise says why the test is not
-/// run.
+/// run (and fails the test when `GANTRY_REQUIRE_KEYRING=1`).
 fn private_keychain() -> bool {
-    let on = std::env::var("GANTRY_TEST_KEYRING").as_deref() == Ok("1");
-    if !on {
-        eprintln!(
-            "not run: GANTRY_TEST_KEYRING=1 is set by scripts/with-keyring (private keychain)"
-        );
-    }
-    on
+    gantry_test_gate::should_run(
+        gantry_test_gate::Gate::Keyring,
+        gantry_test_gate::env_flag(
+            "GANTRY_TEST_KEYRING",
+            "scripts/with-keyring sets it, with a private keychain",
+        ),
+    )
 }
 
 /// A provider name no other test (or person) uses.
@@ -194,4 +194,52 @@ fn without_a_secret_service_the_environment_variable_is_used() {
         String::from_utf8_lossy(&run.stdout),
         "key: from $GANTRY_TEST_FALLBACK_KEY\n"
     );
+}
+
+#[tokio::test]
+async fn mcp_sign_in_tokens_are_kept_per_server_name_and_url() {
+    if !private_keychain() {
+        return;
+    }
+    let secrets = Secrets::new();
+    let server = unique_provider("mcp");
+    let (url, other_url) = ("https://a.example/mcp", "https://b.example/mcp");
+    assert!(secrets.mcp_tokens(&server, url).await.unwrap().is_none());
+    secrets
+        .set_mcp_tokens(&server, url, Secret::new(r#"{"access":"t1"}"#))
+        .await
+        .unwrap();
+    assert_eq!(
+        secrets
+            .mcp_tokens(&server, url)
+            .await
+            .unwrap()
+            .unwrap()
+            .expose(),
+        r#"{"access":"t1"}"#
+    );
+    // Same name, other URL; same URL, other name: separate sign-ins.
+    assert!(
+        secrets
+            .mcp_tokens(&server, other_url)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let other = format!("{server}-2");
+    assert!(secrets.mcp_tokens(&other, url).await.unwrap().is_none());
+    // In the Secret Service, under its own service.
+    let looked_up = Command::new("secret-tool")
+        .args([
+            "lookup",
+            "service",
+            gantry_store::MCP_TOKENS_SERVICE,
+            "username",
+            &format!("{server} {url}"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(looked_up.stdout, br#"{"access":"t1"}"#);
+    assert!(secrets.delete_mcp_tokens(&server, url).await.unwrap());
+    assert!(!secrets.delete_mcp_tokens(&server, url).await.unwrap());
 }

@@ -1,8 +1,10 @@
 mod audit;
+mod checkpoints;
 mod concurrency;
 mod crash;
 mod keychain;
 mod projects;
+mod rules;
 mod schema;
 mod sessions;
 mod support;

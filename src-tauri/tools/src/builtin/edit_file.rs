@@ -19,6 +19,8 @@
 //!   newline. Permissions are kept by the atomic write.
 //! - **Only what was named.** There is no whole-file fallback: no match is an error that shows
 //!   the closest actual lines, with numbers, so the model can correct itself.
+//! - **Undo.** Before writing, the file's previous content goes to the call's change record
+//!   (checkpoints, [`crate::CallChanges`]); when it cannot be kept, nothing is written.
 //! - Binary files, invalid UTF-8 (rewriting it would corrupt the bytes that are not) and files
 //!   over [`MAX_EDIT_BYTES`] are refused.
 
@@ -27,15 +29,17 @@ use std::io::Read;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::changes::record_prior;
 use crate::fsutil::atomic::{AtomicWriteError, write_atomic_beneath};
 use crate::fsutil::diff::{cap_lines, unified_diff};
 use crate::fsutil::matching::{MatchError, Tier, closest_lines, plan_replacements};
 use crate::fsutil::textfile::{DecodeError, Normalized, TextFile};
 use crate::ledger::{FileStamp, Freshness};
+use crate::path_scope::file_write_scope;
 use crate::text::excerpt;
 use crate::{
-    OpenError, Preview, ProjectRoot, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult,
-    tool,
+    ApprovalScope, OpenError, Preview, ProjectRoot, ResolvedPath, ToolContext, ToolError,
+    ToolOutput, ToolResult, tool,
 };
 
 /// The largest file edit_file will change.
@@ -70,10 +74,11 @@ pub struct EditFileArgs {
 /// true. Copy old_string from read_file output without the line-number prefixes. Read the file
 /// before editing it: an edit of a file that changed since you last read it is refused. Use
 /// write_file to create a file.
-#[tool(level = sensitive, preview = edit_preview)]
+#[tool(level = sensitive, scope = edit_scope, preview = edit_preview, records_changes)]
 pub async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> ToolResult {
     let resolved = prepare(ctx, &args)?;
     let plan = plan_in_background(ctx.project(), &resolved, args).await?;
+    record_prior(ctx, &resolved).await?;
     let (project, target) = (ctx.project().clone(), resolved.clone());
     let bytes = plan.bytes;
     let stamp = plan.stamp;
@@ -102,6 +107,12 @@ pub async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> ToolResult {
     text.push_str(short.trim_end_matches('\n'));
     let (diff, _) = cap_lines(&plan.diff, PREVIEW_DIFF_LINES);
     Ok(ToolOutput::text(text).with_truncated(cut).with_diff(diff))
+}
+
+/// What approving the call covers: writes below the file's folder (`notes/**`), or every
+/// change to an execution-sensitive file asks ([`crate::path_scope`]).
+fn edit_scope(ctx: &ToolContext, args: &EditFileArgs) -> ApprovalScope {
+    file_write_scope(ctx, &args.path)
 }
 
 /// The approval preview: the diff the edit would make, or why it will fail.

@@ -198,31 +198,136 @@ async fn an_allowed_change_writes_exactly_the_previewed_diff() {
 }
 
 #[tokio::test]
-async fn allowing_for_the_session_covers_later_writes_of_the_same_tool() {
+async fn allowing_writes_for_the_session_covers_the_folder_shown_and_nothing_else() {
     let approver = ScriptedApprover::new([ApprovalDecision::AllowForSession]);
     let (dir, m) = project(Some(approver.clone()));
-    for n in 0..3 {
-        let obs = m
-            .dispatch(
-                "write_file",
-                json!({"path": format!("f{n}.txt"), "content": "x"}),
-                &crate::call::test_call(),
-            )
-            .await;
-        assert!(obs.is_ok(), "{}", obs.text);
+    let call = crate::call::test_call();
+    let write = |path: &str| m.dispatch("write_file", json!({"path": path, "content": "x"}), &call);
+    for path in ["notes/f0.txt", "notes/f1.txt", "notes/deep/f2.txt"] {
+        let obs = write(path).await;
+        assert!(obs.is_ok(), "{path}: {}", obs.text);
     }
-    assert_eq!(approver.requests().len(), 1);
-    assert_eq!(snapshot(dir.path()).len(), 3);
-    // edit_file is another tool: it asks (and the script, now empty, denies).
+    let asked = approver.requests();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].session_scope, ["write_file: notes/**"]);
+    // Outside the folder it asks again (and the script, now empty, denies).
+    for path in ["src/main.rs", "notes.txt", "README.md"] {
+        let obs = write(path).await;
+        assert_eq!(obs.kind, ObservationKind::Denied, "{path}");
+        assert!(!dir.path().join(path).exists(), "{path}");
+    }
+    assert_eq!(
+        approver.requests()[2].session_scope,
+        ["write_file: notes.txt"]
+    );
+    // notes/, notes/deep/ and the three files.
+    assert_eq!(snapshot(dir.path()).len(), 5);
+    // edit_file is another tool: it asks.
     let obs = m
         .dispatch(
             "edit_file",
-            json!({"path": "f0.txt", "old_string": "x", "new_string": "y"}),
+            json!({"path": "notes/f0.txt", "old_string": "x", "new_string": "y"}),
             &crate::call::test_call(),
         )
         .await;
     assert_eq!(obs.kind, ObservationKind::Denied);
-    assert_eq!(fs::read_to_string(dir.path().join("f0.txt")).unwrap(), "x");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("notes/f0.txt")).unwrap(),
+        "x"
+    );
+}
+
+/// The attack a review found: with write_file allowed for the session (to edit notes.md) and
+/// `git status` allowed too, the model wrote `.git/config` with `core.fsmonitor` (a command
+/// git runs) without asking. The write to `.git/config` must ask, and the run must not happen.
+#[tokio::test]
+async fn a_session_grant_never_covers_a_file_that_makes_programs_run() {
+    let approver = ScriptedApprover::new([ApprovalDecision::AllowForSession]);
+    let (dir, m) = project(Some(approver.clone()));
+    fs::create_dir_all(dir.path().join(".git")).unwrap();
+    fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+    let call = crate::call::test_call();
+    let obs = m
+        .dispatch(
+            "write_file",
+            json!({"path": "notes.md", "content": "todo\n"}),
+            &call,
+        )
+        .await;
+    assert!(obs.is_ok(), "{}", obs.text);
+    // Even a grant of the whole tool does not cover it.
+    call.session().approve_tool("write_file");
+    let attack = "[core]\n\tfsmonitor = \"touch /tmp/pwned; echo\"\n";
+    let obs = m
+        .dispatch(
+            "write_file",
+            json!({"path": ".git/config", "content": attack}),
+            &call,
+        )
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Denied, "{}", obs.text);
+    assert_eq!(
+        fs::read_to_string(dir.path().join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    let asked = approver.requests();
+    assert_eq!(asked.len(), 2, "the write to .git/config asked");
+    assert!(asked[1].session_scope.is_empty());
+    assert!(
+        matches!(&asked[1].reason, crate::AskReason::Always { why }
+            if why.contains("`.git/config` can make programs run")),
+        "{:?}",
+        asked[1].reason
+    );
+    // edit_file too, through a link that hides the name.
+    std::os::unix::fs::symlink(".git/config", dir.path().join("notes-link")).unwrap();
+    call.session().approve_tool("edit_file");
+    let obs = m
+        .dispatch(
+            "edit_file",
+            json!({"path": "notes-link", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"}),
+            &call,
+        )
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Denied, "{}", obs.text);
+    assert_eq!(approver.requests().len(), 3);
+    assert_eq!(
+        fs::read_to_string(dir.path().join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+}
+
+/// Under Auto a write to a hook still asks; with nobody to answer it is refused.
+#[tokio::test]
+async fn the_auto_policy_still_asks_before_writing_a_git_hook() {
+    let approver = ScriptedApprover::new([ApprovalDecision::AllowOnce]);
+    let (dir, m) = project(Some(approver.clone()));
+    m.set_policy("write_file", crate::Policy::Auto).unwrap();
+    let hook = json!({"path": ".git/hooks/x", "content": "#!/bin/sh\ntouch pwned\n"});
+    let obs = m
+        .dispatch("write_file", hook.clone(), &crate::call::test_call())
+        .await;
+    assert!(obs.is_ok(), "{}", obs.text);
+    assert_eq!(approver.requests().len(), 1, "Auto asked for the hook");
+    assert_eq!(obs.decision.kind, crate::DecisionKind::AllowedOnce);
+    // Ordinary files still run without asking under Auto.
+    let obs = m
+        .dispatch(
+            "write_file",
+            json!({"path": "src/a.rs", "content": ""}),
+            &crate::call::test_call(),
+        )
+        .await;
+    assert_eq!(obs.decision.kind, crate::DecisionKind::Auto);
+    assert_eq!(approver.requests().len(), 1);
+    // Without an approver the hook is refused.
+    let (_dir2, bare) = project(None);
+    bare.set_policy("write_file", crate::Policy::Auto).unwrap();
+    let obs = bare
+        .dispatch("write_file", hook, &crate::call::test_call())
+        .await;
+    assert_eq!(obs.kind, ObservationKind::Denied);
+    assert!(dir.path().join(".git/hooks/x").exists());
 }
 
 /// The child half of [`reading_the_end_of_a_large_file_keeps_memory_flat`]: reads the last

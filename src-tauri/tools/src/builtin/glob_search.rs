@@ -28,12 +28,12 @@ use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
-use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
+use ignore::DirEntry;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::walk::{
-    StopFlag, path_order, project_walker, relative_to, run_blocking_walk, unusable_path,
+    FileVisitor, StopFlag, path_order, relative_to, run_blocking_walk, unusable_path, visit_files,
 };
 use crate::{ToolContext, ToolError, ToolOutput, ToolResult, tool};
 
@@ -120,13 +120,14 @@ impl GlobQuery {
     /// Walks `dir` and returns the first [`MAX_SHOWN`] matches in order, and the counts.
     fn run(&self, dir: &Path, stop: &StopFlag) -> Found {
         let shared = Mutex::new(Found::default());
-        let mut builder = Builder {
+        visit_files(dir, stop, || Visitor {
             query: self,
             dir,
-            stop,
             shared: &shared,
-        };
-        project_walker(dir).build_parallel().visit(&mut builder);
+            first: BinaryHeap::new(),
+            total: 0,
+            deeper: 0,
+        });
         let mut found = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
         found.paths.sort_by(|a, b| path_order(a, b));
         found.paths.truncate(MAX_SHOWN);
@@ -145,53 +146,21 @@ struct Found {
     deeper: u64,
 }
 
-struct Builder<'a> {
-    query: &'a GlobQuery,
-    dir: &'a Path,
-    stop: &'a StopFlag,
-    shared: &'a Mutex<Found>,
-}
-
-impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
-    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Visitor {
-            query: self.query,
-            dir: self.dir,
-            stop: self.stop,
-            shared: self.shared,
-            first: BinaryHeap::new(),
-            total: 0,
-            deeper: 0,
-        })
-    }
-}
-
 /// One walker thread's share: its first paths (a max-heap, so the last one is at the top and
 /// is the one to drop) and its counts; merged into `shared` when the thread is done.
 struct Visitor<'a> {
     query: &'a GlobQuery,
     dir: &'a Path,
-    stop: &'a StopFlag,
     shared: &'a Mutex<Found>,
     first: BinaryHeap<Listed>,
     total: u64,
     deeper: u64,
 }
 
-impl ParallelVisitor for Visitor<'_> {
-    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        if self.stop.is_raised() {
-            return WalkState::Quit;
-        }
-        let Ok(entry) = entry else {
-            // An unreadable directory or a vanished file: list what can be listed.
-            return WalkState::Continue;
-        };
-        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-            return WalkState::Continue;
-        }
+impl FileVisitor for Visitor<'_> {
+    fn file(&mut self, entry: &DirEntry) {
         let Some(relative) = relative_to(entry.path(), self.dir) else {
-            return WalkState::Continue;
+            return;
         };
         let candidate = Candidate::from_bytes(relative.as_bytes());
         if self.query.matcher.is_match_candidate(&candidate) {
@@ -212,7 +181,6 @@ impl ParallelVisitor for Visitor<'_> {
         {
             self.deeper += 1;
         }
-        WalkState::Continue
     }
 }
 

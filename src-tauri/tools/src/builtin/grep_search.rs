@@ -35,14 +35,14 @@ use std::sync::{Mutex, PoisonError};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
-use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
+use ignore::DirEntry;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::beneath::open_listed_file;
 use crate::text::{MAX_LINE_CHARS, line_cut_marker};
 use crate::walk::{
-    StopFlag, path_order, project_walker, relative_to, run_blocking_walk, unusable_path,
+    FileVisitor, StopFlag, path_order, relative_to, run_blocking_walk, unusable_path, visit_files,
 };
 use crate::{ProjectRoot, ToolContext, ToolError, ToolOutput, ToolResult, tool};
 
@@ -139,14 +139,7 @@ impl GrepQuery {
     /// Searches `start` (a file or directory under `root`).
     fn run(&self, root: &ProjectRoot, start: &Path, stop: &StopFlag) -> Found {
         let shared = Mutex::new(Merged::default());
-        let mut builder = Builder {
-            query: self,
-            root,
-            start,
-            stop,
-            shared: &shared,
-        };
-        project_walker(start).build_parallel().visit(&mut builder);
+        visit_files(start, stop, || Visitor::new(self, root, start, &shared));
         let merged = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
         merged.finish()
     }
@@ -274,39 +267,6 @@ impl FirstFiles {
     }
 }
 
-struct Builder<'a> {
-    query: &'a GrepQuery,
-    root: &'a ProjectRoot,
-    start: &'a Path,
-    stop: &'a StopFlag,
-    shared: &'a Mutex<Merged>,
-}
-
-impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
-    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        let searcher = |line_number: bool| {
-            SearcherBuilder::new()
-                .line_terminator(grep_matcher::LineTerminator::byte(b'\n'))
-                .line_number(line_number)
-                .binary_detection(BinaryDetection::quit(b'\0'))
-                .build()
-        };
-        Box::new(Visitor {
-            query: self.query,
-            matcher: self.query.matcher.clone(),
-            root: self.root,
-            start: self.start,
-            stop: self.stop,
-            shared: self.shared,
-            numbered: searcher(true),
-            counting: searcher(false),
-            first: FirstFiles::default(),
-            total: 0,
-            files: 0,
-        })
-    }
-}
-
 /// One walker thread: its own matcher and searchers, its first files and its counts, merged
 /// into `shared` when the thread is done.
 struct Visitor<'a> {
@@ -315,7 +275,6 @@ struct Visitor<'a> {
     /// Listed by path, but every file is opened below the root's descriptor.
     root: &'a ProjectRoot,
     start: &'a Path,
-    stop: &'a StopFlag,
     shared: &'a Mutex<Merged>,
     /// Reports line numbers: for files that may be shown.
     numbered: Searcher,
@@ -326,19 +285,39 @@ struct Visitor<'a> {
     files: u64,
 }
 
-impl ParallelVisitor for Visitor<'_> {
-    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        if self.stop.is_raised() {
-            return WalkState::Quit;
-        }
-        let Ok(entry) = entry else {
-            // An unreadable directory or a vanished file: search what can be searched.
-            return WalkState::Continue;
+impl<'a> Visitor<'a> {
+    fn new(
+        query: &'a GrepQuery,
+        root: &'a ProjectRoot,
+        start: &'a Path,
+        shared: &'a Mutex<Merged>,
+    ) -> Self {
+        let searcher = |line_number: bool| {
+            SearcherBuilder::new()
+                .line_terminator(grep_matcher::LineTerminator::byte(b'\n'))
+                .line_number(line_number)
+                .binary_detection(BinaryDetection::quit(b'\0'))
+                .build()
         };
-        if !entry.file_type().is_some_and(|kind| kind.is_file())
-            || !self.query.includes(&entry, self.start)
-        {
-            return WalkState::Continue;
+        Self {
+            query,
+            matcher: query.matcher.clone(),
+            root,
+            start,
+            shared,
+            numbered: searcher(true),
+            counting: searcher(false),
+            first: FirstFiles::default(),
+            total: 0,
+            files: 0,
+        }
+    }
+}
+
+impl FileVisitor for Visitor<'_> {
+    fn file(&mut self, entry: &DirEntry) {
+        if !self.query.includes(entry, self.start) {
+            return;
         }
         // The listing is by path; the open is below the root's descriptor, so a folder swapped
         // for a symlink out since it was listed is not followed.
@@ -346,13 +325,13 @@ impl ParallelVisitor for Visitor<'_> {
             relative_to(entry.path(), self.root.path()),
             entry.path().strip_prefix(self.root.path()),
         ) else {
-            return WalkState::Continue;
+            return;
         };
         let file = match open_listed_file(self.root.dir_fd(), below) {
             Ok((file, _)) => file,
             Err(error) => {
                 tracing::debug!(path = %entry.path().display(), %error, "grep_search skips a file");
-                return WalkState::Continue;
+                return;
             }
         };
         let result = if self.first.wants(&relative) {
@@ -384,7 +363,6 @@ impl ParallelVisitor for Visitor<'_> {
                 tracing::debug!(path = %entry.path().display(), %error, "grep_search skips a file");
             }
         }
-        WalkState::Continue
     }
 }
 

@@ -11,9 +11,19 @@
 //!
 //! - `/bin/sh -c COMMAND` (by absolute path, so a `sh` planted in the project or on `PATH`
 //!   does not stand in for the shell), in the confined `workdir`, which must be a directory.
+//! - In the OS sandbox ([`crate::CommandSandbox`], bubblewrap through [`gantry_sandbox`]): the
+//!   command and everything it starts write only in the project (not its `.git/hooks`,
+//!   `.git/config`, `.git/info`), the session's private temporary folder (`TMPDIR=/tmp`
+//!   inside, removed with the session) and the folders the user made writable for the
+//!   project; the user's secret stores and Gantry's own folders are hidden, the session bus and
+//!   other services' sockets unreachable, and the network off unless the project's switch is
+//!   on. When this system has no sandbox, the command runs without one, but the gate makes
+//!   every call ask (Auto included) and only "Allow once" runs it; the observation then starts
+//!   with `[not sandboxed] <why>`. The observation's metadata says which it was.
 //! - In a process group of its own ([`ProcessGroup`]); every way the call ends kills that
-//!   group, so no process the command started outlives the call (except one that leaves the
-//!   group on purpose with `setsid`).
+//!   group, so no process the command started outlives the call (sandboxed, the group's
+//!   leader is bubblewrap, whose death ends every process inside, `setsid` ones included;
+//!   without a sandbox a process that leaves the group on purpose with `setsid` survives).
 //! - stdin is `/dev/null`: a command that reads input gets end-of-file at once instead of
 //!   hanging until the timeout.
 //! - The environment is Gantry's own minus secrets ([`crate::secret_env`]): variables named
@@ -51,7 +61,8 @@
 //! prints a gigabyte costs a gigabyte of reading, not of memory.
 //!
 //! On timeout the observation is an error: `[timeout after {t}s]` followed by the output so
-//! far. The group first gets `SIGTERM`, so test runners and build tools can print their
+//! far. The command first gets `SIGTERM` (sandboxed: its process group inside the sandbox,
+//! since bubblewrap does not pass signals on), so test runners and build tools can print their
 //! summary and clean up, then `SIGKILL` after [`TERM_GRACE`] if anything is left. Cancellation
 //! (the turn was stopped) kills the group with `SIGKILL` at once, from `Drop`, because the
 //! dispatcher cancels by dropping the call.
@@ -77,7 +88,10 @@ use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 use crate::command_scope::command_scope;
+use gantry_sandbox::signal_inside;
+
 use crate::process::{ProcessGroup, Signal};
+use crate::sandboxing::SandboxState;
 use crate::secret_env::scrubbed_environment_passing;
 use crate::{
     ApprovalScope, Preview, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult, tool,
@@ -125,7 +139,12 @@ pub struct RunCommandArgs {
 /// Run a shell command in the project (`sh -c`, stdin closed) and return `[exit CODE in
 /// SECSs]` followed by its stdout and stderr merged. Long output keeps its beginning and end;
 /// background processes are stopped when the command exits.
-#[tool(level = dangerous, scope = run_command_scope, preview = run_command_preview)]
+#[tool(
+    level = dangerous,
+    scope = run_command_scope,
+    preview = run_command_preview,
+    sandboxed
+)]
 pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult {
     if args.command.trim().is_empty() {
         return Err(ToolError::new("command is empty"));
@@ -150,22 +169,59 @@ pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult 
     let stderr = stdout
         .try_clone()
         .map_err(|error| ToolError::new(format!("cannot create a pipe: {error}")))?;
-    let mut command = Command::new(SHELL);
-    command
-        .arg("-c")
-        .arg(&args.command)
-        .current_dir(workdir.path())
-        .env_clear()
-        .envs(scrubbed_environment_passing(&ctx.project().env_pass()))
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr);
+    let env = scrubbed_environment_passing(&ctx.project().env_pass());
     let started = Instant::now();
-    let group = ProcessGroup::spawn(&mut command)
-        .map_err(|error| ToolError::new(format!("cannot start {SHELL}: {error}")))?;
-    // The command holds our copies of the pipe's write end; close them, or end-of-file would
-    // never come.
-    drop(command);
+    let (group, state) = match ctx.sandbox().sandbox() {
+        Ok(sandbox) => {
+            let command = ctx
+                .session_temp()
+                .with(|temp| {
+                    let policy = ctx.sandbox().policy(ctx.root(), temp);
+                    sandbox.command(
+                        &policy,
+                        SHELL,
+                        ["-c", args.command.as_str()],
+                        env,
+                        workdir.path(),
+                    )
+                })
+                .map_err(|error| {
+                    ToolError::new(format!(
+                        "cannot create the session's temporary folder: {error}"
+                    ))
+                })?
+                .map_err(|error| ToolError::new(format!("cannot sandbox the command: {error}")))?;
+            let group = command
+                .spawn_with(move |command| {
+                    command.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+                    ProcessGroup::spawn(command)
+                })
+                .map_err(|error| ToolError::new(format!("cannot start the sandbox: {error}")))?;
+            let state = SandboxState::Sandboxed {
+                network: ctx.sandbox().settings().network,
+            };
+            (group, state)
+        }
+        Err(why) => {
+            let mut command = Command::new(SHELL);
+            command
+                .arg("-c")
+                .arg(&args.command)
+                .current_dir(workdir.path())
+                .env_clear()
+                .envs(env)
+                .stdin(Stdio::null())
+                .stdout(stdout)
+                .stderr(stderr);
+            let group = ProcessGroup::spawn(&mut command)
+                .map_err(|error| ToolError::new(format!("cannot start {SHELL}: {error}")))?;
+            // The command holds our copies of the pipe's write end; close them, or
+            // end-of-file would never come.
+            drop(command);
+            (group, SandboxState::Unsandboxed { why })
+        }
+    };
+    let sandboxed = matches!(state, SandboxState::Sandboxed { .. });
 
     let mut run = Running {
         group,
@@ -181,14 +237,25 @@ pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult 
         Pumped::Cancelled => return Err(ToolError::new("the command was cancelled")),
         Pumped::Deadline => {
             // Ask politely, then insist. A cancellation during the grace ends it early: the
-            // group is killed when `run` is dropped either way.
-            let _ = run.group.signal(Signal::TERM);
+            // group is killed when `run` is dropped either way. bubblewrap does not pass
+            // signals on (a signal to it ends the whole sandbox at once), so a sandboxed
+            // command is asked inside.
+            if sandboxed {
+                let _ = signal_inside(run.group.id(), Signal::TERM);
+            } else {
+                let _ = run.group.signal(Signal::TERM);
+            }
             run.pump(Instant::now() + TERM_GRACE, cancel).await?;
             let _ = run.group.signal(Signal::KILL);
             run.pump(Instant::now() + KILL_WAIT, cancel).await?;
             let (output, truncated) = run.output.finish();
-            let text = with_body(format!("[timeout after {}s]", args.timeout), &output);
-            return Ok(ToolOutput::error(text).with_truncated(truncated));
+            let text = with_note(
+                &state,
+                with_body(format!("[timeout after {}s]", args.timeout), &output),
+            );
+            return Ok(ToolOutput::error(text)
+                .with_truncated(truncated)
+                .with_sandbox(state));
         }
     }
     let (status, exited_at) = run
@@ -196,7 +263,20 @@ pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult 
         .ok_or_else(|| ToolError::new("the command's exit status was lost (internal error)"))?;
     let (output, truncated) = run.output.finish();
     let header = exit_header(status, exited_at.duration_since(started));
-    Ok(ToolOutput::text(with_body(header, &output)).with_truncated(truncated))
+    Ok(
+        ToolOutput::text(with_note(&state, with_body(header, &output)))
+            .with_truncated(truncated)
+            .with_sandbox(state),
+    )
+}
+
+/// The text for the model, preceded by `[not sandboxed] <why>` when the command ran without
+/// the OS sandbox.
+fn with_note(state: &SandboxState, text: String) -> String {
+    match state {
+        SandboxState::Sandboxed { .. } => text,
+        SandboxState::Unsandboxed { why } => format!("[not sandboxed] {why}\n{text}"),
+    }
 }
 
 /// What allowing a call for the session covers: the command's keys, or nothing when it cannot
@@ -208,7 +288,15 @@ pub async fn run_command(ctx: &ToolContext, args: RunCommandArgs) -> ToolResult 
 /// The folder is normalised as written (`./sub/`, `sub` and `sub/.` agree; anything else,
 /// such as `sub/..`, is simply another folder that asks again). The prefix cannot be forged
 /// by a command: `in` is a reserved word, which [`command_scope`] never keys as a program.
-fn run_command_scope(args: &RunCommandArgs) -> ApprovalScope {
+///
+/// On a system without the OS sandbox the gate makes every call ask instead, whatever these
+/// keys are ([`crate::Tool::sandboxed`]).
+fn run_command_scope(_ctx: &ToolContext, args: &RunCommandArgs) -> ApprovalScope {
+    keyed_scope(args)
+}
+
+/// The keys of [`run_command_scope`], from the arguments alone.
+fn keyed_scope(args: &RunCommandArgs) -> ApprovalScope {
     let keys = match command_scope(&args.command) {
         Ok(keys) => keys,
         Err(unscoped) => return ApprovalScope::Never(unscoped.to_string()),
@@ -251,6 +339,7 @@ async fn run_command_preview(ctx: &ToolContext, args: &RunCommandArgs) -> Option
     Some(Preview::Command {
         command: args.command.clone(),
         workdir,
+        sandbox: Some(ctx.sandbox().state()),
     })
 }
 

@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 use super::*;
 use crate::text::truncate_middle;
 use crate::{
-    ApprovalDecision, Approver, ObservationKind, PermissionLevel, Policy, ProjectRoot,
-    ScriptedApprover, Tool, ToolFn, ToolManager,
+    ApprovalDecision, Approver, CommandSandbox, FixedApprover, ObservationKind, PermissionLevel,
+    Policy, ProjectRoot, ScriptedApprover, Tool, ToolFn, ToolManager,
 };
 
 // ----- helpers ---------------------------------------------------------------------------------
@@ -33,9 +33,42 @@ fn project_with(
     (dir, manager)
 }
 
-/// A project where run_command runs without asking.
+/// A project where run_command runs without asking, in the sandbox.
 fn project() -> (tempfile::TempDir, ToolManager) {
     project_with(Policy::Auto, None)
+}
+
+/// A command sandbox as on a system without bubblewrap.
+fn no_sandbox() -> CommandSandbox {
+    CommandSandbox::system().with_availability(gantry_sandbox::Sandbox::probe_with(Path::new(
+        "/nonexistent/bwrap",
+    )))
+}
+
+/// A project on a system without a sandbox, where the user allows each call once: commands run
+/// as the host's processes, so their pids can be watched from here.
+fn unsandboxed_project() -> (tempfile::TempDir, ToolManager) {
+    let dir = tempfile::tempdir().unwrap();
+    let manager = ToolManager::new(dir.path())
+        .unwrap()
+        .with_sandbox(no_sandbox())
+        .with_approver(Arc::new(FixedApprover(ApprovalDecision::AllowOnce)));
+    crate::builtin::register_builtins(&manager).unwrap();
+    manager.set_policy("run_command", Policy::Auto).unwrap();
+    (dir, manager)
+}
+
+/// The observation's text without the `[not sandboxed] ...` line an unsandboxed run starts with.
+fn without_note(text: &str) -> &str {
+    match text.strip_prefix("[not sandboxed] ") {
+        Some(rest) => rest.split_once('\n').map_or("", |(_, rest)| rest),
+        None => text,
+    }
+}
+
+/// A context on a system without a sandbox, for direct calls.
+fn unsandboxed_context(root: &Path) -> ToolContext {
+    ToolContext::new(Arc::new(ProjectRoot::new(root).unwrap())).with_sandbox(Arc::new(no_sandbox()))
 }
 
 async fn run(manager: &ToolManager, arguments: Value) -> crate::Observation {
@@ -181,11 +214,16 @@ async fn a_failing_command_is_an_ok_observation_with_its_code() {
 
 #[tokio::test]
 async fn a_shell_killed_by_a_signal_says_which() {
-    let (_dir, manager) = project();
+    let (_dir, manager) = unsandboxed_project();
     let obs = run(&manager, json!({"command": "echo bye; kill -9 $$"})).await;
     assert_eq!(obs.kind, ObservationKind::Ok);
-    let (status, _, body) = parse(&obs.text);
+    let (status, _, body) = parse(without_note(&obs.text));
     assert_eq!((status.as_str(), body.as_str()), ("exit signal 9", "bye\n"));
+    // In the sandbox the shell is bubblewrap's child, and bubblewrap exits with 128 + n.
+    let (_dir, manager) = project();
+    let obs = run(&manager, json!({"command": "echo bye; kill -9 $$"})).await;
+    let (status, _, body) = parse(&obs.text);
+    assert_eq!((status.as_str(), body.as_str()), ("exit 137", "bye\n"));
 }
 
 #[tokio::test]
@@ -535,7 +573,7 @@ const PROBE_PASS: &[&str] = &[
 /// environment (setting variables in this process would need `unsafe`): registers
 /// `WORK_LLM_BEARER` as a provider's key variable, as the agent does, then prints what `env`
 /// shows a command — once dispatched through a manager, once called on a project whose pass
-/// list is [`PROBE_PASS`].
+/// list is [`PROBE_PASS`], and once more so on a system without a sandbox.
 #[tokio::test]
 #[ignore = "run by a_command_never_sees_secret_or_registered_variables"]
 async fn child_env_probe() {
@@ -548,14 +586,18 @@ async fn child_env_probe() {
     let dir = tempfile::tempdir().unwrap();
     let root = ProjectRoot::new(dir.path()).unwrap();
     root.set_env_pass(crate::PassList::new(PROBE_PASS));
-    let ctx = ToolContext::new(Arc::new(root));
-    let args = RunCommandArgs {
+    let root = Arc::new(root);
+    let args = || RunCommandArgs {
         command: "env".into(),
         workdir: ".".into(),
         timeout: 30,
     };
-    let output = RunCommand.call(&ctx, args).await.unwrap();
+    let ctx = ToolContext::new(Arc::clone(&root));
+    let output = RunCommand.call(&ctx, args()).await.unwrap();
     println!("<<<PASS\n{}\nPASS>>>", parse(&output.text).2);
+    let ctx = ToolContext::new(root).with_sandbox(Arc::new(no_sandbox()));
+    let output = RunCommand.call(&ctx, args()).await.unwrap();
+    println!("<<<HOST\n{}\nHOST>>>", parse(without_note(&output.text)).2);
 }
 
 /// The text between `<<<{tag}` and `{tag}>>>` in `stdout`.
@@ -588,14 +630,29 @@ fn a_command_never_sees_secret_or_registered_variables() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    for (tag, passed) in [("ENV", &[][..]), ("PASS", &["DATABASE_URL"][..])] {
+    for (tag, passed, sandboxed) in [
+        ("ENV", &[][..], true),
+        ("PASS", &["DATABASE_URL"][..], true),
+        ("HOST", &["DATABASE_URL"][..], false),
+    ] {
         let env = probe_section(&stdout, tag);
         assert!(env.contains("PATH="), "{env}");
-        assert!(
-            env.lines()
-                .any(|l| l == format!("DBUS_SESSION_BUS_ADDRESS={}", crate::DBUS_BLOCKED)),
-            "{tag}: the session bus is blocked: {env}"
-        );
+        let bus: Vec<&str> = env
+            .lines()
+            .filter(|l| l.starts_with("DBUS_SESSION_BUS_ADDRESS="))
+            .collect();
+        if sandboxed {
+            // The sandbox removes the variable, the runtime folder and the bus's socket.
+            assert!(bus.is_empty(), "{tag}: {env}");
+            assert!(!env.contains("XDG_RUNTIME_DIR="), "{tag}: {env}");
+            assert!(env.lines().any(|l| l == "TMPDIR=/tmp"), "{tag}: {env}");
+        } else {
+            assert_eq!(
+                bus,
+                [format!("DBUS_SESSION_BUS_ADDRESS={}", crate::DBUS_BLOCKED)],
+                "{tag}: the session bus is blocked: {env}"
+            );
+        }
         for (name, value, visible) in PROBE_VARIABLES {
             let visible = *visible || passed.contains(name);
             let line = format!("{name}={value}");
@@ -615,11 +672,11 @@ fn a_command_never_sees_secret_or_registered_variables() {
 
 #[tokio::test]
 async fn a_timeout_kills_the_whole_group_and_returns_the_output_so_far() {
-    let (dir, manager) = project();
+    let (dir, manager) = unsandboxed_project();
     let command = "echo $$ > pids; sleep 1000 & echo $! >> pids; echo before; sleep 1000";
     let obs = run(&manager, json!({"command": command, "timeout": 1})).await;
     assert_eq!(
-        (obs.kind, obs.text.as_str()),
+        (obs.kind, without_note(&obs.text)),
         (ObservationKind::Error, "[timeout after 1s]\nbefore\n")
     );
     assert!(obs.duration < Duration::from_secs(3), "{:?}", obs.duration);
@@ -634,28 +691,28 @@ async fn a_timeout_kills_the_whole_group_and_returns_the_output_so_far() {
 
 #[tokio::test]
 async fn a_timed_out_command_gets_sigterm_first_and_its_last_words_are_kept() {
-    let (_dir, manager) = project();
+    let (_dir, manager) = unsandboxed_project();
     let command = "trap 'echo stopping; exit 1' TERM; echo started; \
                    while :; do sleep 0.05; done";
     let obs = run(&manager, json!({"command": command, "timeout": 1})).await;
     assert_eq!(obs.kind, ObservationKind::Error);
     // Between the two, dash (Debian's sh) reports the `sleep` that SIGTERM killed:
     // "Terminated".
+    let text = without_note(&obs.text);
     assert!(
-        obs.text.starts_with("[timeout after 1s]\nstarted\n") && obs.text.ends_with("\nstopping\n"),
-        "{:?}",
-        obs.text
+        text.starts_with("[timeout after 1s]\nstarted\n") && text.ends_with("\nstopping\n"),
+        "{text:?}"
     );
 }
 
 #[tokio::test]
 async fn a_command_ignoring_sigterm_is_killed_after_the_grace() {
-    let (dir, manager) = project();
+    let (dir, manager) = unsandboxed_project();
     // An ignored signal stays ignored across exec, so `sleep` ignores TERM as well.
     let command = "trap '' TERM; echo $$ > pids; sleep 1000 & echo $! >> pids; sleep 1000";
     let obs = run(&manager, json!({"command": command, "timeout": 1})).await;
     assert_eq!(
-        (obs.kind, obs.text.as_str()),
+        (obs.kind, without_note(&obs.text)),
         (ObservationKind::Error, "[timeout after 1s]")
     );
     let grace = Duration::from_secs(1) + TERM_GRACE;
@@ -674,7 +731,7 @@ async fn a_command_ignoring_sigterm_is_killed_after_the_grace() {
 
 #[tokio::test]
 async fn a_background_job_does_not_hold_the_call_and_dies_with_it() {
-    let (dir, manager) = project();
+    let (dir, manager) = unsandboxed_project();
     for command in [
         // Holds the output pipe open.
         "sleep 1000 & echo $! > pids; echo done",
@@ -682,7 +739,7 @@ async fn a_background_job_does_not_hold_the_call_and_dies_with_it() {
         "sleep 1000 > /dev/null 2>&1 & echo $! > pids; echo done",
     ] {
         let obs = run(&manager, json!({"command": command, "timeout": 30})).await;
-        assert_eq!(parse(&obs.text).2, "done\n", "{command}");
+        assert_eq!(parse(without_note(&obs.text)).2, "done\n", "{command}");
         assert!(
             obs.duration < DRAIN_GRACE + Duration::from_secs(2),
             "{command}: {:?}",
@@ -700,7 +757,7 @@ async fn a_background_job_does_not_hold_the_call_and_dies_with_it() {
 
 #[tokio::test]
 async fn cancelling_the_call_kills_the_shell_and_its_children_within_500ms() {
-    let (dir, manager) = project();
+    let (dir, manager) = unsandboxed_project();
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     let pid_file = dir.path().join("pids");
@@ -733,7 +790,7 @@ async fn cancelling_the_call_kills_the_shell_and_its_children_within_500ms() {
 #[tokio::test]
 async fn dropping_the_call_future_kills_the_group() {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(Arc::new(ProjectRoot::new(dir.path()).unwrap()));
+    let ctx = unsandboxed_context(dir.path());
     let args = RunCommandArgs {
         command: "echo $$ > pids; sleep 1000 & echo $! >> pids; wait".into(),
         workdir: ".".into(),
@@ -767,8 +824,7 @@ async fn dropping_the_call_future_kills_the_group() {
 async fn the_context_token_stops_a_direct_call() {
     let dir = tempfile::tempdir().unwrap();
     let cancel = CancellationToken::new();
-    let ctx = ToolContext::new(Arc::new(ProjectRoot::new(dir.path()).unwrap()))
-        .with_cancel(cancel.clone());
+    let ctx = unsandboxed_context(dir.path()).with_cancel(cancel.clone());
     let pid_file = dir.path().join("pids");
     let trigger = tokio::spawn(async move {
         let pids = pids_in(&pid_file, 2).await;
@@ -813,6 +869,7 @@ async fn a_denied_command_runs_nothing_and_the_approver_saw_command_and_workdir(
         Some(Preview::Command {
             command: "touch created".into(),
             workdir: "sub".into(),
+            sandbox: Some(SandboxState::Sandboxed { network: false }),
         })
     );
     assert_eq!(
@@ -836,6 +893,7 @@ async fn the_preview_shows_an_unresolvable_workdir_as_given() {
         Some(Preview::Command {
             command: "ls".into(),
             workdir: "../elsewhere".into(),
+            sandbox: Some(SandboxState::Sandboxed { network: false }),
         })
     );
 }
@@ -885,7 +943,7 @@ async fn a_session_approval_covers_exactly_the_approved_keys() {
 #[test]
 fn the_scope_is_the_command_keys_or_never() {
     let scope = |command: &str| {
-        run_command_scope(&RunCommandArgs {
+        keyed_scope(&RunCommandArgs {
             command: command.into(),
             workdir: ".".into(),
             timeout: 30,
@@ -913,7 +971,7 @@ fn the_scope_is_the_command_keys_or_never() {
 #[test]
 fn the_scope_names_the_workdir_when_it_is_not_the_root() {
     let scope = |command: &str, workdir: &str| {
-        run_command_scope(&RunCommandArgs {
+        keyed_scope(&RunCommandArgs {
             command: command.into(),
             workdir: workdir.into(),
             timeout: 30,

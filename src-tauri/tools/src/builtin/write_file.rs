@@ -17,19 +17,23 @@
 //! write_file does not check the session ledger: replacing a whole file does not merge with
 //! what was there, and the user sees the diff against the current content before approving.
 //! It records the written file's stamp, so a later edit_file knows the model's view is current.
+//! Before writing it reports the file's previous content (or absence) to the call's change
+//! record (checkpoints, [`crate::CallChanges`]); when that fails, nothing is written.
 
 use std::io::Read;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::changes::record_prior;
 use crate::fsutil::atomic::write_atomic_beneath;
 use crate::fsutil::diff::{cap_lines, undiffable, unified_diff};
 use crate::fsutil::textfile::{BOM, LineEnding, Normalized, count_lines, looks_binary};
 use crate::ledger::FileStamp;
+use crate::path_scope::file_write_scope;
 use crate::{
-    OpenError, Preview, ProjectRoot, ResolvedPath, ToolContext, ToolError, ToolOutput, ToolResult,
-    tool,
+    ApprovalScope, OpenError, Preview, ProjectRoot, ResolvedPath, ToolContext, ToolError,
+    ToolOutput, ToolResult, tool,
 };
 
 /// An existing file larger than this is not read for a diff (the preview says it differs).
@@ -51,10 +55,11 @@ pub struct WriteFileArgs {
 /// Create a file, or replace the entire content of an existing file, with `content`. Missing
 /// parent directories are created. To change part of an existing file use edit_file instead,
 /// which only touches the text you name.
-#[tool(level = sensitive, preview = write_preview)]
+#[tool(level = sensitive, scope = write_scope, preview = write_preview, records_changes)]
 pub async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> ToolResult {
     let resolved = resolve(ctx, &args.path)?;
     let plan = plan_in_background(ctx.project(), &resolved, args.content).await?;
+    record_prior(ctx, &resolved).await?;
     let (project, target) = (ctx.project().clone(), resolved.clone());
     let bytes = plan.bytes;
     let stamp = plan.stamp;
@@ -73,6 +78,12 @@ pub async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> ToolResult {
         plan.lines
     ))
     .with_diff(diff))
+}
+
+/// What approving the call covers: writes below the file's folder (`notes/**`), or every
+/// change to an execution-sensitive file asks ([`crate::path_scope`]).
+fn write_scope(ctx: &ToolContext, args: &WriteFileArgs) -> ApprovalScope {
+    file_write_scope(ctx, &args.path)
 }
 
 /// The approval preview: the diff against the current content, or why the call will fail.

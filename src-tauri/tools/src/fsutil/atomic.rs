@@ -122,6 +122,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
     write_atomic_with(Target::Path(path), None, |file| file.write_all(bytes))
 }
 
+/// [`write_atomic`] for a file only its owner may read, whatever it was before (Gantry's own
+/// files that can hold secrets: the MCP servers' file with their tokens and headers): the file
+/// ends with mode 0600, and missing parent folders are created with mode 0700.
+pub fn write_atomic_private(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
+    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|source| AtomicWriteError::CreateDir {
+                dir: dir.to_owned(),
+                source,
+            })?;
+    }
+    write_atomic_as(Target::Path(path), None, Permissions::Private, |file| {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        file.write_all(bytes)
+    })
+}
+
 /// Replaces (or creates) the project file `resolved` with `bytes`, atomically and below the
 /// project root's descriptor. With `expected`, refused with [`AtomicWriteError::Changed`]
 /// when the file's stamp is no longer `expected` just before the rename — someone else changed
@@ -137,11 +159,109 @@ pub fn write_atomic_beneath(
     })
 }
 
+/// Writes the project file `resolved` as exactly `bytes` with the permission bits `mode`,
+/// atomically and below the root's descriptor: how a checkpoint puts a file back as it was
+/// (its line endings and BOM are in `bytes`; the mode is the recorded one, not the current
+/// file's). With `expected`, refused with [`AtomicWriteError::Changed`] when the file's stamp
+/// is no longer `expected` just before the rename.
+pub fn write_atomic_beneath_with_mode(
+    project: &ProjectRoot,
+    resolved: &ResolvedPath,
+    bytes: &[u8],
+    mode: u32,
+    expected: Option<FileStamp>,
+) -> Result<(), AtomicWriteError> {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    write_atomic_as(
+        Target::Beneath(project, resolved),
+        expected,
+        Permissions::Private,
+        |file| {
+            file.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
+            file.write_all(bytes)
+        },
+    )
+}
+
+/// Removes the project file `resolved`, below the root's descriptor: how a checkpoint undoes
+/// the creation of a file. A file already gone is not an error. With `expected`, refused with
+/// [`AtomicWriteError::Changed`] when the file's stamp is no longer `expected`. Only a regular
+/// file is removed (a directory or a symlink swapped in is refused), and the directories that
+/// held it stay.
+pub fn remove_beneath(
+    project: &ProjectRoot,
+    resolved: &ResolvedPath,
+    expected: Option<FileStamp>,
+) -> Result<(), AtomicWriteError> {
+    let shown = resolved.path().to_owned();
+    let rel = resolved.beneath();
+    let (Some(name), Some(parent)) = (rel.file_name(), rel.parent()) else {
+        return Err(AtomicWriteError::IsDirectory(shown));
+    };
+    let dir = match crate::beneath::open_beneath(
+        project.dir_fd(),
+        parent,
+        OFlags::RDONLY | OFlags::DIRECTORY,
+        Strategy::current(),
+    ) {
+        Ok(dir) => dir,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(error) if is_outside(&error) => return Err(AtomicWriteError::Outside(shown)),
+        Err(error) => return Err(error.into()),
+    };
+    let metadata = match rustix::fs::openat(
+        &dir,
+        name,
+        OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        Ok(fd) => File::from(fd).metadata()?,
+        Err(Errno::NOENT) => return Ok(()),
+        Err(errno) => return Err(io::Error::from(errno).into()),
+    };
+    if metadata.is_dir() {
+        return Err(AtomicWriteError::IsDirectory(shown));
+    }
+    if !metadata.is_file() {
+        return Err(AtomicWriteError::NotRegularFile(shown));
+    }
+    if let Some(expected) = expected
+        && FileStamp::from_metadata(&metadata) != expected
+    {
+        return Err(AtomicWriteError::Changed(shown));
+    }
+    match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {
+        Ok(()) | Err(Errno::NOENT) => {}
+        Err(errno) => return Err(io::Error::from(errno).into()),
+    }
+    let _ = rustix::fs::fsync(&dir);
+    Ok(())
+}
+
 /// The general form: `fill` writes the content into the temporary file. A `fill` that fails
 /// leaves the target untouched (which is how the failure path is tested).
 pub fn write_atomic_with(
     target: Target<'_>,
     expected: Option<FileStamp>,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<(), AtomicWriteError> {
+    write_atomic_as(target, expected, Permissions::KeepExisting, fill)
+}
+
+/// Which permissions the new file gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Permissions {
+    /// The replaced file's (a new file: the process's default).
+    KeepExisting,
+    /// Whatever `fill` set (a private file, or a checkpoint's recorded mode).
+    Private,
+}
+
+fn write_atomic_as(
+    target: Target<'_>,
+    expected: Option<FileStamp>,
+    permissions: Permissions,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<(), AtomicWriteError> {
     let place = Place::open(target)?;
@@ -158,8 +278,8 @@ pub fn write_atomic_with(
     };
     let mut temp = TempFile::create(place.dir.as_fd())?;
     fill(&mut temp.file)?;
-    if let Some(permissions) = existing {
-        temp.file.set_permissions(permissions)?;
+    if let (Some(old), Permissions::KeepExisting) = (existing, permissions) {
+        temp.file.set_permissions(old)?;
     }
     temp.file.sync_all()?;
     if let Some(expected) = expected
@@ -562,5 +682,25 @@ mod tests {
                 TEMP_PREFIX.len() + TEMP_RANDOM_CHARS + TEMP_SUFFIX.len()
             );
         }
+    }
+
+    #[test]
+    fn a_private_write_leaves_a_file_only_its_owner_can_read() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new/config/mcp.json");
+        write_atomic_private(&path, b"{}").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        // An existing file readable by others is made private too.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        write_atomic_private(&path, b"{\"a\": 1}").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\": 1}");
+        // A plain atomic write keeps the permissions it found.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"x").unwrap();
+        assert_eq!(mode(&path), 0o640);
     }
 }

@@ -1,0 +1,5 @@
+mod as_nobody;
+mod escapes;
+mod lifecycle;
+mod support;
+mod work;
