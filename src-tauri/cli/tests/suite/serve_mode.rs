@@ -101,14 +101,20 @@ fn a_line_that_is_not_json_gets_a_parse_error_and_the_session_goes_on() {
     assert!(child.wait().unwrap().success());
 }
 
-/// The pid the command wrote, once it is running.
-fn command_pid(dir: &Path) -> u32 {
-    let file = dir.join("child.pid");
+/// The pid, as this test sees it, of the process running `sleep <seconds>` (commands run in the
+/// sandbox's own pid namespace, so the pid a command could report is not the one seen here).
+fn command_pid(seconds: &str) -> u32 {
+    let wanted = format!("sleep\0{seconds}\0");
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Ok(text) = std::fs::read_to_string(&file)
-            && let Ok(pid) = text.trim().parse()
-        {
+        let found = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .find(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|line| line == wanted.as_bytes())
+            });
+        if let Some(pid) = found {
             return pid;
         }
         assert!(Instant::now() < deadline, "the command never started");
@@ -127,14 +133,18 @@ fn alive(pid: u32) -> bool {
 fn serving_a_long_command(sandbox: &Sandbox) -> (Child, BufReader<ChildStdout>, u32) {
     let policy = sandbox.run(&["tools", "policy", "run_command", "auto"], "");
     assert_eq!(policy.code, 0, "{}", policy.stderr);
+    // A duration no other test's command sleeps, to find this command among the processes.
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let seconds = format!("300.{}{unique:03}", std::process::id());
     let (mut child, mut stdout) = serve(sandbox);
     handshake(&mut child, &mut stdout);
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "run_command",
-        "arguments": {"command": "echo $$ > child.pid; exec sleep 300", "timeout": 600}
+        "arguments": {"command": format!("exec sleep {seconds}"), "timeout": 600}
     }});
     send(&mut child, &call.to_string());
-    let pid = command_pid(sandbox.project.path());
+    let pid = command_pid(&seconds);
     assert!(alive(pid));
     (child, stdout, pid)
 }
