@@ -236,13 +236,7 @@ impl DialogRegistry {
             // guard then announces the withdrawal, so there is nothing more to do.
             let _ = tx.send(decision);
         }
-        emit(
-            self.sink.as_ref(),
-            &DialogClosed {
-                id,
-                reason: DialogCloseReason::Answered,
-            },
-        );
+        self.announce_answered(id);
         Ok(())
     }
 
@@ -265,6 +259,12 @@ impl DialogRegistry {
         if let Reply::Question(tx) = reply {
             let _ = tx.send(answer);
         }
+        self.announce_answered(id);
+        Ok(())
+    }
+
+    /// Tells the webview that dialog `id` was answered (it closes it).
+    fn announce_answered(&self, id: u32) {
         emit(
             self.sink.as_ref(),
             &DialogClosed {
@@ -272,7 +272,6 @@ impl DialogRegistry {
                 reason: DialogCloseReason::Answered,
             },
         );
-        Ok(())
     }
 
     /// Removes pending request `id` if it is of the expected kind.

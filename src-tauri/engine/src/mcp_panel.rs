@@ -9,7 +9,8 @@
 //! [`McpServerEntry`], a user-file entry as written, which the user opens to edit it.
 
 use gantry_mcp::{
-    ClaudePreview, ConfigOrigin, ServerState, ServerStatus, SignInState, TransportSummary,
+    ClaudePreview, ConfigOrigin, McpPromptInfo, McpResourceInfo, McpResourceTemplateInfo,
+    ServerState, ServerStatus, SignInState, TransportSummary,
 };
 use serde::{Deserialize, Serialize};
 
@@ -63,11 +64,11 @@ pub struct McpServerView {
     /// Sign-in of a remote server that asked for it or holds tokens.
     pub sign_in: Option<McpSignInView>,
     /// Its resources.
-    pub resources: Vec<McpResourceView>,
+    pub resources: Vec<McpResourceInfo>,
     /// Its resource templates.
-    pub resource_templates: Vec<McpResourceTemplateView>,
+    pub resource_templates: Vec<McpResourceTemplateInfo>,
     /// Its prompts.
-    pub prompts: Vec<McpPromptView>,
+    pub prompts: Vec<McpPromptInfo>,
 }
 
 /// Where a remote server's sign-in stands: "Signed in as …" with Sign out, or Sign in.
@@ -78,64 +79,6 @@ pub struct McpSignInView {
     pub signed_in: bool,
     /// Who is signed in, as far as the tokens tell (or the authorization server's host).
     pub account: Option<String>,
-}
-
-/// One resource of a server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-pub struct McpResourceView {
-    /// Its URI.
-    pub uri: String,
-    /// Its name.
-    pub name: String,
-    /// A human title.
-    pub title: Option<String>,
-    /// What it is.
-    pub description: Option<String>,
-    /// Its MIME type.
-    pub mime_type: Option<String>,
-}
-
-/// One resource template of a server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-pub struct McpResourceTemplateView {
-    /// The URI template (RFC 6570).
-    pub uri_template: String,
-    /// Its name.
-    pub name: String,
-    /// A human title.
-    pub title: Option<String>,
-    /// What it is.
-    pub description: Option<String>,
-    /// The MIME type of its resources.
-    pub mime_type: Option<String>,
-}
-
-/// One prompt of a server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-pub struct McpPromptView {
-    /// Its name.
-    pub name: String,
-    /// A human title.
-    pub title: Option<String>,
-    /// What it does.
-    pub description: Option<String>,
-    /// Its arguments, in order.
-    pub arguments: Vec<McpPromptArgumentView>,
-}
-
-/// One argument of a prompt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-pub struct McpPromptArgumentView {
-    /// Its name.
-    pub name: String,
-    /// What to give.
-    pub description: Option<String>,
-    /// Whether the prompt needs it.
-    pub required: bool,
 }
 
 /// What trusting the project's `.mcp.json` covers, for the trust step.
@@ -406,11 +349,11 @@ pub struct McpServerCatalog {
     /// The server.
     pub server: String,
     /// Its resources.
-    pub resources: Vec<McpResourceView>,
+    pub resources: Vec<McpResourceInfo>,
     /// Its resource templates.
-    pub resource_templates: Vec<McpResourceTemplateView>,
+    pub resource_templates: Vec<McpResourceTemplateInfo>,
     /// Its prompts.
-    pub prompts: Vec<McpPromptView>,
+    pub prompts: Vec<McpPromptInfo>,
 }
 
 impl McpServerCatalog {
@@ -581,46 +524,9 @@ impl McpServerView {
                     account: None,
                 },
             }),
-            resources: status
-                .resources
-                .iter()
-                .map(|resource| McpResourceView {
-                    uri: resource.uri.clone(),
-                    name: resource.name.clone(),
-                    title: resource.title.clone(),
-                    description: resource.description.clone(),
-                    mime_type: resource.mime_type.clone(),
-                })
-                .collect(),
-            resource_templates: status
-                .resource_templates
-                .iter()
-                .map(|template| McpResourceTemplateView {
-                    uri_template: template.uri_template.clone(),
-                    name: template.name.clone(),
-                    title: template.title.clone(),
-                    description: template.description.clone(),
-                    mime_type: template.mime_type.clone(),
-                })
-                .collect(),
-            prompts: status
-                .prompts
-                .iter()
-                .map(|prompt| McpPromptView {
-                    name: prompt.name.clone(),
-                    title: prompt.title.clone(),
-                    description: prompt.description.clone(),
-                    arguments: prompt
-                        .arguments
-                        .iter()
-                        .map(|argument| McpPromptArgumentView {
-                            name: argument.name.clone(),
-                            description: argument.description.clone(),
-                            required: argument.required,
-                        })
-                        .collect(),
-                })
-                .collect(),
+            resources: status.resources.clone(),
+            resource_templates: status.resource_templates.clone(),
+            prompts: status.prompts.clone(),
         }
     }
 }

@@ -113,6 +113,7 @@ pub enum SignInState {
 
 /// One resource a server lists.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "McpResourceView"))]
 #[serde(rename_all = "camelCase")]
 pub struct McpResourceInfo {
     /// Its URI (what `read` takes).
@@ -129,6 +130,11 @@ pub struct McpResourceInfo {
 
 /// A family of resources a server can read (`uriTemplate`, RFC 6570).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "McpResourceTemplateView")
+)]
 #[serde(rename_all = "camelCase")]
 pub struct McpResourceTemplateInfo {
     /// The URI template, e.g. `demo://resource/{id}`.
@@ -145,6 +151,7 @@ pub struct McpResourceTemplateInfo {
 
 /// One prompt a server offers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "McpPromptView"))]
 #[serde(rename_all = "camelCase")]
 pub struct McpPromptInfo {
     /// Its name (what `render` takes).
@@ -159,6 +166,11 @@ pub struct McpPromptInfo {
 
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "McpPromptArgumentView")
+)]
 #[serde(rename_all = "camelCase")]
 pub struct McpPromptArgument {
     /// Its name.

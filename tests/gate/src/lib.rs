@@ -18,6 +18,10 @@
 
 use std::fmt;
 
+mod nobody;
+
+pub use nobody::{AsNobody, is_root};
+
 /// Something a gated test needs that a machine may lack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gate {

@@ -2,15 +2,15 @@
 import type { McpPromptArgumentView } from "./McpPromptArgumentView";
 
 /**
- * One prompt of a server.
+ * One prompt a server offers.
  */
 export type McpPromptView = { 
 /**
- * Its name.
+ * Its name (what `render` takes).
  */
 name: string, 
 /**
- * A human title.
+ * A human title, when given.
  */
 title: string | null, 
 /**

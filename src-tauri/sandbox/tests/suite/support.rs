@@ -163,14 +163,6 @@ pub async fn output(command: SandboxedCommand) -> Ran {
     Ran::from(output)
 }
 
-/// Whether the tests run as root.
-pub fn is_root() -> bool {
-    // /proc/self belongs to the effective user.
-    fs::metadata("/proc/self")
-        .map(|meta| std::os::unix::fs::MetadataExt::uid(&meta) == 0)
-        .unwrap_or(false)
-}
-
 /// Writes `contents` to `path`, creating its folders.
 pub fn plant(path: &Path, contents: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();

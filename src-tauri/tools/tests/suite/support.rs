@@ -102,10 +102,3 @@ pub fn plant(path: &Path, contents: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, contents).unwrap();
 }
-
-/// Whether the tests run as root.
-pub fn is_root() -> bool {
-    fs::metadata("/proc/self")
-        .map(|meta| std::os::unix::fs::MetadataExt::uid(&meta) == 0)
-        .unwrap_or(false)
-}

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use super::support::{Fixture, is_root, plant};
+use gantry_test_gate::is_root;
+
+use super::support::{Fixture, plant};
 
 #[tokio::test]
 async fn git_status_diff_and_commit_work_in_the_project() {
