@@ -63,6 +63,10 @@ use gantry_tools::text::excerpt;
 const TRAILER_WAIT: Duration = Duration::from_secs(5);
 
 /// A configured model provider: the fields the store keeps per provider.
+///
+/// `gantry_store::ProviderConfig` holds the same fields as the user saved them: the loop must not
+/// depend on the store, and the store must not know the loop's presets and server kinds;
+/// `gantry_engine::providers` converts one into the other.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderConfig {

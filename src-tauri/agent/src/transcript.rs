@@ -26,6 +26,9 @@ use serde::{Deserialize, Serialize};
 use gantry_tools::text::head_tail;
 
 /// Who wrote a message.
+///
+/// The store keeps its own `gantry_store::Role` (with `System`): the loop must not depend on the
+/// store, nor the store on the loop; `gantry_engine::transcripts` converts between the two.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -50,6 +53,8 @@ impl Role {
 }
 
 /// Whether a message was finished.
+///
+/// Mirrored by `gantry_store::MessageStatus` for the reason given on [`Role`].
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -182,11 +182,7 @@ pub(crate) async fn rules(command: RulesCommand) -> Result<ExitCode, CliError> {
 
 /// The whole set of settings as a request to change it.
 fn request_of(view: &CommandSettingsView) -> SaveCommandSettingsRequest {
-    SaveCommandSettingsRequest {
-        network: view.network,
-        writable: view.writable.clone(),
-        env_pass: view.env_pass.clone(),
-    }
+    view.settings.clone()
 }
 
 /// Runs one `tools env` command.
@@ -212,7 +208,7 @@ pub(crate) async fn env(command: EnvCommand) -> Result<ExitCode, CliError> {
             .await
             .map_err(command_error)?;
     }
-    for name in &view.env_pass {
+    for name in &view.settings.env_pass {
         println!("{}", for_terminal(name));
     }
     Ok(ExitCode::SUCCESS)
@@ -251,13 +247,16 @@ pub(crate) async fn sandbox(args: SandboxArgs) -> Result<ExitCode, CliError> {
         None => println!("sandbox:  on (bubblewrap)"),
         Some(why) => println!("sandbox:  OFF. {}", for_terminal(why)),
     }
-    println!("network:  {}", if view.network { "on" } else { "off" });
-    if view.writable.is_empty() {
+    println!(
+        "network:  {}",
+        if view.settings.network { "on" } else { "off" }
+    );
+    if view.settings.writable.is_empty() {
         println!("writable: the project and the session's temporary folder only");
     } else {
         println!(
             "writable: the project, the session's temporary folder, and {}",
-            for_terminal(&view.writable.join(", "))
+            for_terminal(&view.settings.writable.join(", "))
         );
     }
     for limit in &view.limits {

@@ -391,25 +391,29 @@ impl ProjectChat {
         lock(&self.turn).is_some()
     }
 
+    /// Takes the chat's one turn slot (a turn, or a restore of files), or says it is busy.
+    pub(crate) fn claim_turn(&self, cancel: CancellationToken) -> Result<(), CommandError> {
+        let mut turn = lock(&self.turn);
+        if turn.is_some() {
+            return Err(CommandError::new(
+                ErrorKind::Busy,
+                "a turn is running: wait for it or stop it",
+            ));
+        }
+        *turn = Some(RunningTurn {
+            session_id: String::new(),
+            cancel,
+        });
+        Ok(())
+    }
+
     /// Starts a turn with `text` in the current session (creating one for a fresh chat), talking
     /// to `provider`. Returns the session's id at once; the turn reports through events.
     pub async fn send(&self, text: &str, provider: Provider) -> Result<String, CommandError> {
         check_message(text)?;
         self.wait_for_cancelled_turn().await;
         let cancel = CancellationToken::new();
-        {
-            let mut turn = lock(&self.turn);
-            if turn.is_some() {
-                return Err(CommandError::new(
-                    ErrorKind::Busy,
-                    "a turn is running: wait for it or stop it",
-                ));
-            }
-            *turn = Some(RunningTurn {
-                session_id: String::new(),
-                cancel: cancel.clone(),
-            });
-        }
+        self.claim_turn(cancel.clone())?;
         match self.start_turn(text, provider, cancel).await {
             Ok(id) => Ok(id),
             Err(error) => {

@@ -16,9 +16,9 @@ use gantry_tools::text::excerpt;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::{ChatView, ProjectChat, RunningTurn, lock};
+use super::{ChatView, ProjectChat, lock};
 use crate::checkpoints::{ChangesView, OnConflict, RestoreReport, RevertRequest};
-use crate::error::{CommandError, ErrorKind};
+use crate::error::CommandError;
 
 /// Characters of a message kept as a version's title.
 const TITLE_CHARS: usize = 80;
@@ -120,17 +120,7 @@ impl ProjectChat {
 
     /// Holds the turn slot while files are restored, so no turn starts meanwhile.
     fn reserve(&self) -> Result<Reserved<'_>, CommandError> {
-        let mut turn = lock(&self.turn);
-        if turn.is_some() {
-            return Err(CommandError::new(
-                ErrorKind::Busy,
-                "a turn is running: wait for it or stop it",
-            ));
-        }
-        *turn = Some(RunningTurn {
-            session_id: String::new(),
-            cancel: CancellationToken::new(),
-        });
+        self.claim_turn(CancellationToken::new())?;
         Ok(Reserved(self))
     }
 

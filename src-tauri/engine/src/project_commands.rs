@@ -27,16 +27,14 @@ pub struct CommandSettingsView {
     pub unsandboxed: Option<String>,
     /// How the sandbox falls short on this system (empty on a current one).
     pub limits: Vec<String>,
-    /// Commands may use the network.
-    pub network: bool,
-    /// Folders outside the project commands may write to.
-    pub writable: Vec<String>,
-    /// Variables commands receive although they look secret.
-    pub env_pass: Vec<String>,
+    /// The settings the panel edits.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub settings: SaveCommandSettingsRequest,
 }
 
 /// The argument of `save_command_settings`: the whole set, as the panel edits it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SaveCommandSettingsRequest {
     /// Commands may use the network.
@@ -121,19 +119,21 @@ impl ProjectCommands {
         CommandSettingsView {
             unsandboxed: sandbox.sandbox().err(),
             limits: sandbox.limits(),
-            network: settings.network,
-            writable: settings
-                .writable
-                .iter()
-                .map(|path| path.display().to_string())
-                .collect(),
-            env_pass: self
-                .tools
-                .project()
-                .env_pass()
-                .names()
-                .map(str::to_owned)
-                .collect(),
+            settings: SaveCommandSettingsRequest {
+                network: settings.network,
+                writable: settings
+                    .writable
+                    .iter()
+                    .map(|path| path.display().to_string())
+                    .collect(),
+                env_pass: self
+                    .tools
+                    .project()
+                    .env_pass()
+                    .names()
+                    .map(str::to_owned)
+                    .collect(),
+            },
         }
     }
 
@@ -393,7 +393,11 @@ mod tests {
         let cache = tempfile::tempdir().unwrap();
         let cache_path = cache.path().canonicalize().unwrap();
         let defaults = rig.commands.settings();
-        assert!(!defaults.network && defaults.writable.is_empty() && defaults.env_pass.is_empty());
+        assert!(
+            !defaults.settings.network
+                && defaults.settings.writable.is_empty()
+                && defaults.settings.env_pass.is_empty()
+        );
         let view = rig
             .commands
             .save_settings(&request(
@@ -406,9 +410,9 @@ mod tests {
             ))
             .await
             .unwrap();
-        assert!(view.network);
-        assert_eq!(view.writable, [cache_path.display().to_string()]);
-        assert_eq!(view.env_pass, ["DATABASE_URL"]);
+        assert!(view.settings.network);
+        assert_eq!(view.settings.writable, [cache_path.display().to_string()]);
+        assert_eq!(view.settings.env_pass, ["DATABASE_URL"]);
         assert_eq!(
             rig.tools.sandbox().settings(),
             SandboxSettings {

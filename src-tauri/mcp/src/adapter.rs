@@ -16,7 +16,7 @@ use futures::future::BoxFuture;
 use gantry_tools::schema::{Strictness, clean_parameters};
 use gantry_tools::{
     ApprovalScope, ArgumentProblem, PermissionLevel, PreparedCall, Preview, Tool, ToolContext,
-    ToolError, ToolOutput, ToolResult, ToolSource,
+    ToolError, ToolOutput, ToolResult, ToolSource, ToolSpec,
 };
 use rmcp::RoleClient;
 use rmcp::ServiceError;
@@ -94,11 +94,8 @@ impl Drop for CancelOnDrop {
 pub struct McpTool {
     server: Weak<Shared>,
     server_name: String,
-    name: String,
     remote_name: String,
-    description: String,
-    parameters: Value,
-    level: PermissionLevel,
+    spec: ToolSpec,
 }
 
 impl McpTool {
@@ -126,11 +123,13 @@ impl McpTool {
         Self {
             server,
             server_name,
-            name,
             remote_name: remote.name.to_string(),
-            description,
-            parameters,
-            level,
+            spec: ToolSpec {
+                name,
+                description,
+                level,
+                parameters,
+            },
         }
     }
 
@@ -141,20 +140,8 @@ impl McpTool {
 }
 
 impl Tool for McpTool {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn level(&self) -> PermissionLevel {
-        self.level
-    }
-
-    fn parameters(&self) -> &Value {
-        &self.parameters
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
 
     fn source(&self) -> ToolSource {
@@ -282,9 +269,9 @@ impl McpCall {
 impl std::fmt::Debug for McpTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpTool")
-            .field("name", &self.name)
+            .field("name", &self.spec.name)
             .field("server", &self.server_name)
-            .field("level", &self.level)
+            .field("level", &self.spec.level)
             .finish()
     }
 }

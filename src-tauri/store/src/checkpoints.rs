@@ -164,6 +164,7 @@ pub struct Change {
 
 /// What a restore put back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RestoreKindView"))]
 #[serde(rename_all = "snake_case")]
 pub enum RestoreKind {
     /// One file, to the state before the session.

@@ -88,5 +88,6 @@ pub use secret_env::{
 pub use secret_value::is_secret_value;
 pub use session::ToolSession;
 pub use tool::{
-    IntoTool, PreparedCall, Tool, ToolError, ToolFn, ToolOutput, ToolResult, ToolSource, TypedTool,
+    IntoTool, PreparedCall, Tool, ToolError, ToolFn, ToolOutput, ToolResult, ToolSource, ToolSpec,
+    TypedTool,
 };

@@ -130,17 +130,40 @@ pub enum ToolSource {
     },
 }
 
+/// What the model and the gate know of a tool before calling it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// The name the model calls it by (`^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// One paragraph for the model.
+    pub description: String,
+    /// How much harm a call can do.
+    pub level: PermissionLevel,
+    /// The cleaned JSON Schema of the arguments (an object schema).
+    pub parameters: Value,
+}
+
 /// The interface the manager dispatches through. Implemented by [`TypedTool`] for Gantry's own
 /// tools and by the MCP adapter for server tools.
 pub trait Tool: Send + Sync + 'static {
+    /// Its name, description, level and parameters.
+    fn spec(&self) -> &ToolSpec;
     /// The name the model calls it by (`^[a-zA-Z0-9_-]{1,64}$`).
-    fn name(&self) -> &str;
+    fn name(&self) -> &str {
+        &self.spec().name
+    }
     /// One paragraph for the model.
-    fn description(&self) -> &str;
+    fn description(&self) -> &str {
+        &self.spec().description
+    }
     /// How much harm a call can do.
-    fn level(&self) -> PermissionLevel;
+    fn level(&self) -> PermissionLevel {
+        self.spec().level
+    }
     /// The cleaned JSON Schema of the arguments (an object schema).
-    fn parameters(&self) -> &Value;
+    fn parameters(&self) -> &Value {
+        &self.spec().parameters
+    }
     /// Where the tool comes from.
     fn source(&self) -> ToolSource {
         ToolSource::Builtin
@@ -238,10 +261,7 @@ pub trait ToolFn: Send + Sync + Sized + 'static {
 /// A [`ToolFn`] with its name, description, level and schema worked out, as registered.
 pub struct TypedTool<T: ToolFn> {
     inner: Arc<T>,
-    name: String,
-    description: String,
-    level: PermissionLevel,
-    parameters: Value,
+    spec: ToolSpec,
 }
 
 impl<T: ToolFn> TypedTool<T> {
@@ -255,31 +275,33 @@ impl<T: ToolFn> TypedTool<T> {
         };
         Self {
             inner: Arc::new(tool),
-            name: T::NAME.to_owned(),
-            description,
-            level: T::LEVEL,
-            parameters: parameters_for::<T::Args>(),
+            spec: ToolSpec {
+                name: T::NAME.to_owned(),
+                description,
+                level: T::LEVEL,
+                parameters: parameters_for::<T::Args>(),
+            },
         }
     }
 
     /// The same tool under another name.
     #[must_use]
     pub fn named(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
+        self.spec.name = name.into();
         self
     }
 
     /// The same tool with another description.
     #[must_use]
     pub fn described(mut self, description: impl Into<String>) -> Self {
-        self.description = description.into();
+        self.spec.description = description.into();
         self
     }
 
     /// The same tool at another permission level.
     #[must_use]
     pub fn with_level(mut self, level: PermissionLevel) -> Self {
-        self.level = level;
+        self.spec.level = level;
         self
     }
 }
@@ -297,20 +319,8 @@ fn args_doc<A: JsonSchema>() -> String {
 }
 
 impl<T: ToolFn> Tool for TypedTool<T> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn level(&self) -> PermissionLevel {
-        self.level
-    }
-
-    fn parameters(&self) -> &Value {
-        &self.parameters
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
 
     fn interactive(&self) -> bool {

@@ -18,10 +18,10 @@ limits: Array<string>,
  */
 network: boolean, 
 /**
- * Folders outside the project commands may write to.
+ * Folders outside the project commands may write to (absolute, existing).
  */
 writable: Array<string>, 
 /**
- * Variables commands receive although they look secret.
+ * Variables commands receive on purpose.
  */
 envPass: Array<string>, };

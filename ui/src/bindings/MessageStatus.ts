@@ -2,5 +2,7 @@
 
 /**
  * Whether a message was finished.
+ *
+ * Mirrored by `gantry_store::MessageStatus` for the reason given on [`Role`].
  */
 export type MessageStatus = "complete" | "cancelled" | "error";

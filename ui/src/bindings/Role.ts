@@ -2,5 +2,8 @@
 
 /**
  * Who wrote a message.
+ *
+ * The store keeps its own `gantry_store::Role` (with `System`): the loop must not depend on the
+ * store, nor the store on the loop; `gantry_engine::transcripts` converts between the two.
  */
 export type Role = "user" | "assistant" | "tool";

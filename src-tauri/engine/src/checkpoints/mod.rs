@@ -39,9 +39,7 @@ pub use self::restore::{
     Conflict, ConflictReason, FailedFile, OnConflict, RestoreReport, RevertRequest, RevertTarget,
 };
 use self::snapshot::Index;
-pub use self::view::{
-    ChangeKind, ChangesView, FileChange, FileNote, RestoreKindView, RestoreView, TurnChanges,
-};
+pub use self::view::{ChangeKind, ChangesView, FileChange, FileNote, RestoreView, TurnChanges};
 
 /// Why a checkpoint operation failed.
 #[derive(Debug, thiserror::Error)]

@@ -84,40 +84,6 @@ pub struct TurnChanges {
     pub reverted: bool,
 }
 
-/// What a restore was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum RestoreKindView {
-    /// A file.
-    File,
-    /// A hunk.
-    Hunk,
-    /// A turn.
-    Turn,
-    /// The session.
-    Session,
-    /// A rewind of the conversation.
-    Rewind,
-    /// The undo of a restore.
-    Undo,
-    /// A return to another version.
-    Branch,
-}
-
-impl From<RestoreKind> for RestoreKindView {
-    fn from(kind: RestoreKind) -> Self {
-        match kind {
-            RestoreKind::File => Self::File,
-            RestoreKind::Hunk => Self::Hunk,
-            RestoreKind::Turn => Self::Turn,
-            RestoreKind::Session => Self::Session,
-            RestoreKind::Rewind => Self::Rewind,
-            RestoreKind::Undo => Self::Undo,
-            RestoreKind::Branch => Self::Branch,
-        }
-    }
-}
-
 /// A restore the user can undo.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
@@ -125,7 +91,7 @@ pub struct RestoreView {
     /// Its id (for `Undo`).
     pub id: String,
     /// What it restored.
-    pub kind: RestoreKindView,
+    pub kind: RestoreKind,
     /// What, in words (a path, a turn number).
     pub label: String,
     /// When, in milliseconds since the epoch.
@@ -268,7 +234,7 @@ fn build(
             .collect();
         view.restores.push(RestoreView {
             id: restore.id.to_string(),
-            kind: restore.kind.into(),
+            kind: restore.kind,
             label: restore.label.clone(),
             created_at: restore.created_at.as_millis(),
             files: own.iter().map(|row| row.path.clone()).collect(),

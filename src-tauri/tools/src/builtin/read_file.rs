@@ -108,19 +108,9 @@ impl Window {
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    /// Nothing at the path.
-    #[error("does not exist")]
-    NotFound,
-    /// A directory.
-    #[error("is a directory")]
-    Directory,
-    /// A FIFO, socket or device: reading it could block or never end.
-    #[error("is not a regular file")]
-    NotRegular,
-    /// The project tree changed since the path was checked, and opening it would leave the
-    /// project.
-    #[error("is outside the project")]
-    Outside,
+    /// It could not be opened (missing, a directory, not a regular file, outside the project).
+    #[error(transparent)]
+    Open(#[from] OpenError),
     /// A NUL byte near the start.
     #[error("is binary")]
     Binary,
@@ -144,10 +134,11 @@ impl ReadError {
     /// The message the model reads (the dispatcher adds `[error] `).
     pub fn message(&self, path: &str) -> String {
         match self {
-            Self::NotFound => format!("{path} does not exist"),
-            Self::Directory => format!("{path} is a directory, not a file"),
-            Self::NotRegular => format!("{path} is not a regular file"),
-            Self::Outside => format!("path '{path}' is outside the project"),
+            Self::Open(OpenError::NotFound) => format!("{path} does not exist"),
+            Self::Open(OpenError::Directory) => format!("{path} is a directory, not a file"),
+            Self::Open(OpenError::NotRegular) => format!("{path} is not a regular file"),
+            Self::Open(OpenError::Outside) => format!("path '{path}' is outside the project"),
+            Self::Open(OpenError::Io(error)) => format!("cannot read {path}: {error}"),
             Self::Binary => format!(
                 "{path} is a binary file (it has NUL bytes in its first {} KiB); read_file shows text files only",
                 BINARY_SNIFF_BYTES / 1024
@@ -179,15 +170,7 @@ pub fn read_window(
     window: Window,
     cancel: &CancellationToken,
 ) -> Result<ReadWindow, ReadError> {
-    let (mut file, metadata) = project
-        .open_regular(resolved)
-        .map_err(|error| match error {
-            OpenError::NotFound => ReadError::NotFound,
-            OpenError::Directory => ReadError::Directory,
-            OpenError::NotRegular => ReadError::NotRegular,
-            OpenError::Outside => ReadError::Outside,
-            OpenError::Io(error) => ReadError::Io(error),
-        })?;
+    let (mut file, metadata) = project.open_regular(resolved)?;
     let stamp = FileStamp::from_metadata(&metadata);
     let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
     (&mut file)

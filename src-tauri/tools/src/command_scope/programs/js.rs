@@ -11,7 +11,7 @@
 //! code, `-r`, `--import`, `--loader` load it, and node without a script reads its input.
 
 use super::scan::{Arg, Scanner};
-use super::{Call, Family, Rest, Rule, Table, check_untabled};
+use super::{Call, Family, Rest, Rule, Table};
 use crate::command_scope::getopt::{Options, Style};
 use crate::command_scope::unscoped::OptionEffect::{
     EvaluatesCode, InstallsOutside, LoadsCode, OverridesConfig, RunsProgram, WritesFile,
@@ -168,13 +168,5 @@ fn node(call: &Call) -> Result<(), Unscoped> {
             None => break None,
         }
     };
-    match script {
-        Some((script, args)) if script.value() != "-" => {
-            check_untabled(&call.sub(&script.value(), args))
-        }
-        None if standalone => call.no_appended_options(),
-        _ => Err(Unscoped::ReadsInput {
-            program: call.program.clone(),
-        }),
-    }
+    call.run_script(script, standalone)
 }

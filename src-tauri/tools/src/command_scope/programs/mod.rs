@@ -81,6 +81,26 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// An interpreter's call once its options are read: the script (its first operand, `-`
+    /// aside) runs with the arguments after it, checked as a subcommand named after it; with no
+    /// script the interpreter reads its input (a REPL, a program piped in), which no grant can
+    /// cover, unless its options only print a version or help (`standalone`).
+    pub fn run_script(
+        &self,
+        script: Option<(&Word, &'a [Word])>,
+        standalone: bool,
+    ) -> Result<(), Unscoped> {
+        match script {
+            Some((script, args)) if script.value() != "-" => {
+                check_untabled(&self.sub(&script.value(), args))
+            }
+            None if standalone => self.no_appended_options(),
+            _ => Err(Unscoped::ReadsInput {
+                program: self.program.clone(),
+            }),
+        }
+    }
+
     /// Arguments appended from xargs' input would land among this call's options.
     pub fn no_appended_options(&self) -> Result<(), Unscoped> {
         if self.appended {

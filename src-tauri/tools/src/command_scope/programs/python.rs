@@ -73,15 +73,7 @@ fn python(call: &Call) -> Result<(), Unscoped> {
             None => break None,
         }
     };
-    match script {
-        Some((script, args)) if script.value() != "-" => {
-            check_untabled(&call.sub(&script.value(), args))
-        }
-        None if standalone => call.no_appended_options(),
-        _ => Err(Unscoped::ReadsInput {
-            program: call.program.clone(),
-        }),
-    }
+    call.run_script(script, standalone)
 }
 
 const PYTEST: Table = Table::getopt(Options {
