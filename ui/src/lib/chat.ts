@@ -323,16 +323,12 @@ function appendText(state: ChatState, field: "text" | "reasoning", text: string)
   const extend = (item: AssistantItem): AssistantItem =>
     field === "text" ? { ...item, text: item.text + text } : { ...item, reasoning: item.reasoning + text };
   if (tail) return withItems(state, [...state.items.slice(0, -1), extend(tail)]);
-  const item: AssistantItem = {
-    kind: "assistant",
-    key: state.nextKey,
-    text: "",
-    reasoning: "",
-    tools: [],
-    status: "complete",
-    live: true,
-  };
-  return withItems(state, [...state.items, extend(item)], 1);
+  return withItems(state, [...state.items, extend(liveReply(state))], 1);
+}
+
+/** An empty reply being streamed, the next item of `state`. */
+function liveReply(state: ChatState): AssistantItem {
+  return { kind: "assistant", key: state.nextKey, text: "", reasoning: "", tools: [], status: "complete", live: true };
 }
 
 /** Notes the call whose arguments are arriving on the reply being streamed. */
@@ -341,17 +337,7 @@ function receiving(state: ChatState, call: { name: string; bytes: number }): Cha
   if (last?.kind === "assistant" && last.live) {
     return withItems(state, [...state.items.slice(0, -1), { ...last, receiving: call }]);
   }
-  const item: AssistantItem = {
-    kind: "assistant",
-    key: state.nextKey,
-    text: "",
-    reasoning: "",
-    tools: [],
-    status: "complete",
-    live: true,
-    receiving: call,
-  };
-  return withItems(state, [...state.items, item], 1);
+  return withItems(state, [...state.items, { ...liveReply(state), receiving: call }], 1);
 }
 
 /** Adds a tool card to the reply that called it (the last live assistant message). */
