@@ -124,14 +124,14 @@ async fn search_finds_a_message_in_another_session_and_opens_it() {
     }
     let _serial = SERIAL.lock().await;
     let rig = ChatRig::new(vec![
-        Turn::text("Zebras cross the river in the dry season."),
+        Turn::text("They cross the river in the dry season."),
         Turn::text("Filler reply one."),
         Turn::text("Second session answer.").expect(Expect::new().message_count(2)),
     ])
     .await;
     let mut app = rig.launch("keep-search", true).await;
     send(&app, "tell me about the zebra migration").await;
-    assistant_says(&app, "Zebras cross").await;
+    assistant_says(&app, "They cross").await;
     idle(&app).await;
     send(&app, "and something unrelated").await;
     assistant_says(&app, "Filler reply one.").await;
