@@ -52,8 +52,12 @@ async fn a_restored_write_keeps_its_diff_and_who_decided() {
     }
     let _serial = SERIAL.lock().await;
     let rig = ChatRig::new(vec![
-        write_call("call_keep", "notes/kept.txt", "kept line one\nkept line two\n")
-            .expect(Expect::new().last_contains("write the note")),
+        write_call(
+            "call_keep",
+            "notes/kept.txt",
+            "kept line one\nkept line two\n",
+        )
+        .expect(Expect::new().last_contains("write the note")),
         Turn::text("I wrote notes/kept.txt.").expect(after_tool("call_keep")),
     ])
     .await;
@@ -70,7 +74,9 @@ async fn a_restored_write_keeps_its_diff_and_who_decided() {
     assert_eq!(live["status"], "ok", "{live}");
     assert_eq!(live["by"], "user", "the user decided: {live}");
     assert!(
-        live["decider"].as_str().is_some_and(|text| !text.is_empty()),
+        live["decider"]
+            .as_str()
+            .is_some_and(|text| !text.is_empty()),
         "{live}"
     );
     assert!(live["duration"].as_str().is_some(), "{live}");
@@ -167,12 +173,12 @@ async fn search_finds_a_message_in_another_session_and_opens_it() {
     let hits = hits.as_array().unwrap();
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0]["session"], json!(first_id), "{hits:?}");
-    assert_eq!(hits[0]["ordinal"], "0", "the user's first message: {hits:?}");
-    let text = hits[0]["text"].as_str().unwrap();
-    assert!(
-        text.contains("tell me about the zebra migration"),
-        "{text}"
+    assert_eq!(
+        hits[0]["ordinal"], "0",
+        "the user's first message: {hits:?}"
     );
+    let text = hits[0]["text"].as_str().unwrap();
+    assert!(text.contains("tell me about the zebra migration"), "{text}");
     assert_eq!(hits[0]["marked"], json!(["zebra"]), "{hits:?}");
     app.screenshot("hits").await.unwrap();
 
@@ -276,11 +282,15 @@ async fn export_writes_the_session_as_markdown_and_json() {
     }
 
     // JSON: the stored messages, the tool message with its outcome.
-    app.click("[data-testid=session-export-close]").await.unwrap();
+    app.click("[data-testid=session-export-close]")
+        .await
+        .unwrap();
     app.click(&format!("{item} [data-testid=session-export]"))
         .await
         .unwrap();
-    app.click("[data-testid=session-export-json]").await.unwrap();
+    app.click("[data-testid=session-export-json]")
+        .await
+        .unwrap();
     app.wait_for_css("[data-testid=session-exported]")
         .await
         .unwrap();

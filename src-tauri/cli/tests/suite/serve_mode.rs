@@ -2,7 +2,6 @@
 //! client leaving (end of stdin) or killing it (SIGTERM, SIGINT) in the middle of a command.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
