@@ -610,7 +610,8 @@ async fn sessions_are_renamed_deleted_and_restored_after_a_restart() {
     )
     .await
     .unwrap();
-    // Renaming marked the first session updated, so it is the one continued after the restart.
+    // Renaming does not move a session up: the one talked in last stays on top and is the one
+    // continued after the restart.
     let restored = session_list(&app).await;
     assert_eq!(
         restored
@@ -618,11 +619,11 @@ async fn sessions_are_renamed_deleted_and_restored_after_a_restart() {
             .map(|(id, title, current)| (id.as_str(), title.as_str(), *current))
             .collect::<Vec<_>>(),
         [
-            (first_id.as_str(), "Renamed first", true),
-            (second_id.as_str(), "second question", false)
+            (second_id.as_str(), "second question", true),
+            (first_id.as_str(), "Renamed first", false)
         ]
     );
-    assistant_says(&app, "First answer.").await;
+    assistant_says(&app, "Second answer.").await;
     let users: Value = app
         .eval(
             "return [...document.querySelectorAll('[data-testid=chat-message][data-role=user]')].map(e => e.textContent.trim());",
@@ -630,10 +631,9 @@ async fn sessions_are_renamed_deleted_and_restored_after_a_restart() {
         )
         .await
         .unwrap();
-    assert_eq!(users, json!(["first question"]));
-    let second_item = format!("[data-testid=session-item][data-session-id='{second_id}']");
-    app.click(&second_item).await.unwrap();
-    assistant_says(&app, "Second answer.").await;
+    assert_eq!(users, json!(["second question"]));
+    app.click(&item).await.unwrap();
+    assistant_says(&app, "First answer.").await;
     app.screenshot("restored-after-restart").await.unwrap();
 
     // Delete it: gone from the list and from the database.

@@ -23,6 +23,7 @@ mod app;
 mod changes;
 mod chat;
 mod fixture;
+mod keep;
 mod keyboard;
 mod language;
 mod mcp;

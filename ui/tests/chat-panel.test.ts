@@ -33,13 +33,16 @@ function message(role: Message["role"], content: string, extra: Partial<Message>
 }
 
 let view: ChatView;
+/** The seq of the last event sent (each test starts from 0, as its view does). */
+let seq = 0;
 let frames: ManualFrames;
 
 /** Sends an event as the backend would; `frame` runs the next animation frame after it. */
 function emit(turn: TurnEvent, sessionId = SESSION, frame = true): void {
   const handler = handlers.get("chat:event");
   if (!handler) throw new Error("nobody listens to chat:event");
-  const payload: ChatEvent = { projectId: PROJECT, sessionId, event: turn };
+  seq += 1;
+  const payload: ChatEvent = { projectId: PROJECT, sessionId, seq, event: turn };
   handler(payload);
   if (frame) frames.next();
   flushSync();
@@ -89,7 +92,8 @@ beforeEach(() => {
   frames = new ManualFrames();
   handlers.clear();
   call.mockReset();
-  view = { session: null, messages: [], running: false };
+  seq = 0;
+  view = { session: null, messages: [], running: false, seq: 0, turn: null };
   call.mockImplementation((command: string) => {
     switch (command) {
       case "chat_state":
@@ -130,6 +134,8 @@ describe("the chat panel", () => {
     view = {
       session: { id: SESSION, title: "Change a.txt", model: null, provider: null, messageCount: 4, createdAt: 0, updatedAt: 0 },
       running: false,
+      seq: 0,
+      turn: null,
       messages: [
         message("user", "Change a.txt"),
         message("assistant", "I'll **write** it.", {
@@ -368,6 +374,8 @@ describe("the chat panel", () => {
       session: { id: SESSION, title: "t", model: null, provider: null, messageCount: 0, createdAt: 0, updatedAt: 0 },
       messages: [],
       running: false,
+      seq: 0,
+      turn: null,
     };
     await open();
     emit({ type: "turn_started", sessionId: "other" }, "other");
@@ -392,6 +400,8 @@ describe("the chat panel", () => {
       view = {
         session: { id: SESSION, title: "t", model: null, provider: null, messageCount: 2, createdAt: 0, updatedAt: 0 },
         running: false,
+        seq: 0,
+        turn: null,
         messages: [
           message("user", "Change a.txt"),
           message("assistant", "", { toolCalls: [{ id: "c1", name: "write_file", arguments: "{}" }] }),

@@ -14,6 +14,7 @@ import {
   fromTranscript,
   fromView,
   isLongResult,
+  itemAt,
   resultHead,
   noticeText,
   prettyArguments,
@@ -28,7 +29,7 @@ const PROJECT = 7;
 const SESSION = "s-1";
 
 function event(turn: TurnEvent, sessionId = SESSION, projectId = PROJECT): ChatEvent {
-  return { projectId, sessionId, event: turn };
+  return { projectId, sessionId, seq: 0, event: turn };
 }
 
 /** Applies each event in order. */
@@ -488,9 +489,84 @@ describe("the stored transcript", () => {
   it("marks calls without a result cancelled, unless the turn still runs", () => {
     const cut = [message("user", "go"), message("assistant", "", { toolCalls: [{ id: "x", name: "run_command", arguments: "{}" }] })];
     expect((fromTranscript(cut)[1] as AssistantItem).tools[0]?.status).toBe("cancelled");
-    const live = fromView({ session: null, messages: cut, running: true });
+    const live = fromView({ session: null, messages: cut, running: true, seq: 0, turn: null });
     expect((live.items[1] as AssistantItem).tools[0]?.status).toBe("running");
     expect(live.running).toBe(true);
+  });
+
+  it("restores a card from its stored outcome exactly as it was live", () => {
+    const outcome = {
+      kind: "ok" as const,
+      decision: { kind: "allowed_by_rule" as const, by: "rule" as const, detail: "writes under src", rule: 4 },
+      durationMs: 31,
+      truncated: false,
+      diff: "--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+v1\n",
+      level: "sensitive" as const,
+    };
+    const stored = [
+      message("user", "write"),
+      message("assistant", "", { toolCalls: [{ id: "w", name: "write_file", arguments: '{"path":"a.txt"}' }] }),
+      message("tool", "[denied] looks denied but the outcome says ok", { toolCallId: "w", outcome }),
+    ];
+    const tool = (fromTranscript(stored)[1] as AssistantItem).tools[0];
+    const live = play(
+      shown(),
+      { type: "tool_call_started", id: "w", name: "write_file", arguments: '{"path":"a.txt"}' },
+      {
+        type: "tool_result",
+        id: "w",
+        name: "write_file",
+        observation: {
+          tool: "write_file",
+          text: "[denied] looks denied but the outcome says ok",
+          kind: "ok",
+          decision: outcome.decision,
+          duration: 31,
+          truncated: false,
+          diff: outcome.diff,
+        },
+      },
+    );
+    const liveTool = (live.items.at(-1) as AssistantItem).tools[0];
+    expect(tool).toEqual({ ...liveTool, level: "sensitive" });
+    expect(tool?.diff).toContain("+v1");
+    expect(tool?.decision?.rule).toBe(4);
+  });
+
+  it("finds the item that shows a stored message", () => {
+    const state = fromView({ session: null, messages: transcript, running: false, seq: 0, turn: null });
+    const keys = state.items.map((item) => item.key);
+    expect(itemAt(state, 0)).toBe(keys[0]);
+    expect(itemAt(state, 1)).toBe(keys[1]);
+    // A tool result is shown by the reply that called it.
+    expect(itemAt(state, 3)).toBe(keys[1]);
+    expect(itemAt(state, 4)).toBe(keys[2]);
+    expect(itemAt(state, 9)).toBeNull();
+  });
+
+  it("rebuilds a running turn from its user message and its events", () => {
+    const session = { id: SESSION, title: "t", model: null, provider: null, messageCount: 4, createdAt: 0, updatedAt: 0 };
+    const messages = [
+      message("user", "one"),
+      message("assistant", "First."),
+      message("user", "two"),
+      // Saved while the turn ran: the replayed events show it again, so it is not taken.
+      message("assistant", "", { toolCalls: [{ id: "r", name: "read_file", arguments: "{}" }] }),
+    ];
+    const replay = [
+      event({ type: "turn_started", sessionId: SESSION }),
+      event({ type: "tool_call_started", id: "r", name: "read_file", arguments: "{}" }),
+      event({ type: "text_delta", text: "Reading" }),
+    ];
+    const state = fromView(
+      { session, messages, running: true, seq: 3, turn: { firstOrdinal: 2, startSeq: 1 } },
+      replay,
+    );
+    expect(state.running).toBe(true);
+    expect(state.items.map((item) => item.kind)).toEqual(["user", "assistant", "user", "assistant", "assistant"]);
+    const tools = state.items.flatMap((item) => (item.kind === "assistant" ? item.tools : []));
+    expect(tools.map((tool) => [tool.id, tool.status])).toEqual([["r", "running"]]);
+    expect((state.items.at(-1) as AssistantItem).text).toBe("Reading");
   });
 
   it.each([

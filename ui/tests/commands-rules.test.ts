@@ -159,11 +159,13 @@ describe("a tool card", () => {
   it("shows how the command ran and the rule that let it run", () => {
     const started: ChatEvent = {
       projectId: 1,
+      seq: 1,
       sessionId: "s",
       event: { type: "tool_call_started", id: "c1", name: "run_command", arguments: "{}" },
     };
     const finished: ChatEvent = {
       projectId: 1,
+      seq: 2,
       sessionId: "s",
       event: {
         type: "tool_result",

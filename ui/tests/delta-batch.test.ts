@@ -10,7 +10,7 @@ import { animationFrames, DeltaBatcher, HIDDEN_FLUSH_MS, isDelta } from "../src/
 import { ManualFrames } from "./support/frames";
 
 function event(turn: TurnEvent, sessionId = "s1", projectId = 1): ChatEvent {
-  return { projectId, sessionId, event: turn };
+  return { projectId, sessionId, seq: 0, event: turn };
 }
 
 const text = (value: string, sessionId = "s1"): ChatEvent => event({ type: "text_delta", text: value }, sessionId);

@@ -70,6 +70,7 @@ describe("the session list", () => {
       onopen: vi.fn(),
       onrename: vi.fn(() => Promise.resolve(true)),
       ondelete: vi.fn(),
+      onexport: vi.fn(() => Promise.resolve({ path: "/tmp/s.md", messages: 4 })),
     };
     component = mount(SessionList, { target: document.body, props: { sessions, currentId: "a", ...handlers } });
     flushSync();
@@ -119,6 +120,17 @@ describe("the session list", () => {
     expect(handlers.ondelete).not.toHaveBeenCalled();
     click("[data-session-id=b] [data-testid=session-delete-confirm]");
     expect(handlers.ondelete).toHaveBeenCalledWith("b");
+  });
+
+  it("exports a session in the format chosen and says where it went", async () => {
+    const handlers = render();
+    click("[data-session-id=a] [data-testid=session-export]");
+    click("[data-session-id=a] [data-testid=session-export-md]");
+    expect(handlers.onexport).toHaveBeenCalledWith("a", "markdown");
+    await Promise.resolve();
+    await Promise.resolve();
+    flushSync();
+    expect(document.querySelector("[data-testid=session-exported]")?.textContent).toContain("/tmp/s.md");
   });
 });
 

@@ -65,6 +65,7 @@ pub use provider::{
 pub use request::ChatRequest;
 pub use session::{Session, SessionOptions, SessionParts};
 pub use transcript::{
-    ContextBudget, ContextFit, Message, MessageStatus, Role, TokenUsage, ToolCall, Transcript,
+    ContextBudget, ContextFit, Message, MessageStatus, Role, TokenUsage, ToolCall, ToolOutcome,
+    Transcript,
 };
 pub use turn::TurnOutcome;

@@ -24,6 +24,7 @@
 use serde::{Deserialize, Serialize};
 
 use gantry_tools::text::head_tail;
+use gantry_tools::{Decision, Observation, ObservationKind, PermissionLevel, SandboxState};
 
 /// Who wrote a message.
 ///
@@ -162,6 +163,56 @@ pub struct Message {
     /// The provider's token counts for the call that produced an assistant message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TokenUsage>,
+    /// For a tool message: how the call ended, as its card showed it live (kept with the
+    /// message so a restored card is the same). `None` for other messages and for tool messages
+    /// saved before it was kept. Never sent to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub outcome: Option<ToolOutcome>,
+}
+
+/// What a tool call's card shows besides the text the model read: the observation's metadata.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolOutcome {
+    /// How the call ended.
+    pub kind: ObservationKind,
+    /// How the permission check decided, and who decided (rule or grant included).
+    pub decision: Decision,
+    /// Wall time from dispatch to result, in milliseconds.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub duration_ms: u64,
+    /// Whether the tool cut its output.
+    #[serde(default)]
+    pub truncated: bool,
+    /// A unified diff of what the call changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub diff: Option<String>,
+    /// How a command ran (run_command).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub sandbox: Option<SandboxState>,
+    /// The tool's permission level when it ran (`None`: an unknown tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub level: Option<PermissionLevel>,
+}
+
+impl ToolOutcome {
+    /// The metadata of `observation`, for a tool of `level`.
+    pub fn of(observation: &Observation, level: Option<PermissionLevel>) -> Self {
+        Self {
+            kind: observation.kind,
+            decision: observation.decision.clone(),
+            duration_ms: u64::try_from(observation.duration.as_millis()).unwrap_or(u64::MAX),
+            truncated: observation.truncated,
+            diff: observation.diff.clone(),
+            sandbox: observation.sandbox.clone(),
+            level,
+        }
+    }
 }
 
 impl Message {
@@ -175,6 +226,7 @@ impl Message {
             tool_call_id: None,
             status: MessageStatus::Complete,
             usage: None,
+            outcome: None,
         }
     }
 
@@ -208,6 +260,13 @@ impl Message {
     pub fn with_reasoning(mut self, reasoning: impl Into<String>) -> Self {
         let reasoning = reasoning.into();
         self.reasoning = (!reasoning.is_empty()).then_some(reasoning);
+        self
+    }
+
+    /// The same message with its call's outcome (tool messages).
+    #[must_use]
+    pub fn with_outcome(mut self, outcome: ToolOutcome) -> Self {
+        self.outcome = Some(outcome);
         self
     }
 

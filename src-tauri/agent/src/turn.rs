@@ -40,7 +40,8 @@ use crate::request::{ChatRequest, wire_messages};
 use crate::session::Session;
 use crate::stream::{AssembledReply, FinishReason, Piece};
 use crate::transcript::{
-    ContextBudget, Message, MessageStatus, TokenUsage, ToolCall, cancelled_result, estimate_tokens,
+    ContextBudget, Message, MessageStatus, TokenUsage, ToolCall, ToolOutcome, cancelled_result,
+    estimate_tokens,
 };
 
 /// Tokens of one file read whole (about 200 lines), which a window must leave room for.
@@ -409,10 +410,13 @@ impl Session {
             if cancel.is_cancelled() {
                 for call in &calls[index..] {
                     let message = cancelled_result(call);
+                    let observation = never_ran(call, &message.content);
+                    let level = self.tools.get(&call.name).map(|tool| tool.level());
+                    let message = message.with_outcome(ToolOutcome::of(&observation, level));
                     events.emit(TurnEvent::ToolResult {
                         id: call.id.clone(),
                         name: call.name.clone(),
-                        observation: never_ran(call, &message.content),
+                        observation,
                     });
                     self.save(message).await?;
                 }
@@ -446,8 +450,14 @@ impl Session {
                 } else {
                     MessageStatus::Complete
                 };
-                self.save(Message::tool(call.id.clone(), observation.text).with_status(status))
-                    .await?;
+                let level = self.tools.get(&call.name).map(|tool| tool.level());
+                let outcome = ToolOutcome::of(&observation, level);
+                self.save(
+                    Message::tool(call.id.clone(), observation.text)
+                        .with_status(status)
+                        .with_outcome(outcome),
+                )
+                .await?;
             }
             index = end;
         }

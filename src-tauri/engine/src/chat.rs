@@ -34,10 +34,13 @@ use crate::transcripts::from_stored;
 
 #[path = "chat_changes.rs"]
 mod changes;
+#[path = "chat_events.rs"]
+pub mod events_log;
 pub use changes::{
     AcceptChangesRequest, BranchView, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
     SwitchBranchOutcome, SwitchBranchRequest,
 };
+pub use events_log::{EventLog, EventsSince, EventsSinceRequest, TurnReplay};
 
 /// The longest message accepted from the webview, in bytes.
 const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -88,6 +91,13 @@ pub struct ChatView {
     pub messages: Vec<Message>,
     /// Whether a turn is running in it.
     pub running: bool,
+    /// The `seq` of the session's last event when this was read (0: none): events after it
+    /// are what the view does not show yet.
+    #[ts(type = "number")]
+    pub seq: u64,
+    /// Where the running turn began, while one runs: the webview shows the messages up to its
+    /// user message and replays the turn's events from `chat_events_since`.
+    pub turn: Option<TurnReplay>,
 }
 
 /// One event of a running turn.
@@ -98,6 +108,10 @@ pub struct ChatEvent {
     pub project_id: u32,
     /// The session the turn runs in.
     pub session_id: String,
+    /// The event's number in its session: 1 for the first, one more for each next (see
+    /// [`EventLog`]).
+    #[ts(type = "number")]
+    pub seq: u64,
     /// What happened.
     pub event: TurnEvent,
 }
@@ -166,6 +180,8 @@ pub struct ProjectChat {
     /// The engine's session, once a message was sent in it (held by a running turn).
     session: Arc<tokio::sync::Mutex<Option<Session>>>,
     turn: TurnSlot,
+    /// The sessions' numbered events, recent ones kept.
+    events: Arc<EventLog>,
 }
 
 impl std::fmt::Debug for ProjectChat {
@@ -221,6 +237,7 @@ impl ProjectChat {
             pending_model: Mutex::new(None),
             session: Arc::new(tokio::sync::Mutex::new(None)),
             turn: Arc::new(Mutex::new(None)),
+            events: Arc::new(EventLog::default()),
         })
     }
 
@@ -274,9 +291,12 @@ impl ProjectChat {
                 session: None,
                 messages: Vec::new(),
                 running: false,
+                seq: 0,
+                turn: None,
             });
         };
         let session = self.own_session(&id).await?;
+        let (seq, turn) = self.events.position(&id);
         let stored = self.store.sessions().messages(session.id).await?;
         let messages = stored
             .into_iter()
@@ -289,7 +309,15 @@ impl ProjectChat {
             session: Some(session.into()),
             messages,
             running,
+            seq,
+            turn: turn.filter(|_| running),
         })
+    }
+
+    /// The events of session `id` after `after` (see [`EventLog::since`]).
+    pub async fn events_since(&self, id: &str, after: u64) -> Result<EventsSince, CommandError> {
+        self.own_session(id).await?;
+        Ok(self.events.since(id, after))
     }
 
     /// The session `id` if it belongs to this project; [`ErrorKind::NotFound`] otherwise.
@@ -476,6 +504,7 @@ impl ProjectChat {
         }
         let ordinal = u32::try_from(session.transcript().len()).unwrap_or(u32::MAX);
         self.checkpoints.begin_turn(&session_id, ordinal);
+        self.events.begin_turn(&session_id, ordinal);
         *lock(&self.current) = Some(Arc::clone(session.tool_session()));
         if let Some(turn) = lock(&self.turn).as_mut() {
             turn.session_id.clone_from(&session_id);
@@ -485,22 +514,25 @@ impl ProjectChat {
         let forward = {
             let sink = Arc::clone(&self.sink);
             let turn = Arc::clone(&self.turn);
+            let log = Arc::clone(&self.events);
             let project_id = self.project_id;
             let session_id = session_id.clone();
             async move {
                 while let Some(event) = receiver.recv().await {
-                    if matches!(event, TurnEvent::TurnFinished { .. }) {
+                    let finished = matches!(event, TurnEvent::TurnFinished { .. });
+                    let event = log.record(ChatEvent {
+                        project_id,
+                        session_id: session_id.clone(),
+                        seq: 0,
+                        event,
+                    });
+                    if finished {
+                        log.end_turn(&session_id);
                         *lock(&turn) = None;
                     }
-                    emit(
-                        sink.as_ref(),
-                        &ChatEvent {
-                            project_id,
-                            session_id: session_id.clone(),
-                            event,
-                        },
-                    );
+                    emit(sink.as_ref(), &event);
                 }
+                log.end_turn(&session_id);
                 *lock(&turn) = None;
             }
         };
@@ -740,6 +772,96 @@ mod tests {
             .map(|s| s.id)
             .collect();
         assert_eq!(left, [second]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_restored_tool_message_keeps_its_outcome_and_events_are_numbered() {
+        let rig = rig(vec![write("w1", "v1\n"), Turn::text("Wrote it.")]).await;
+        rig.chat
+            .tools
+            .set_policy("write_file", gantry_tools::Policy::Auto)
+            .unwrap();
+        let id = rig.chat.send("write a.txt", rig.provider()).await.unwrap();
+        let events = rig.finished(1).await;
+        let seqs: Vec<u64> = events
+            .iter()
+            .map(|event| event["seq"].as_u64().unwrap())
+            .collect();
+        let expected: Vec<u64> = (1..=u64::try_from(seqs.len()).unwrap()).collect();
+        assert_eq!(seqs, expected, "numbered from 1 without gaps");
+
+        // What the card showed live is what the stored message restores.
+        let view = rig.chat.view().await.unwrap();
+        assert_eq!(view.seq, *seqs.last().unwrap());
+        assert_eq!(view.turn, None);
+        let tool = view
+            .messages
+            .iter()
+            .find(|message| message.role == gantry_agent::Role::Tool)
+            .unwrap();
+        let outcome = tool.outcome.as_ref().expect("the outcome is kept");
+        let live = events
+            .iter()
+            .find(|event| event["event"]["type"] == "tool_result")
+            .unwrap();
+        let observation = &live["event"]["observation"];
+        assert_eq!(observation["kind"], "ok");
+        assert_eq!(
+            serde_json::to_value(&outcome.decision).unwrap(),
+            observation["decision"]
+        );
+        assert_eq!(outcome.decision.kind, gantry_tools::DecisionKind::Auto);
+        assert_eq!(Some(outcome.duration_ms), observation["duration"].as_u64());
+        assert_eq!(outcome.diff.as_deref(), observation["diff"].as_str());
+        assert!(outcome.diff.as_deref().unwrap().contains("+v1"));
+        assert_eq!(
+            outcome.level,
+            Some(gantry_tools::PermissionLevel::Sensitive)
+        );
+
+        // A webview that missed events asks for them; too old a seq is a gap.
+        let since = rig.chat.events_since(&id, 2).await.unwrap();
+        assert!(since.complete);
+        assert_eq!(since.events.len(), seqs.len() - 2);
+        assert_eq!(since.events[0].seq, 3);
+        assert!(!rig.chat.events_since(&id, 10_000).await.unwrap().complete);
+        assert_eq!(
+            rig.chat.events_since("999", 0).await.unwrap_err().kind,
+            ErrorKind::NotFound
+        );
+        rig.provider.verify().unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_running_turn_is_replayed_from_its_first_event() {
+        let rig = rig(vec![Turn::text("First."), Turn::hang()]).await;
+        let id = rig.chat.send("one", rig.provider()).await.unwrap();
+        rig.finished(1).await;
+        rig.chat.send("two", rig.provider()).await.unwrap();
+        rig.provider
+            .wait_for_requests(2, Duration::from_secs(10))
+            .await
+            .unwrap();
+        let view = rig.chat.view().await.unwrap();
+        assert!(view.running);
+        let turn = view.turn.expect("a running turn says where it began");
+        assert_eq!(turn.first_ordinal, 2);
+        let replay = rig
+            .chat
+            .events_since(&id, turn.start_seq - 1)
+            .await
+            .unwrap();
+        assert!(replay.complete);
+        assert_eq!(
+            replay.events[0].event,
+            TurnEvent::TurnStarted {
+                session_id: id.clone()
+            }
+        );
+        assert_eq!(replay.events[0].seq, turn.start_seq);
+        rig.chat.cancel();
+        rig.finished(2).await;
+        assert_eq!(rig.chat.view().await.unwrap().turn, None);
     }
 
     fn write(id: &str, content: &str) -> Turn {

@@ -41,6 +41,8 @@ pub mod project;
 pub mod project_commands;
 pub mod provider_settings;
 pub mod providers;
+pub mod session_export;
+pub mod session_search;
 pub mod sessions;
 pub mod state;
 pub mod tool_panel;

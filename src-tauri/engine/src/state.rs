@@ -360,6 +360,49 @@ impl AppState {
         self.current()?.chat().delete(id).await
     }
 
+    /// The events of session `id` after `after`, for a webview that missed some.
+    pub async fn chat_events_since(
+        &self,
+        request: &crate::chat::EventsSinceRequest,
+    ) -> Result<crate::chat::EventsSince, CommandError> {
+        self.current()?
+            .chat()
+            .events_since(&request.session_id, request.after)
+            .await
+    }
+
+    /// The messages of the open project's sessions that contain `text`.
+    pub async fn search_sessions(
+        &self,
+        text: &str,
+    ) -> Result<Vec<crate::session_search::SearchHitView>, CommandError> {
+        let project = self.current()?;
+        crate::session_search::search_sessions(project.store(), project.store_project(), text).await
+    }
+
+    /// Writes session `request.id` of the open project to `path` (atomically).
+    pub async fn export_session(
+        &self,
+        request: &crate::session_export::ExportSessionRequest,
+        path: PathBuf,
+    ) -> Result<crate::session_export::SessionExport, CommandError> {
+        let project = self.current()?;
+        let (text, messages) = crate::session_export::export_session(
+            project.store(),
+            project.store_project(),
+            &request.id,
+            request.format,
+        )
+        .await?;
+        let written = path.clone();
+        tokio::task::spawn_blocking(move || crate::session_export::write_export(&written, &text))
+            .await??;
+        Ok(crate::session_export::SessionExport {
+            path: path.display().to_string(),
+            messages,
+        })
+    }
+
     /// Sends `text` to the model in the current session, with the provider and model it was
     /// switched to, else the active provider (with none chosen: a local server found).
     pub async fn send_message(&self, text: &str) -> Result<String, CommandError> {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use async_trait::async_trait;
 use gantry_agent::{
-    Message, MessageStatus, PersistError, Role, TokenUsage, ToolCall, TranscriptStore,
+    Message, MessageStatus, PersistError, Role, TokenUsage, ToolCall, ToolOutcome, TranscriptStore,
 };
 use gantry_store::{NewMessage, SessionId, Store, StoreError};
 use gantry_tools::text::excerpt;
@@ -181,6 +181,10 @@ pub fn to_stored(message: &Message) -> NewMessage {
             MessageStatus::Cancelled => gantry_store::MessageStatus::Cancelled,
             MessageStatus::Error => gantry_store::MessageStatus::Error,
         },
+        outcome: message
+            .outcome
+            .as_ref()
+            .and_then(|outcome| serde_json::to_value(outcome).ok()),
     }
 }
 
@@ -248,6 +252,10 @@ pub fn from_stored(stored: NewMessage) -> Option<Message> {
             gantry_store::MessageStatus::Error => MessageStatus::Error,
         },
         usage,
+        // An outcome this version cannot read restores from the text, as an old row does.
+        outcome: stored
+            .outcome
+            .and_then(|outcome| serde_json::from_value::<ToolOutcome>(outcome).ok()),
     })
 }
 
@@ -270,6 +278,20 @@ mod tests {
                 total_tokens: 13,
             })),
             Message::tool("c1", "contents").with_status(MessageStatus::Cancelled),
+            Message::tool("c2", "wrote a.txt").with_outcome(ToolOutcome {
+                kind: gantry_tools::ObservationKind::Ok,
+                decision: gantry_tools::Decision {
+                    kind: gantry_tools::DecisionKind::AllowedByRule,
+                    by: gantry_tools::Decider::Rule,
+                    detail: Some("write under src".into()),
+                    rule: Some(4),
+                },
+                duration_ms: 31,
+                truncated: false,
+                diff: Some("--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+v1\n".into()),
+                sandbox: None,
+                level: Some(gantry_tools::PermissionLevel::Sensitive),
+            }),
             Message::assistant("partial", vec![]).with_status(MessageStatus::Error),
         ];
         for message in messages {

@@ -1,13 +1,18 @@
 //! The chat: sessions, messages, turns.
 
 use gantry_tools::ToolInfo;
-use tauri::State;
+use tauri::{AppHandle, State, WebviewWindow};
+use tauri_plugin_dialog::DialogExt;
+use tokio::sync::oneshot;
 
 use gantry_engine::CommandError;
 use gantry_engine::chat::{
-    ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
+    ChatView, EventsSince, EventsSinceRequest, RenameSessionRequest, SendMessageRequest,
+    SessionRequest, SessionSummary,
 };
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
+use gantry_engine::session_export::{ExportFormat, ExportSessionRequest, SessionExport};
+use gantry_engine::session_search::{SearchHitView, SearchSessionsRequest};
 use gantry_engine::state::AppState;
 
 /// The open project's sessions, the most recently updated first.
@@ -64,6 +69,69 @@ pub async fn send_message(
     request: SendMessageRequest,
 ) -> Result<String, CommandError> {
     state.send_message(&request.text).await
+}
+
+/// The events of a session after the one the webview applied last (it missed some).
+#[tauri::command]
+pub async fn chat_events_since(
+    state: State<'_, AppState>,
+    request: EventsSinceRequest,
+) -> Result<EventsSince, CommandError> {
+    state.chat_events_since(&request).await
+}
+
+/// The messages of the open project's sessions that contain the words searched.
+#[tauri::command]
+pub async fn search_sessions(
+    state: State<'_, AppState>,
+    request: SearchSessionsRequest,
+) -> Result<Vec<SearchHitView>, CommandError> {
+    state.search_sessions(&request.text).await
+}
+
+/// The environment variable naming a file that the export writes to instead of asking with the
+/// native save dialog (end-to-end tests, which cannot drive the desktop's dialog).
+const EXPORT_PATH_ENV: &str = "GANTRY_E2E_SAVE_PATH";
+
+/// Asks where to save (the native save dialog) and writes the session there as Markdown or
+/// JSON; `null` when the user cancelled.
+#[tauri::command]
+pub async fn export_session(
+    app: AppHandle,
+    window: WebviewWindow,
+    state: State<'_, AppState>,
+    request: ExportSessionRequest,
+) -> Result<Option<SessionExport>, CommandError> {
+    let project = state.current()?;
+    let path = match std::env::var_os(EXPORT_PATH_ENV).filter(|_| cfg!(debug_assertions)) {
+        Some(path) => std::path::PathBuf::from(path),
+        None => {
+            let (label, extension) = match request.format {
+                ExportFormat::Markdown => ("Markdown", "md"),
+                ExportFormat::Json => ("JSON", "json"),
+            };
+            let (tx, rx) = oneshot::channel();
+            app.dialog()
+                .file()
+                .set_title("Export the session")
+                .set_parent(&window)
+                .set_directory(project.root().path())
+                .set_file_name(format!("session-{}.{extension}", request.id))
+                .add_filter(label, &[extension])
+                .save_file(move |file| {
+                    let _ = tx.send(file);
+                });
+            let Some(file) = rx
+                .await
+                .map_err(|_| CommandError::internal("the save dialog went away"))?
+            else {
+                return Ok(None);
+            };
+            file.into_path()
+                .map_err(|error| CommandError::invalid(format!("not a local file: {error}")))?
+        }
+    };
+    state.export_session(&request, path).await.map(Some)
 }
 
 /// Stops the running turn (Stop button, Esc).

@@ -24,9 +24,9 @@ pub mod tree;
 
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::chat::{
-    AcceptChangesRequest, BranchView, ChatView, RenameSessionRequest, ResendOutcome, ResendRequest,
-    RetryRequest, RevertOutcome, SendMessageRequest, SessionRequest, SessionSummary,
-    SwitchBranchOutcome, SwitchBranchRequest,
+    AcceptChangesRequest, BranchView, ChatView, EventsSince, EventsSinceRequest,
+    RenameSessionRequest, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
+    SendMessageRequest, SessionRequest, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
 };
 use gantry_engine::checkpoints::{
     ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
@@ -46,6 +46,8 @@ use gantry_engine::project_commands::{
 use gantry_engine::provider_settings::{
     ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
+use gantry_engine::session_export::{ExportSessionRequest, SessionExport};
+use gantry_engine::session_search::{SearchHitView, SearchSessionsRequest};
 use gantry_engine::state::{
     LaunchState, ListDirRequest, LocalServers, OpenProjectRequest, RecentProject,
 };

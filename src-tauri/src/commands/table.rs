@@ -23,6 +23,9 @@ commands! {
     chat::delete_session(SessionRequest) -> ChatView;
     chat::send_message(SendMessageRequest) -> String;
     chat::cancel_turn(()) -> ();
+    chat::chat_events_since(EventsSinceRequest) -> EventsSince;
+    chat::search_sessions(SearchSessionsRequest) -> Vec<SearchHitView>;
+    chat::export_session(ExportSessionRequest) -> Option<SessionExport>;
     chat::list_tools(()) -> Vec<ToolInfo>;
     chat::list_models(ListModelsRequest) -> ModelChoices;
     chat::choose_model(ChooseModelRequest) -> ModelChoices;

@@ -1,7 +1,8 @@
 //! Everything Gantry remembers: projects, tool policies and rules, command settings (network,
 //! writable folders, variables passed on purpose), approved MCP files, MCP servers switched off
 //! per project, providers, sessions and their messages (and set-aside versions of them), the
-//! checkpoints' index, and the audit log, in one SQLite file;
+//! checkpoints' index, and the audit log, in one SQLite file (with a full-text index of the
+//! messages, [`search`]);
 //! API keys in the OS keychain.
 //!
 //! The engine needs memory that outlives a window: which folders the user works in, what they
@@ -35,6 +36,7 @@ pub mod projects;
 pub mod providers;
 pub mod redact;
 pub mod rules;
+pub mod search;
 pub mod secrets;
 pub mod sessions;
 pub mod settings;
@@ -58,6 +60,7 @@ pub use policies::Policies;
 pub use projects::{Project, Projects};
 pub use providers::{FlagSettings, Provider, ProviderConfig, Providers};
 pub use rules::{Rules, StoreRules};
+pub use search::{HIT_END, HIT_START, SearchHit, match_query};
 pub use secrets::{
     KEYCHAIN_SERVICE, KeyEntry, MCP_TOKENS_SERVICE, Secret, SecretError, Secrets, fallback_hint,
 };

@@ -1,7 +1,8 @@
 //! Sessions: one conversation with the model in one project.
 //!
-//! A session's `updated_at` moves when a message is appended or it is touched, so lists show the
-//! conversation the user worked in last at the top. Deleting a session deletes its messages and
+//! A session's `updated_at` moves when a message is appended or it is touched (not when it is
+//! renamed or switched to another model), so lists show the conversation the user last talked in
+//! at the top. Deleting a session deletes its messages and
 //! its audit rows.
 
 use serde::Serialize;
@@ -107,12 +108,11 @@ impl<'s> Sessions<'s> {
         rows.iter().map(from_row).collect()
     }
 
-    /// Renames a session (and marks it updated).
+    /// Renames a session. Does not move it in the list.
     pub async fn rename(&self, id: SessionId, title: &str) -> Result<()> {
-        let done = sqlx::query("UPDATE sessions SET title = ?2, updated_at = ?3 WHERE id = ?1")
+        let done = sqlx::query("UPDATE sessions SET title = ?2 WHERE id = ?1")
             .bind(id.0)
             .bind(title.trim())
-            .bind(Timestamp::now().as_millis())
             .execute(self.pool)
             .await?;
         StoreError::updated(&done, "session", id)

@@ -161,11 +161,33 @@ impl Store {
         StoreAudit::new(self.clone(), project)
     }
 
-    /// SQLite's own consistency check: `"ok"` when the file is sound.
+    /// SQLite's own consistency check, full-text indexes included: `"ok"` when the file is sound.
+    ///
+    /// FTS5 keeps each connection's copy of an index's structure record and refreshes it only
+    /// when a cursor opens or a write begins on the table, not when `PRAGMA integrity_check`
+    /// visits it (SQLite 3.46). A pooled connection that last touched `messages_fts` before
+    /// another process wrote would check the new index against its old structure and report
+    /// "malformed inverted index" for a sound file. So the check runs in one read transaction
+    /// (one snapshot) that first opens a cursor on every FTS5 table, which makes FTS5 compare the
+    /// database's `data_version` with its copy's and reload it when they differ.
     pub async fn integrity_check(&self) -> Result<String> {
+        let mut tx = self.pool.begin().await?;
+        let fts_tables: Vec<String> = sqlx::query_scalar(
+            "SELECT name FROM sqlite_schema
+             WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'",
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        for table in fts_tables {
+            let quoted = table.replace('"', "\"\"");
+            sqlx::query(&format!("SELECT rowid FROM \"{quoted}\" LIMIT 1"))
+                .fetch_optional(&mut *tx)
+                .await?;
+        }
         let rows = sqlx::query("PRAGMA integrity_check")
-            .fetch_all(&self.pool)
+            .fetch_all(&mut *tx)
             .await?;
+        tx.commit().await?;
         let mut lines = Vec::with_capacity(rows.len());
         for row in rows {
             lines.push(row.try_get::<String, _>(0)?);

@@ -14,6 +14,11 @@ projectId: number,
  */
 sessionId: string, 
 /**
+ * The event's number in its session: 1 for the first, one more for each next (see
+ * [`EventLog`]).
+ */
+seq: number, 
+/**
  * What happened.
  */
 event: TurnEvent, };

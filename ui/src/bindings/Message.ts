@@ -3,6 +3,7 @@ import type { MessageStatus } from "./MessageStatus";
 import type { Role } from "./Role";
 import type { TokenUsage } from "./TokenUsage";
 import type { ToolCall } from "./ToolCall";
+import type { ToolOutcome } from "./ToolOutcome";
 
 /**
  * One message of a session, as the store keeps it.
@@ -36,4 +37,10 @@ status: MessageStatus,
 /**
  * The provider's token counts for the call that produced an assistant message.
  */
-usage?: TokenUsage | null, };
+usage?: TokenUsage | null, 
+/**
+ * For a tool message: how the call ended, as its card showed it live (kept with the
+ * message so a restored card is the same). `None` for other messages and for tool messages
+ * saved before it was kept. Never sent to the model.
+ */
+outcome?: ToolOutcome, };

@@ -17,6 +17,9 @@ import type { CommandError } from "./CommandError";
 import type { CommandSettingsView } from "./CommandSettingsView";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
+import type { EventsSince } from "./EventsSince";
+import type { EventsSinceRequest } from "./EventsSinceRequest";
+import type { ExportSessionRequest } from "./ExportSessionRequest";
 import type { FilePreview } from "./FilePreview";
 import type { GrantView } from "./GrantView";
 import type { ImportClaudeDesktopRequest } from "./ImportClaudeDesktopRequest";
@@ -57,7 +60,10 @@ import type { SaveCommandSettingsRequest } from "./SaveCommandSettingsRequest";
 import type { SaveMcpServersRequest } from "./SaveMcpServersRequest";
 import type { SaveProviderRequest } from "./SaveProviderRequest";
 import type { SaveRuleRequest } from "./SaveRuleRequest";
+import type { SearchHitView } from "./SearchHitView";
+import type { SearchSessionsRequest } from "./SearchSessionsRequest";
 import type { SendMessageRequest } from "./SendMessageRequest";
+import type { SessionExport } from "./SessionExport";
 import type { SessionRequest } from "./SessionRequest";
 import type { SessionSummary } from "./SessionSummary";
 import type { SetMcpServerEnabledRequest } from "./SetMcpServerEnabledRequest";
@@ -91,6 +97,9 @@ export type Commands = {
   delete_session: { request: SessionRequest; response: ChatView };
   send_message: { request: SendMessageRequest; response: string };
   cancel_turn: { request: null; response: null };
+  chat_events_since: { request: EventsSinceRequest; response: EventsSince };
+  search_sessions: { request: SearchSessionsRequest; response: Array<SearchHitView> };
+  export_session: { request: ExportSessionRequest; response: SessionExport | null };
   list_tools: { request: null; response: Array<ToolInfo> };
   list_models: { request: ListModelsRequest; response: ModelChoices };
   choose_model: { request: ChooseModelRequest; response: ModelChoices };
@@ -171,6 +180,9 @@ export const COMMAND_NAMES = [
   "delete_session",
   "send_message",
   "cancel_turn",
+  "chat_events_since",
+  "search_sessions",
+  "export_session",
   "list_tools",
   "list_models",
   "choose_model",

@@ -6,9 +6,10 @@
 //
 // Two sources, one shape:
 // - `fromTranscript` reads the messages the store kept. A tool message answers an assistant
-//   tool call by `toolCallId`; its status is read from the observation text's prefix
-//   (`[denied]`, `[disabled]`, `[error]`, `[cancelled]`), because the transcript keeps only the
-//   text the model read.
+//   tool call by `toolCallId`; it carries its call's `outcome` (kind, decision, duration, diff,
+//   sandbox, level), so the card is the one shown live. A message saved before outcomes were
+//   kept has only its text: its status is read from the text's prefix (`[denied]`,
+//   `[disabled]`, `[error]`, `[cancelled]`).
 // - `applyEvent` applies one `chat:event`. Text deltas extend the assistant message being
 //   streamed (a new one starts after tool calls: the next model reply); tool calls become cards
 //   that results (which may arrive out of order) complete by id; a `retrying` event voids what
@@ -21,9 +22,11 @@ import type { Decision } from "../bindings/Decision";
 import type { Message } from "../bindings/Message";
 import type { Observation } from "../bindings/Observation";
 import type { ObservationKind } from "../bindings/ObservationKind";
+import type { PermissionLevel } from "../bindings/PermissionLevel";
 import type { SandboxState } from "../bindings/SandboxState";
 import type { TokenUsage } from "../bindings/TokenUsage";
 import type { ToolCall } from "../bindings/ToolCall";
+import type { ToolOutcome } from "../bindings/ToolOutcome";
 import type { TurnEvent } from "../bindings/TurnEvent";
 import { formatSeconds } from "./format";
 import { tText, type UiText } from "./i18n.svelte";
@@ -51,17 +54,27 @@ export interface ToolCard {
   readonly progress: CallProgress | null;
   /** How the command ran: in the OS sandbox or not (run_command, live results only). */
   readonly sandbox?: SandboxState | null;
-  /** How the permission check decided, and who decided (live results only). */
+  /** How the permission check decided, and who decided (live results, and stored ones with it). */
   readonly decision: Decision | null;
+  /** The tool's level when it ran (a restored card; a live one reads the tool's level now). */
+  readonly level?: PermissionLevel | null;
 }
 
 export type NoticeKind = "retrying" | "context_shortened" | "error" | "cancelled" | "step_limit";
 
 export type ChatItem =
-  | { readonly kind: "user"; readonly key: number; readonly text: string }
+  | {
+      readonly kind: "user";
+      readonly key: number;
+      readonly text: string;
+      /** Its message's position in the stored session (restored items only). */
+      readonly ordinal?: number;
+    }
   | {
       readonly kind: "assistant";
       readonly key: number;
+      /** Its message's position in the stored session, and its tool results' (restored items). */
+      readonly ordinals?: readonly number[];
       readonly text: string;
       readonly reasoning: string;
       readonly tools: readonly ToolCard[];
@@ -187,6 +200,26 @@ function completed(tool: ToolCard, observation: Observation): ToolCard {
   };
 }
 
+/** A stored tool message's card: from its outcome when it has one, else from its text. */
+function restored(tool: ToolCard, text: string, outcome: ToolOutcome | undefined): ToolCard {
+  if (!outcome) {
+    const status = statusFromText(text);
+    return { ...tool, status, result: text, reason: status === "denied" ? denialReason(text) : null };
+  }
+  return {
+    ...tool,
+    status: outcome.kind,
+    result: text,
+    durationMs: outcome.durationMs,
+    truncated: outcome.truncated,
+    diff: outcome.diff ?? null,
+    reason: outcome.kind === "denied" ? outcome.decision.detail : null,
+    sandbox: outcome.sandbox ?? null,
+    decision: outcome.decision,
+    level: outcome.level ?? null,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The stored transcript
 
@@ -199,11 +232,11 @@ export function fromTranscript(messages: readonly Message[], running = false): C
   let key = 1;
   /** Where each tool call's card sits: item index and card index. */
   const cards = new Map<string, { item: number; card: number }>();
-  for (const message of messages) {
+  for (const [ordinal, message] of messages.entries()) {
     // Empty optional fields are left out of the JSON.
     const { reasoning, toolCalls, toolCallId } = message;
     if (message.role === "user") {
-      items.push({ kind: "user", key: key++, text: message.content });
+      items.push({ kind: "user", key: key++, text: message.content, ordinal });
     } else if (message.role === "assistant") {
       const tools = (toolCalls ?? []).map(card);
       tools.forEach((tool, index) => {
@@ -217,18 +250,16 @@ export function fromTranscript(messages: readonly Message[], running = false): C
         tools,
         status: message.status,
         live: false,
+        ordinals: [ordinal],
       });
     } else {
-      const status = statusFromText(message.content);
       const place = toolCallId ? cards.get(toolCallId) : undefined;
       const owner = place ? items[place.item] : undefined;
       if (place && owner?.kind === "assistant") {
         const tools = owner.tools.map((tool, index) =>
-          index === place.card
-            ? { ...tool, status, result: message.content, reason: status === "denied" ? denialReason(message.content) : null }
-            : tool,
+          index === place.card ? restored(tool, message.content, message.outcome) : tool,
         );
-        items[place.item] = { ...owner, tools };
+        items[place.item] = { ...owner, tools, ordinals: [...(owner.ordinals ?? []), ordinal] };
       }
       // A result without its call (cut from the transcript) has nothing to attach to.
     }
@@ -243,8 +274,30 @@ export function fromTranscript(messages: readonly Message[], running = false): C
   });
 }
 
-/** The state for what `chat_state` (or a session switch) returned. */
-export function fromView(view: ChatView): ChatState {
+/** The key of the item that shows the stored message at `ordinal`, if one does. */
+export function itemAt(state: ChatState, ordinal: number): number | null {
+  for (const item of state.items) {
+    if (item.kind === "user" && item.ordinal === ordinal) return item.key;
+    if (item.kind === "assistant" && item.ordinals?.includes(ordinal)) return item.key;
+  }
+  return null;
+}
+
+/**
+ * The state for what `chat_state` (or a session switch) returned. With `replay`, a running
+ * turn is rebuilt exactly: the messages up to its user message, then the turn's events (from
+ * `chat_events_since`, from its first one) — rather than the stored messages, which lack what is
+ * still being streamed.
+ */
+export function fromView(view: ChatView, replay?: readonly ChatEvent[]): ChatState {
+  if (replay && view.turn && view.session) {
+    const before = view.messages.slice(0, view.turn.firstOrdinal + 1);
+    const base = fromView({ ...view, messages: before, running: false, turn: null });
+    return replay.reduce<ChatState>(
+      (state, event) => (event.sessionId === state.sessionId ? applyTurnEvent(state, event.event) : state),
+      { ...base, running: true },
+    );
+  }
   const items = fromTranscript(view.messages, view.running);
   return {
     sessionId: view.session?.id ?? null,

@@ -3,8 +3,16 @@
 // components read these fields (they are reactive) and call the methods; every backend call of
 // the chat goes through here. Streamed text reaches the state once per frame (delta-batch.ts):
 // any other event, and any other change of the state, applies what waits first.
+//
+// Events are numbered per session (`seq`): a `SeqGate` skips those already applied and, after a
+// hole (a re-subscribe, a reload mid-turn), asks `chat_events_since` for what was missed; when
+// the engine no longer has it, the transcript is read again instead.
 
+import type { ChatEvent } from "../bindings/ChatEvent";
 import type { ChatView } from "../bindings/ChatView";
+import type { ExportFormat } from "../bindings/ExportFormat";
+import type { SearchHitView } from "../bindings/SearchHitView";
+import type { SessionExport } from "../bindings/SessionExport";
 import type { PermissionLevel } from "../bindings/PermissionLevel";
 import type { SessionSummary } from "../bindings/SessionSummary";
 import {
@@ -17,6 +25,7 @@ import {
   sent,
 } from "./chat";
 import { animationFrames, DeltaBatcher, type FrameScheduler, isDelta } from "./delta-batch";
+import { SeqGate } from "./event-seq";
 import { call, describeError, isCommandError, on } from "./ipc";
 
 /** How long after Stop a turn that still shows as running is checked with the backend. */
@@ -33,6 +42,11 @@ export class ProjectChat {
   loaded = $state(false);
   /** The last command that failed, in words (shown until dismissed). */
   error = $state<string | null>(null);
+  /** The stored message a search opened (its ordinal), to scroll to and mark. */
+  found = $state<{ sessionId: string; ordinal: number } | null>(null);
+
+  /** Which events of the shown session were applied. */
+  readonly #gate = new SeqGate();
 
   readonly #projectId: number;
   /** Tool names looked up once already (an unknown one triggers one refresh). */
@@ -55,6 +69,7 @@ export class ProjectChat {
   start(): () => void {
     const stop = on("chat:event", (event) => {
       if (event.projectId !== this.#projectId) return;
+      if (!this.#admit(event)) return;
       if (isDelta(event)) {
         this.#deltas.push(event);
         return;
@@ -81,10 +96,45 @@ export class ProjectChat {
     };
   }
 
+  /** Whether a live event is the shown session's next one (applied now); else skipped or held. */
+  #admit(event: ChatEvent): boolean {
+    const shown = this.state.sessionId;
+    // A fresh chat's first events, and another session's, go to the reducer as they are.
+    if (shown === null || event.sessionId !== shown) {
+      if (shown === null && this.state.awaitingSession && event.event.type === "turn_started") {
+        this.#gate.reset(event.seq);
+      }
+      return true;
+    }
+    const verdict = this.#gate.accept(event);
+    if (verdict === "gap") void this.#catchUp(shown);
+    return verdict === "apply";
+  }
+
+  /** Asks for the events missed since the last one applied; reloads when they are gone. */
+  async #catchUp(sessionId: string): Promise<void> {
+    try {
+      const since = await call("chat_events_since", { sessionId, after: this.#gate.last });
+      if (this.state.sessionId !== sessionId) return;
+      if (!since.complete) {
+        this.#gate.abandon(since.lastSeq);
+        await this.reload();
+        return;
+      }
+      this.#deltas.flush();
+      for (const event of this.#gate.caughtUp(since.events)) {
+        this.state = applyEvent(this.state, event, this.#projectId);
+      }
+    } catch (failure) {
+      this.#gate.abandon(this.#gate.last);
+      this.fail(failure);
+    }
+  }
+
   /** Reads the chat and the session list again. */
   async reload(): Promise<void> {
     try {
-      this.show(await call("chat_state"));
+      await this.showView(await call("chat_state"));
     } catch (failure) {
       this.fail(failure);
     }
@@ -176,18 +226,66 @@ export class ProjectChat {
     this.error = null;
   }
 
+  /** The messages of every session of the project that contain `text`. */
+  async search(text: string): Promise<readonly SearchHitView[]> {
+    if (text.trim() === "") return [];
+    try {
+      return await call("search_sessions", { text });
+    } catch (failure) {
+      this.fail(failure);
+      return [];
+    }
+  }
+
+  /** Opens the session of a search hit and marks its message. */
+  async openHit(hit: SearchHitView): Promise<void> {
+    if (hit.sessionId !== this.state.sessionId) await this.openSession(hit.sessionId);
+    if (this.state.sessionId === hit.sessionId) this.found = { sessionId: hit.sessionId, ordinal: hit.ordinal };
+  }
+
+  /** Writes session `id` to a file the user picks; null when they cancelled or it failed. */
+  async exportSession(id: string, format: ExportFormat): Promise<SessionExport | null> {
+    try {
+      return await call("export_session", { id, format });
+    } catch (failure) {
+      this.fail(failure);
+      return null;
+    }
+  }
+
   private async switchTo(action: () => Promise<ChatView>): Promise<void> {
     try {
-      this.show(await action());
+      await this.showView(await action());
     } catch (failure) {
       this.fail(failure);
     }
     await this.refreshSessions();
   }
 
-  private show(view: ChatView): void {
+  /**
+   * Shows `view`. A running turn is rebuilt from its first event when the engine still has
+   * them all; otherwise from the stored messages (what is being streamed shows from the next
+   * event on).
+   */
+  private async showView(view: ChatView): Promise<void> {
+    this.found = null;
+    const id = view.session?.id;
+    if (view.turn && id !== undefined) {
+      try {
+        const since = await call("chat_events_since", { sessionId: id, after: view.turn.startSeq - 1 });
+        if (since.complete) {
+          this.#deltas.flush();
+          this.state = fromView(view, since.events);
+          this.#gate.reset(since.lastSeq);
+          return;
+        }
+      } catch {
+        // Shown from the stored messages below.
+      }
+    }
     this.#deltas.flush();
     this.state = fromView(view);
+    this.#gate.reset(view.seq);
   }
 
   private fail(failure: unknown): void {

@@ -412,6 +412,53 @@ async fn a_session_continues_in_a_later_run_and_is_listed_with_its_audit() {
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["tool"], "read_file");
     assert_eq!(rows[0]["outcome"], "ok");
+
+    // The session exported: Markdown with the call folded, JSON with the stored outcome.
+    let id_text = id.to_string();
+    let markdown = sandbox
+        .run(&["sessions", "export", &id_text, "--format", "md"])
+        .await;
+    assert_eq!(markdown.code, 0, "{}", markdown.stderr);
+    assert!(
+        markdown.stdout.starts_with("# what is on my list?\n"),
+        "{}",
+        markdown.stdout
+    );
+    assert!(
+        markdown
+            .stdout
+            .contains("### User\n\nwhat is on my list?\n")
+    );
+    assert!(
+        markdown
+            .stdout
+            .contains("### Assistant\n\nOne item: buy milk.\n")
+    );
+    assert!(
+        markdown
+            .stdout
+            .contains("<summary>Tool call <code>read_file</code>: ok, "),
+        "{}",
+        markdown.stdout
+    );
+    assert!(markdown.stdout.contains("\"path\": \"todo.txt\""));
+    assert!(markdown.stdout.contains("buy milk"));
+    let exported = sandbox
+        .run(&["sessions", "export", &id_text, "--format", "json"])
+        .await;
+    assert_eq!(exported.code, 0, "{}", exported.stderr);
+    let exported: Value = serde_json::from_str(&exported.stdout).unwrap();
+    assert_eq!(exported["messages"].as_array().unwrap().len(), 6);
+    assert_eq!(exported["messages"][2]["role"], "tool");
+    assert_eq!(exported["messages"][2]["outcome"]["kind"], "ok");
+    assert_eq!(
+        exported["messages"][2]["outcome"]["decision"]["kind"],
+        "auto"
+    );
+    let missing = sandbox
+        .run(&["sessions", "export", "999", "--format", "md"])
+        .await;
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
     provider.verify().unwrap();
 }
 

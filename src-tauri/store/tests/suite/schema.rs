@@ -1,6 +1,6 @@
 //! Opening, migrating, closing and reopening a real database file.
 
-use gantry_store::{FlagSettings, ProviderConfig, Store, StoreError};
+use gantry_store::{FlagSettings, NewMessage, ProviderConfig, Role, Store, StoreError};
 
 use super::support::Fixture;
 
@@ -170,4 +170,83 @@ async fn several_first_opens_at_once_all_succeed() {
         let store = open.await.unwrap().unwrap();
         assert_eq!(store.integrity_check().await.unwrap(), "ok");
     }
+}
+
+/// FTS5 keeps a connection's copy of an index's structure until a cursor opens or a write begins
+/// on it; the check must not compare another writer's index with an old copy (it once reported
+/// "malformed inverted index" for a sound file after other processes had written).
+#[tokio::test]
+async fn the_check_sees_an_index_another_connection_rewrote() {
+    let fixture = Fixture::new().await;
+    let session = fixture
+        .store
+        .sessions()
+        .create(fixture.project.id, "searched", None)
+        .await
+        .unwrap();
+    let first = NewMessage::text(Role::User, "the first words");
+    fixture
+        .store
+        .sessions()
+        .append_message(session.id, &first)
+        .await
+        .unwrap();
+    // Every pooled connection reads the index's structure as it is now.
+    for _ in 0..4 {
+        assert_eq!(fixture.store.integrity_check().await.unwrap(), "ok");
+    }
+    // Another pool (as another process would) writes enough for FTS5 to merge segments.
+    let other = Store::open(fixture.store.path()).await.unwrap();
+    for n in 0..120 {
+        let message = NewMessage::text(Role::User, format!("message {n} about crates {n}"));
+        other
+            .sessions()
+            .append_message(session.id, &message)
+            .await
+            .unwrap();
+    }
+    other.close().await;
+    assert_eq!(fixture.store.integrity_check().await.unwrap(), "ok");
+    let hits = fixture
+        .store
+        .sessions()
+        .search(fixture.project.id, "crates 119", 5)
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+}
+
+/// The same check still finds an index that does not match its rows.
+#[tokio::test]
+async fn the_check_finds_an_index_that_lies() {
+    use sqlx::Connection;
+
+    let fixture = Fixture::new().await;
+    let session = fixture
+        .store
+        .sessions()
+        .create(fixture.project.id, "tampered", None)
+        .await
+        .unwrap();
+    let stored = fixture
+        .store
+        .sessions()
+        .append_message(session.id, &NewMessage::text(Role::User, "honest words"))
+        .await
+        .unwrap();
+    assert_eq!(fixture.store.integrity_check().await.unwrap(), "ok");
+    // Change the indexed copy of the text behind FTS5's back: the index no longer matches it.
+    let url = format!("sqlite://{}", fixture.store.path().display());
+    let mut raw = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("UPDATE messages_fts_content SET c0 = 'other words' WHERE id = ?1")
+        .bind(stored.id.0)
+        .execute(&mut raw)
+        .await
+        .unwrap();
+    raw.close().await.unwrap();
+    let report = fixture.store.integrity_check().await.unwrap();
+    assert!(
+        report.contains("malformed inverted index for FTS5 table main.messages_fts"),
+        "{report}"
+    );
 }

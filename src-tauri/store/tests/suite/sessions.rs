@@ -38,11 +38,21 @@ async fn sessions_are_listed_by_last_update_and_can_be_renamed_touched_and_delet
         [first.id, second.id]
     );
 
+    // Renaming does not move a session: the list follows the last message, not the title.
     tick().await;
     sessions.rename(second.id, "renamed").await.unwrap();
     let listed = sessions.list(project).await.unwrap();
-    assert_eq!(listed[0].id, second.id);
-    assert_eq!(listed[0].title, "renamed");
+    assert_eq!(order(listed.clone()), [first.id, second.id]);
+    assert_eq!(listed[1].title, "renamed");
+    tick().await;
+    sessions
+        .append_message(second.id, &NewMessage::text(Role::User, "again"))
+        .await
+        .unwrap();
+    assert_eq!(
+        order(sessions.list(project).await.unwrap()),
+        [second.id, first.id]
+    );
 
     // Another project's sessions stay out of the list.
     let other_folder = tempfile::tempdir().unwrap();
@@ -97,9 +107,11 @@ async fn messages_keep_every_field_in_order() {
             prompt_tokens: Some(120),
             completion_tokens: Some(15),
             status: MessageStatus::Complete,
+            outcome: None,
         },
         NewMessage {
             tool_call_id: Some("call_1".into()),
+            outcome: Some(json!({"kind": "ok", "durationMs": 12, "diff": "--- a\n+++ b\n"})),
             ..NewMessage::text(Role::Tool, "fn main() {}")
         },
         NewMessage {
@@ -229,4 +241,93 @@ async fn deleting_a_session_deletes_its_messages_and_audit_rows_only() {
         .unwrap();
     let sessions: Vec<_> = rows.iter().map(|r| r.session_id).collect();
     assert_eq!(sessions, [None, Some(kept.id)]);
+}
+
+#[tokio::test]
+async fn search_finds_text_and_tool_arguments_in_the_projects_sessions_only() {
+    let fixture = Fixture::new().await;
+    let sessions = fixture.store.sessions();
+    let project = fixture.project.id;
+    let first = sessions.create(project, "Build", None).await.unwrap();
+    let second = sessions.create(project, "Docs", None).await.unwrap();
+    let say = |session, role, text: &str| {
+        let message = NewMessage::text(role, text);
+        async move { sessions.append_message(session, &message).await.unwrap() }
+    };
+    say(first.id, Role::User, "Fix the flaky build on Debian").await;
+    say(first.id, Role::Assistant, "The cache was stale.").await;
+    let call = NewMessage {
+        role: Role::Assistant,
+        content: None,
+        tool_calls: Some(json!([{
+            "id": "c1", "type": "function",
+            "function": {"name": "write_file", "arguments": "{\"path\":\"docs/zebrafish.md\"}"}
+        }])),
+        tool_call_id: None,
+        reasoning: None,
+        prompt_tokens: None,
+        completion_tokens: None,
+        status: MessageStatus::Complete,
+        outcome: None,
+    };
+    say(second.id, Role::User, "Write the docs").await;
+    let called = sessions.append_message(second.id, &call).await.unwrap();
+
+    // Words and prefixes, all of them, in any session of the project.
+    let hits = sessions.search(project, "flak debian", 20).await.unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].session_id, first.id);
+    assert_eq!(hits[0].session_title, "Build");
+    assert_eq!(hits[0].ordinal, 0);
+    assert_eq!(hits[0].role, Role::User);
+    assert_eq!(
+        hits[0].snippet,
+        "Fix the \u{2}flaky\u{3} build on \u{2}Debian\u{3}"
+    );
+    // A tool call's arguments are searched too.
+    let hits = sessions.search(project, "zebrafish", 20).await.unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(
+        (hits[0].session_id, hits[0].message_id, hits[0].ordinal),
+        (second.id, called.id, 1)
+    );
+    // FTS syntax in the words is just text; nothing matches nothing.
+    assert!(
+        sessions
+            .search(project, "\"OR NEAR(", 20)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        sessions
+            .search(project, "   ", 20)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Other projects' sessions are not searched; deleted sessions leave the index.
+    let other_folder = tempfile::tempdir().unwrap();
+    let other = fixture
+        .store
+        .projects()
+        .open(other_folder.path())
+        .await
+        .unwrap();
+    assert!(
+        sessions
+            .search(other.id, "debian", 20)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    sessions.delete(first.id).await.unwrap();
+    assert!(
+        sessions
+            .search(project, "debian", 20)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(sessions.search(project, "docs", 20).await.unwrap().len(), 2);
 }

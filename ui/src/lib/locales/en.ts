@@ -67,6 +67,17 @@ export const en = {
   "session.rename": "Rename",
   "session.renameLabel": "Rename session",
   "session.deleteLabel": "Delete session",
+  "session.export": "Export",
+  "session.exportLabel": "Export session",
+  "session.exportMarkdown": "Markdown",
+  "session.exportJson": "JSON",
+  "session.exported": "Saved {count} messages to {path}",
+  "sessions.search": "Search sessions",
+  "sessions.searchPlaceholder": "Search all sessions…",
+  "sessions.noHits": "Nothing found.",
+  "sessions.hitRole.user": "You",
+  "sessions.hitRole.assistant": "Assistant",
+  "sessions.hitRole.tool": "Tool result",
 
   // The chat.
   "chat.newChat": "New chat",

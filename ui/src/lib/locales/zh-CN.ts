@@ -68,6 +68,17 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "session.rename": "重命名",
   "session.renameLabel": "重命名会话",
   "session.deleteLabel": "删除会话",
+  "session.export": "导出",
+  "session.exportLabel": "导出会话",
+  "session.exportMarkdown": "Markdown 格式",
+  "session.exportJson": "JSON 格式",
+  "session.exported": "已将 {count} 条消息保存到 {path}",
+  "sessions.search": "搜索会话",
+  "sessions.searchPlaceholder": "搜索所有会话…",
+  "sessions.noHits": "没有找到。",
+  "sessions.hitRole.user": "你",
+  "sessions.hitRole.assistant": "助手",
+  "sessions.hitRole.tool": "工具结果",
 
   // 对话。
   "chat.newChat": "新对话",
