@@ -187,7 +187,7 @@ pub struct Message {
     pub usage: Option<TokenUsage>,
     /// What the message is for (a summary replaces what came before it in requests).
     #[serde(default, skip_serializing_if = "MessageKind::is_normal")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<MessageKind>", optional))]
     pub kind: MessageKind,
 }
 

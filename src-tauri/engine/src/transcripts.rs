@@ -9,7 +9,7 @@ use std::path::Path;
 
 use async_trait::async_trait;
 use gantry_agent::{
-    Message, MessageStatus, PersistError, Role, TokenUsage, ToolCall, TranscriptStore,
+    Message, MessageKind, MessageStatus, PersistError, Role, TokenUsage, ToolCall, TranscriptStore,
 };
 use gantry_store::{NewMessage, SessionId, Store, StoreError};
 use gantry_tools::text::excerpt;
@@ -181,6 +181,10 @@ pub fn to_stored(message: &Message) -> NewMessage {
             MessageStatus::Cancelled => gantry_store::MessageStatus::Cancelled,
             MessageStatus::Error => gantry_store::MessageStatus::Error,
         },
+        kind: match message.kind {
+            MessageKind::Normal => gantry_store::MessageKind::Normal,
+            MessageKind::Summary => gantry_store::MessageKind::Summary,
+        },
     }
 }
 
@@ -248,6 +252,10 @@ pub fn from_stored(stored: NewMessage) -> Option<Message> {
             gantry_store::MessageStatus::Error => MessageStatus::Error,
         },
         usage,
+        kind: match stored.kind {
+            gantry_store::MessageKind::Normal => MessageKind::Normal,
+            gantry_store::MessageKind::Summary => MessageKind::Summary,
+        },
     })
 }
 
@@ -259,6 +267,7 @@ mod tests {
     fn messages_convert_to_the_store_shape_and_back() {
         let messages = [
             Message::user("hi"),
+            Message::summary("notes so far"),
             Message::assistant(
                 "",
                 vec![ToolCall::new("c1", "read_file", r#"{"path":"a"}"#)],

@@ -3,9 +3,11 @@
 use gantry_tools::ToolInfo;
 use tauri::State;
 
+use gantry_agent::ContextUsage;
 use gantry_engine::CommandError;
 use gantry_engine::chat::{
-    ChatView, RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
+    ChatView, EditSummaryRequest, RenameSessionRequest, SendMessageRequest, SessionRequest,
+    SessionSummary,
 };
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::state::AppState;
@@ -64,6 +66,29 @@ pub async fn send_message(
     request: SendMessageRequest,
 ) -> Result<String, CommandError> {
     state.send_message(&request.text).await
+}
+
+/// Asks the model for a summary of the current session and continues from it (`/compact`).
+#[tauri::command]
+pub async fn compact_session(state: State<'_, AppState>) -> Result<ChatView, CommandError> {
+    state.compact_session().await
+}
+
+/// How full the current session's context window is (`None`: a fresh chat, or a turn runs).
+#[tauri::command]
+pub async fn context_usage(
+    state: State<'_, AppState>,
+) -> Result<Option<ContextUsage>, CommandError> {
+    state.context_usage().await
+}
+
+/// Replaces the text of a summary of the current session (the user corrected it).
+#[tauri::command]
+pub async fn edit_summary(
+    state: State<'_, AppState>,
+    request: EditSummaryRequest,
+) -> Result<ChatView, CommandError> {
+    state.edit_summary(&request).await
 }
 
 /// Stops the running turn (Stop button, Esc).

@@ -23,6 +23,9 @@ commands! {
     chat::delete_session(SessionRequest) -> ChatView;
     chat::send_message(SendMessageRequest) -> String;
     chat::cancel_turn(()) -> ();
+    chat::compact_session(()) -> ChatView;
+    chat::context_usage(()) -> Option<ContextUsage>;
+    chat::edit_summary(EditSummaryRequest) -> ChatView;
     chat::list_tools(()) -> Vec<ToolInfo>;
     chat::list_models(ListModelsRequest) -> ModelChoices;
     chat::choose_model(ChooseModelRequest) -> ModelChoices;

@@ -66,6 +66,27 @@ impl MessageStatus {
     }
 }
 
+/// What a message is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageKind {
+    /// A message of the conversation.
+    #[default]
+    Normal,
+    /// The model's summary of everything before it (compaction).
+    Summary,
+}
+
+impl MessageKind {
+    /// The name used in the database.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Normal => "normal",
+            Self::Summary => "summary",
+        }
+    }
+}
+
 /// A message to append.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -86,6 +107,9 @@ pub struct NewMessage {
     pub completion_tokens: Option<u32>,
     /// How it ended.
     pub status: MessageStatus,
+    /// What it is for.
+    #[serde(default)]
+    pub kind: MessageKind,
 }
 
 impl NewMessage {
@@ -100,6 +124,7 @@ impl NewMessage {
             prompt_tokens: None,
             completion_tokens: None,
             status: MessageStatus::Complete,
+            kind: MessageKind::Normal,
         }
     }
 }
@@ -122,7 +147,7 @@ pub struct Message {
 }
 
 const COLUMNS: &str = "id, session_id, ordinal, role, content, tool_calls, tool_call_id, \
-                       reasoning, prompt_tokens, completion_tokens, status, created_at";
+                       reasoning, prompt_tokens, completion_tokens, status, kind, created_at";
 
 fn from_row(row: &SqliteRow) -> Result<Message> {
     let tool_calls: Option<String> = row.try_get("tool_calls")?;
@@ -145,6 +170,7 @@ fn from_row(row: &SqliteRow) -> Result<Message> {
             prompt_tokens: tokens("prompt_tokens")?,
             completion_tokens: tokens("completion_tokens")?,
             status: parse_name("message status", row.try_get("status")?)?,
+            kind: parse_name("message kind", row.try_get("kind")?)?,
         },
         created_at: Timestamp(row.try_get("created_at")?),
     })
@@ -163,8 +189,9 @@ impl Sessions<'_> {
         let mut tx = begin_write(self.pool).await?;
         let row = sqlx::query(&format!(
             "INSERT INTO messages (session_id, ordinal, role, content, tool_calls, tool_call_id,
-                                   reasoning, prompt_tokens, completion_tokens, status, created_at)
-             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+                                   reasoning, prompt_tokens, completion_tokens, status, kind,
+                                   created_at)
+             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?10
              FROM messages WHERE session_id = ?1
              RETURNING {COLUMNS}"
         ))
@@ -178,6 +205,7 @@ impl Sessions<'_> {
         .bind(message.completion_tokens)
         .bind(message.status.as_str())
         .bind(now)
+        .bind(message.kind.as_str())
         .fetch_one(&mut *tx)
         .await
         .map_err(|error| StoreError::missing_parent(error, "session", session))?;
@@ -189,6 +217,33 @@ impl Sessions<'_> {
             .await?;
         tx.commit().await?;
         Ok(stored)
+    }
+
+    /// Replaces the text of the summary at `ordinal` (the user edited it). Only a summary can be
+    /// edited: what was said stays as it was said.
+    pub async fn edit_summary(
+        &self,
+        session: SessionId,
+        ordinal: u32,
+        content: &str,
+    ) -> Result<()> {
+        let changed = sqlx::query(
+            "UPDATE messages SET content = ?3
+             WHERE session_id = ?1 AND ordinal = ?2 AND kind = 'summary'",
+        )
+        .bind(session.0)
+        .bind(ordinal)
+        .bind(content)
+        .execute(self.pool)
+        .await?
+        .rows_affected();
+        if changed == 0 {
+            return Err(StoreError::invalid(
+                "summary",
+                format!("message {ordinal} of session {session} is not a summary"),
+            ));
+        }
+        Ok(())
     }
 
     /// A session's messages in order.
