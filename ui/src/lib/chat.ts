@@ -17,6 +17,7 @@
 import type { CallProgress } from "../bindings/CallProgress";
 import type { ChatEvent } from "../bindings/ChatEvent";
 import type { ChatView } from "../bindings/ChatView";
+import type { ContextUsage } from "../bindings/ContextUsage";
 import type { Decision } from "../bindings/Decision";
 import type { Message } from "../bindings/Message";
 import type { Observation } from "../bindings/Observation";
@@ -72,6 +73,15 @@ export type ChatItem =
       readonly receiving?: { readonly name: string; readonly bytes: number } | null;
     }
   | {
+      /** The model's summary of everything before it (compaction); what is before it is shown
+       *  folded. */
+      readonly kind: "summary";
+      readonly key: number;
+      readonly text: string;
+      /** Its position in the stored transcript (to edit it). */
+      readonly ordinal: number;
+    }
+  | {
       readonly kind: "notice";
       readonly key: number;
       readonly notice: NoticeKind;
@@ -98,6 +108,10 @@ export interface ChatState {
   readonly awaitingSession: boolean;
   /** Token counts of the last turn, summed over its model calls. */
   readonly usage: TokenUsage | null;
+  /** How full the context window is (the latest request's, or the next one's). */
+  readonly context: ContextUsage | null;
+  /** The model is writing a summary (compaction). */
+  readonly compacting: boolean;
   /** The next item key. */
   readonly nextKey: number;
 }
@@ -108,6 +122,8 @@ export const emptyChat: ChatState = {
   running: false,
   awaitingSession: false,
   usage: null,
+  context: null,
+  compacting: false,
   nextKey: 1,
 };
 
@@ -199,10 +215,12 @@ export function fromTranscript(messages: readonly Message[], running = false): C
   let key = 1;
   /** Where each tool call's card sits: item index and card index. */
   const cards = new Map<string, { item: number; card: number }>();
-  for (const message of messages) {
+  for (const [ordinal, message] of messages.entries()) {
     // Empty optional fields are left out of the JSON.
     const { reasoning, toolCalls, toolCallId } = message;
-    if (message.role === "user") {
+    if (message.kind === "summary") {
+      items.push({ kind: "summary", key: key++, text: message.content, ordinal });
+    } else if (message.role === "user") {
       items.push({ kind: "user", key: key++, text: message.content });
     } else if (message.role === "assistant") {
       const tools = (toolCalls ?? []).map(card);
@@ -252,8 +270,33 @@ export function fromView(view: ChatView): ChatState {
     running: view.running,
     awaitingSession: false,
     usage: null,
+    context: null,
+    compacting: false,
     nextKey: items.length + 1,
   };
+}
+
+/** Where the items a summary stands in for end: the index of the latest summary (0: none). */
+export function foldedCount(items: readonly ChatItem[]): number {
+  return Math.max(0, items.findLastIndex((item) => item.kind === "summary"));
+}
+
+/** The summary at `ordinal` now reads `text` (the user edited it). */
+export function summaryEdited(state: ChatState, ordinal: number, text: string): ChatState {
+  const items = state.items.map((item) => (item.kind === "summary" && item.ordinal === ordinal ? { ...item, text } : item));
+  return { ...state, items };
+}
+
+/** A summary arrived: it goes before the message the running turn was started with (a turn
+ *  compacts before saving it), or last when no turn runs. */
+function summarised(state: ChatState, event: Extract<TurnEvent, { type: "compacted" }>): ChatState {
+  const summary: ChatItem = { kind: "summary", key: state.nextKey, text: event.summary, ordinal: event.ordinal };
+  const last = state.items.at(-1);
+  const items =
+    state.running && last?.kind === "user"
+      ? [...state.items.slice(0, -1), summary, last]
+      : [...state.items, summary];
+  return { ...withItems(state, items, 1), compacting: false };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -510,6 +553,12 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
       });
     case "context_shortened":
       return notice(state, "context_shortened", contextText(event));
+    case "context":
+      return { ...state, context: event.usage };
+    case "compaction_started":
+      return { ...state, compacting: true };
+    case "compacted":
+      return summarised(state, event);
     case "error":
       return notice(state, "error", event.message);
     case "turn_finished":
@@ -519,7 +568,7 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
 
 function finished(state: ChatState, event: Extract<TurnEvent, { type: "turn_finished" }>): ChatState {
   const status = event.reason === "cancelled" ? "cancelled" : event.reason === "error" ? "error" : "complete";
-  const done = { ...finishLive(state, status), running: false, awaitingSession: false };
+  const done = { ...finishLive(state, status), running: false, awaitingSession: false, compacting: false };
   switch (event.reason) {
     case "completed":
       return done;
