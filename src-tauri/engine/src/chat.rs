@@ -40,6 +40,7 @@ pub use changes::{
     AcceptChangesRequest, BranchView, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
     SwitchBranchOutcome, SwitchBranchRequest,
 };
+pub use gantry_agent::ContextUsage;
 pub use window::{COMPACT_AT_SETTING, EditSummaryRequest};
 
 /// The longest message accepted from the webview, in bytes.

@@ -3,11 +3,10 @@
 use gantry_tools::ToolInfo;
 use tauri::State;
 
-use gantry_agent::ContextUsage;
 use gantry_engine::CommandError;
 use gantry_engine::chat::{
-    ChatView, EditSummaryRequest, RenameSessionRequest, SendMessageRequest, SessionRequest,
-    SessionSummary,
+    ChatView, ContextUsage, EditSummaryRequest, RenameSessionRequest, SendMessageRequest,
+    SessionRequest, SessionSummary,
 };
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::state::AppState;

@@ -22,12 +22,11 @@ pub mod settings;
 pub mod tools;
 pub mod tree;
 
-use gantry_agent::ContextUsage;
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::chat::{
-    AcceptChangesRequest, BranchView, ChatView, EditSummaryRequest, RenameSessionRequest,
-    ResendOutcome, ResendRequest, RetryRequest, RevertOutcome, SendMessageRequest, SessionRequest,
-    SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
+    AcceptChangesRequest, BranchView, ChatView, ContextUsage, EditSummaryRequest,
+    RenameSessionRequest, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
+    SendMessageRequest, SessionRequest, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
 };
 use gantry_engine::checkpoints::{
     ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,

@@ -15,8 +15,10 @@ import type { ChooseModelRequest } from "./ChooseModelRequest";
 import type { ClaudeImportPreview } from "./ClaudeImportPreview";
 import type { CommandError } from "./CommandError";
 import type { CommandSettingsView } from "./CommandSettingsView";
+import type { ContextUsage } from "./ContextUsage";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
+import type { EditSummaryRequest } from "./EditSummaryRequest";
 import type { FilePreview } from "./FilePreview";
 import type { GrantView } from "./GrantView";
 import type { ImportClaudeDesktopRequest } from "./ImportClaudeDesktopRequest";
@@ -91,6 +93,9 @@ export type Commands = {
   delete_session: { request: SessionRequest; response: ChatView };
   send_message: { request: SendMessageRequest; response: string };
   cancel_turn: { request: null; response: null };
+  compact_session: { request: null; response: ChatView };
+  context_usage: { request: null; response: ContextUsage | null };
+  edit_summary: { request: EditSummaryRequest; response: ChatView };
   list_tools: { request: null; response: Array<ToolInfo> };
   list_models: { request: ListModelsRequest; response: ModelChoices };
   choose_model: { request: ChooseModelRequest; response: ModelChoices };
@@ -171,6 +176,9 @@ export const COMMAND_NAMES = [
   "delete_session",
   "send_message",
   "cancel_turn",
+  "compact_session",
+  "context_usage",
+  "edit_summary",
   "list_tools",
   "list_models",
   "choose_model",

@@ -278,7 +278,10 @@ export function fromView(view: ChatView): ChatState {
 
 /** Where the items a summary stands in for end: the index of the latest summary (0: none). */
 export function foldedCount(items: readonly ChatItem[]): number {
-  return Math.max(0, items.findLastIndex((item) => item.kind === "summary"));
+  for (let index = items.length - 1; index > 0; index -= 1) {
+    if (items[index]?.kind === "summary") return index;
+  }
+  return 0;
 }
 
 /** The summary at `ordinal` now reads `text` (the user edited it). */

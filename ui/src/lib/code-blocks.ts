@@ -39,7 +39,7 @@ export async function copyFromButton(
   if (!(target instanceof Element)) return false;
   const button = target.closest<HTMLButtonElement>("button.code-copy");
   const code = button?.parentElement?.querySelector("pre")?.textContent;
-  if (!button || code === undefined || code === null) return false;
+  if (!button || code === undefined) return false;
   try {
     await write(code.endsWith("\n") ? code.slice(0, -1) : code);
   } catch {

@@ -177,7 +177,7 @@ export class ProjectChat {
     if (this.state.running || this.state.sessionId === null) return;
     try {
       const context = await call("context_usage");
-      if (context !== null && !this.state.running) this.state = { ...this.state, context };
+      if (context !== null) this.state = { ...this.state, context };
     } catch {
       // The gauge stays as it was; the chat works without it.
     }
