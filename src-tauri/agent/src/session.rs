@@ -195,6 +195,11 @@ impl Session {
         &self.options
     }
 
+    /// Changes the share of the window at which the next turns compact first (0: never).
+    pub fn set_compact_at_percent(&mut self, percent: u8) {
+        self.options.compact_at_percent = percent.min(100);
+    }
+
     /// Saves a message, then adds it to the transcript (so both always agree).
     pub(crate) async fn save(&mut self, message: Message) -> Result<(), PersistError> {
         let ordinal = self.transcript.len();

@@ -41,7 +41,10 @@ pub use changes::{
     SwitchBranchOutcome, SwitchBranchRequest,
 };
 pub use gantry_agent::ContextUsage;
-pub use window::{COMPACT_AT_SETTING, EditSummaryRequest};
+pub use window::{
+    COMPACT_AT_SETTING, CompactSettings, EditSummaryRequest, compact_settings,
+    save_compact_settings,
+};
 
 /// The longest message accepted from the webview, in bytes.
 const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -472,6 +475,12 @@ impl ProjectChat {
             return Err(CommandError::internal("the session went away"));
         };
         session.set_provider(provider);
+        // The compaction setting applies from the next turn on, also to a loaded session.
+        session.set_compact_at_percent(
+            window::session_options(&self.store)
+                .await
+                .compact_at_percent,
+        );
         let session_id = session.id().to_owned();
         let pending = lock(&self.pending_model).take();
         if let (Some(choice), Ok(id)) = (pending, session_id.parse::<SessionId>()) {
@@ -1077,5 +1086,40 @@ mod tests {
             "Still here."
         );
         rig.provider.verify().unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_compaction_threshold_is_0_or_10_to_100_and_defaults_to_80() {
+        let rig = rig(vec![]).await;
+        assert_eq!(compact_settings(&rig.store).await.compact_at_percent, 80);
+        for refused in [5, 101] {
+            let error = save_compact_settings(
+                &rig.store,
+                CompactSettings {
+                    compact_at_percent: refused,
+                },
+            )
+            .await
+            .unwrap_err();
+            assert_eq!(error.kind, ErrorKind::InvalidInput, "{refused}");
+        }
+        for accepted in [0, 10, 65, 100] {
+            let saved = save_compact_settings(
+                &rig.store,
+                CompactSettings {
+                    compact_at_percent: accepted,
+                },
+            )
+            .await
+            .unwrap();
+            assert_eq!(saved.compact_at_percent, accepted);
+        }
+        // A value that is not a percent (written by hand) falls back to the default.
+        rig.store
+            .settings()
+            .set(COMPACT_AT_SETTING, "lots")
+            .await
+            .unwrap();
+        assert_eq!(compact_settings(&rig.store).await.compact_at_percent, 80);
     }
 }

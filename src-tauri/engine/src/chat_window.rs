@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use gantry_agent::{ContextUsage, DEFAULT_COMPACT_AT_PERCENT, Provider, SessionOptions, TurnEvent};
 use gantry_store::{SessionId, Store};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
@@ -34,6 +34,42 @@ pub struct EditSummaryRequest {
     pub ordinal: u32,
     /// Its new text.
     pub text: String,
+}
+
+/// The compaction setting, as Settings shows and saves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactSettings {
+    /// Percent of the window at which a turn compacts the session first; 0: never by itself.
+    pub compact_at_percent: u8,
+}
+
+/// The least threshold accepted besides 0 (lower would summarise nearly every turn).
+const MIN_COMPACT_AT_PERCENT: u8 = 10;
+
+/// The compaction setting.
+pub async fn compact_settings(store: &Store) -> CompactSettings {
+    CompactSettings {
+        compact_at_percent: session_options(store).await.compact_at_percent,
+    }
+}
+
+/// Saves the compaction setting (0, or 10 to 100); later turns of every session follow it.
+pub async fn save_compact_settings(
+    store: &Store,
+    settings: CompactSettings,
+) -> Result<CompactSettings, CommandError> {
+    let percent = settings.compact_at_percent;
+    if percent != 0 && !(MIN_COMPACT_AT_PERCENT..=100).contains(&percent) {
+        return Err(CommandError::invalid(
+            "the compaction threshold is 0 (off) or 10 to 100 percent",
+        ));
+    }
+    store
+        .settings()
+        .set(COMPACT_AT_SETTING, &percent.to_string())
+        .await?;
+    Ok(compact_settings(store).await)
 }
 
 /// The options new and loaded sessions run with: the defaults, and the compaction threshold

@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
 use crate::chat::{
-    BranchView, ChatView, EditSummaryRequest, ResendOutcome, ResendRequest, RetryRequest,
-    RevertOutcome, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
+    BranchView, ChatView, CompactSettings, EditSummaryRequest, ResendOutcome, ResendRequest,
+    RetryRequest, RevertOutcome, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
 };
 use crate::checkpoints::{
     ChangesView, CheckpointLimits, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
@@ -381,6 +381,19 @@ impl AppState {
         let project = self.current()?;
         let provider = model_choice::session_provider(&self.store, project.chat()).await?;
         project.chat().context_usage(provider).await
+    }
+
+    /// The compaction threshold (Settings).
+    pub async fn compact_settings(&self) -> CompactSettings {
+        crate::chat::compact_settings(&self.store).await
+    }
+
+    /// Saves the compaction threshold.
+    pub async fn save_compact_settings(
+        &self,
+        settings: CompactSettings,
+    ) -> Result<CompactSettings, CommandError> {
+        crate::chat::save_compact_settings(&self.store, settings).await
     }
 
     /// Replaces the text of a summary of the current session.

@@ -5,8 +5,8 @@ use tauri::State;
 
 use gantry_engine::CommandError;
 use gantry_engine::chat::{
-    ChatView, ContextUsage, EditSummaryRequest, RenameSessionRequest, SendMessageRequest,
-    SessionRequest, SessionSummary,
+    ChatView, CompactSettings, ContextUsage, EditSummaryRequest, RenameSessionRequest,
+    SendMessageRequest, SessionRequest, SessionSummary,
 };
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::state::AppState;
@@ -88,6 +88,21 @@ pub async fn edit_summary(
     request: EditSummaryRequest,
 ) -> Result<ChatView, CommandError> {
     state.edit_summary(&request).await
+}
+
+/// The compaction threshold (Settings).
+#[tauri::command]
+pub async fn compact_settings(state: State<'_, AppState>) -> Result<CompactSettings, CommandError> {
+    Ok(state.compact_settings().await)
+}
+
+/// Saves the compaction threshold (0: off, or 10 to 100 percent of the window).
+#[tauri::command]
+pub async fn save_compact_settings(
+    state: State<'_, AppState>,
+    request: CompactSettings,
+) -> Result<CompactSettings, CommandError> {
+    state.save_compact_settings(request).await
 }
 
 /// Stops the running turn (Stop button, Esc).

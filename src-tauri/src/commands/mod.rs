@@ -24,7 +24,7 @@ pub mod tree;
 
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::chat::{
-    AcceptChangesRequest, BranchView, ChatView, ContextUsage, EditSummaryRequest,
+    AcceptChangesRequest, BranchView, ChatView, CompactSettings, ContextUsage, EditSummaryRequest,
     RenameSessionRequest, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
     SendMessageRequest, SessionRequest, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
 };

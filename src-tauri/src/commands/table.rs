@@ -26,6 +26,8 @@ commands! {
     chat::compact_session(()) -> ChatView;
     chat::context_usage(()) -> Option<ContextUsage>;
     chat::edit_summary(EditSummaryRequest) -> ChatView;
+    chat::compact_settings(()) -> CompactSettings;
+    chat::save_compact_settings(CompactSettings) -> CompactSettings;
     chat::list_tools(()) -> Vec<ToolInfo>;
     chat::list_models(ListModelsRequest) -> ModelChoices;
     chat::choose_model(ChooseModelRequest) -> ModelChoices;

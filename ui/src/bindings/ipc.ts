@@ -15,6 +15,7 @@ import type { ChooseModelRequest } from "./ChooseModelRequest";
 import type { ClaudeImportPreview } from "./ClaudeImportPreview";
 import type { CommandError } from "./CommandError";
 import type { CommandSettingsView } from "./CommandSettingsView";
+import type { CompactSettings } from "./CompactSettings";
 import type { ContextUsage } from "./ContextUsage";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
@@ -96,6 +97,8 @@ export type Commands = {
   compact_session: { request: null; response: ChatView };
   context_usage: { request: null; response: ContextUsage | null };
   edit_summary: { request: EditSummaryRequest; response: ChatView };
+  compact_settings: { request: null; response: CompactSettings };
+  save_compact_settings: { request: CompactSettings; response: CompactSettings };
   list_tools: { request: null; response: Array<ToolInfo> };
   list_models: { request: ListModelsRequest; response: ModelChoices };
   choose_model: { request: ChooseModelRequest; response: ModelChoices };
@@ -179,6 +182,8 @@ export const COMMAND_NAMES = [
   "compact_session",
   "context_usage",
   "edit_summary",
+  "compact_settings",
+  "save_compact_settings",
   "list_tools",
   "list_models",
   "choose_model",
