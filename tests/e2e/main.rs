@@ -34,6 +34,7 @@ mod rules;
 mod scenarios;
 mod streaming;
 mod webdriver;
+mod window;
 
 use std::time::Duration;
 

@@ -23,6 +23,9 @@ import { longAnswer } from "../tests/support/answers";
 
 /** Characters per delta: 13 KB in 2,200 deltas, as measured in the window. */
 const DELTA = 6;
+/** Characters per delta of a reply at 200 tokens/s, one delta a frame (60 a second), at four
+ *  characters a token. */
+export const DELTA_AT_200_TOKENS_PER_SECOND = 13;
 /** Deltas timed at each length (few: the answer must stay near that length). */
 const DELTAS = 40;
 
@@ -39,12 +42,13 @@ const yieldToLoop = (): Promise<void> =>
 
 const options = { time: 0, iterations: DELTAS, warmupTime: 0, warmupIterations: 2, afterEach: yieldToLoop };
 
-/** Benches one delta at `kb` KB of answer, for both renderers. */
-export function streamingBench(kb: number): void {
+/** Benches one delta at `kb` KB of answer, for both renderers; `delta` characters a delta, and
+ *  `label` to name the case (with highlighting on, the caller loads the highlighter first). */
+export function streamingBench(kb: number, delta = DELTA, label = `one delta at ${kb} KB`): void {
   const start = kb * 1024;
-  const text = longAnswer(start + DELTA * (DELTAS + 10));
+  const text = longAnswer(start + delta * (DELTAS + 10));
 
-  describe(`one delta at ${kb} KB`, () => {
+  describe(label, () => {
     let end = start;
     let sanitise = false;
     let stream = new MarkdownStream();
@@ -52,7 +56,7 @@ export function streamingBench(kb: number): void {
     bench(
       "incremental",
       () => {
-        end += DELTA;
+        end += delta;
         mount.apply(stream.update(text.slice(0, end)));
       },
       {
@@ -72,7 +76,7 @@ export function streamingBench(kb: number): void {
     bench(
       "incremental, marked only",
       () => {
-        end += DELTA;
+        end += delta;
         marked.update(text.slice(0, end));
       },
       {
@@ -88,7 +92,7 @@ export function streamingBench(kb: number): void {
     bench(
       "whole message, marked only",
       () => {
-        end += DELTA;
+        end += delta;
         whole.parse(text.slice(0, end), { async: false });
       },
       {
@@ -103,7 +107,7 @@ export function streamingBench(kb: number): void {
     bench(
       "whole message",
       () => {
-        end += DELTA;
+        end += delta;
         container.innerHTML = renderWhole(text.slice(0, end));
       },
       {

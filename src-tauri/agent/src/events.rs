@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::batch::DeltaBatch;
+use crate::gauge::ContextUsage;
 use crate::transcript::TokenUsage;
 
 /// Why a turn ended.
@@ -157,6 +158,25 @@ pub enum TurnEvent {
         estimated_tokens: u32,
         /// What it had to fit, in tokens.
         budget_tokens: u32,
+    },
+    /// How full the window is for the request about to be sent (or, between turns, the next).
+    Context {
+        /// The parts of the request against the window.
+        usage: ContextUsage,
+    },
+    /// The model is asked for a summary of the conversation (compaction).
+    CompactionStarted {
+        /// True when the threshold started it, false when the user asked.
+        automatic: bool,
+    },
+    /// The summary was saved; later requests continue from it.
+    Compacted {
+        /// The summary message's position in the transcript.
+        ordinal: u32,
+        /// Messages it stands in for (still stored, not sent).
+        summarised: u32,
+        /// The summary's text.
+        summary: String,
     },
     /// Something went wrong. `fatal` errors end the turn (a `turn_finished` with reason
     /// `error` follows); others (a malformed chunk, a reply cut at the token limit) don't.

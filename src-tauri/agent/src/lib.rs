@@ -33,12 +33,15 @@
 //! their kind and the context window they really run), `request` (the request as sent, with
 //! the fields some providers need back), `stream` (assembling deltas by index), `text_calls`
 //! (tool calls written as text), `transcript` (messages, validity, context fitting), `prompt`
-//! (the system prompt), `events` (what a turn reports), `batch` (deltas gathered per frame), `persist` (where messages go), `session`
+//! (the system prompt), `gauge` (how full the window is), `compact` (summaries that replace
+//! old messages), `events` (what a turn reports), `batch` (deltas gathered per frame), `persist` (where messages go), `session`
 //! and `turn` (the loop), `error`.
 
 pub mod batch;
+pub mod compact;
 pub mod error;
 pub mod events;
+pub mod gauge;
 pub mod local;
 pub mod persist;
 pub mod presets;
@@ -52,8 +55,10 @@ pub mod transcript;
 pub mod turn;
 
 pub use batch::BATCH_INTERVAL;
+pub use compact::{COMPACT_REQUEST, CompactError, Compacted};
 pub use error::{AgentError, PersistError, ProviderError};
 pub use events::{EventSink, Ticker, TurnEndReason, TurnEvent};
+pub use gauge::{ContextUsage, RequestShape};
 pub use local::{LOCAL_DEFAULT_CONTEXT, ServerKind, ServerWindow, discover_window, server_root};
 pub use persist::{MemoryTranscripts, TranscriptStore};
 pub use presets::ProviderFlags;
@@ -63,9 +68,9 @@ pub use provider::{
     RetryPolicy,
 };
 pub use request::ChatRequest;
-pub use session::{Session, SessionOptions, SessionParts};
+pub use session::{DEFAULT_COMPACT_AT_PERCENT, Session, SessionOptions, SessionParts};
 pub use transcript::{
-    ContextBudget, ContextFit, Message, MessageStatus, Role, TokenUsage, ToolCall, ToolOutcome,
-    Transcript,
+    ContextBudget, ContextFit, Message, MessageKind, MessageStatus, Role, TokenUsage, ToolCall,
+    ToolOutcome, Transcript,
 };
 pub use turn::TurnOutcome;

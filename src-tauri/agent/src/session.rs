@@ -19,6 +19,9 @@ use crate::persist::TranscriptStore;
 use crate::provider::Provider;
 use crate::transcript::{Message, Transcript, cancelled_result};
 
+/// The default share of the window at which a session is compacted.
+pub const DEFAULT_COMPACT_AT_PERCENT: u8 = 80;
+
 /// How turns run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionOptions {
@@ -30,6 +33,9 @@ pub struct SessionOptions {
     pub reply_reserve_tokens: u32,
     /// Add the project's `AGENTS.md` to the system prompt.
     pub project_instructions: bool,
+    /// Percent of the window at which a turn first compacts the session (asks the model for a
+    /// summary and continues from it); 0 turns automatic compaction off.
+    pub compact_at_percent: u8,
 }
 
 impl Default for SessionOptions {
@@ -39,6 +45,7 @@ impl Default for SessionOptions {
             max_parallel_tools: 4,
             reply_reserve_tokens: 4_096,
             project_instructions: true,
+            compact_at_percent: DEFAULT_COMPACT_AT_PERCENT,
         }
     }
 }
@@ -186,6 +193,11 @@ impl Session {
     /// How turns run.
     pub fn options(&self) -> &SessionOptions {
         &self.options
+    }
+
+    /// Changes the share of the window at which the next turns compact first (0: never).
+    pub fn set_compact_at_percent(&mut self, percent: u8) {
+        self.options.compact_at_percent = percent.min(100);
     }
 
     /// Saves a message, then adds it to the transcript (so both always agree).

@@ -80,6 +80,34 @@ impl MessageStatus {
     }
 }
 
+/// What a message is for.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageKind {
+    /// A message of the conversation.
+    #[default]
+    Normal,
+    /// A summary of everything before it (see the `compact` module): requests send it, in the
+    /// system prompt, instead of the messages it replaces, which stay stored.
+    Summary,
+}
+
+impl MessageKind {
+    /// The database name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Normal => "normal",
+            Self::Summary => "summary",
+        }
+    }
+
+    /// True for [`Self::Normal`] (left out of the JSON).
+    pub fn is_normal(&self) -> bool {
+        *self == Self::Normal
+    }
+}
+
 /// One tool call the model made.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -169,6 +197,10 @@ pub struct Message {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub outcome: Option<ToolOutcome>,
+    /// What the message is for (a summary replaces what came before it in requests).
+    #[serde(default, skip_serializing_if = "MessageKind::is_normal")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<MessageKind>", optional))]
+    pub kind: MessageKind,
 }
 
 /// What a tool call's card shows besides the text the model read: the observation's metadata.
@@ -227,7 +259,22 @@ impl Message {
             status: MessageStatus::Complete,
             usage: None,
             outcome: None,
+            kind: MessageKind::Normal,
         }
+    }
+
+    /// A summary of the conversation before it, written by the model.
+    pub fn summary(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            kind: MessageKind::Summary,
+            ..Self::user(text)
+        }
+    }
+
+    /// True for a summary message.
+    pub fn is_summary(&self) -> bool {
+        self.kind == MessageKind::Summary
     }
 
     /// An assistant message.
@@ -419,6 +466,39 @@ impl Transcript {
             .collect()
     }
 
+    /// The position of the latest summary message, if the session was compacted.
+    pub fn last_summary(&self) -> Option<usize> {
+        self.messages.iter().rposition(Message::is_summary)
+    }
+
+    /// The latest summary's text, which requests send instead of the messages before it.
+    pub fn summary(&self) -> Option<&str> {
+        self.last_summary()
+            .map(|index| self.messages[index].content.as_str())
+    }
+
+    /// The messages requests are made of: those after the latest summary (all of them when the
+    /// session was never compacted).
+    pub fn active(&self) -> &[Message] {
+        match self.last_summary() {
+            Some(index) => &self.messages[index + 1..],
+            None => &self.messages,
+        }
+    }
+
+    /// Messages a summary stands in for (kept in the store, not sent).
+    pub fn summarised(&self) -> usize {
+        self.last_summary().map_or(0, |index| index + 1)
+    }
+
+    /// The estimated tokens of the messages requests are made of (after the latest summary).
+    pub fn estimated_active_tokens(&self) -> u32 {
+        valid_sequence(self.active())
+            .iter()
+            .map(estimate_message_tokens)
+            .fold(0, u32::saturating_add)
+    }
+
     /// The messages to send, made valid and fitted into `budget` (with `fixed_tokens` already
     /// taken by the system prompt and the tool schemas). See the module docs.
     pub fn request_view(
@@ -426,7 +506,7 @@ impl Transcript {
         budget: ContextBudget,
         fixed_tokens: u32,
     ) -> (Vec<Message>, ContextFit) {
-        let mut messages = valid_sequence(&self.messages);
+        let mut messages = valid_sequence(self.active());
         let limit = budget.request_tokens();
         let mut fit = ContextFit {
             budget_tokens: limit,

@@ -31,8 +31,10 @@ use gantry_tools::{
 use tokio_util::sync::CancellationToken;
 
 use crate::batch::BATCH_INTERVAL;
+use crate::compact::{CompactError, system_with_summary};
 use crate::error::PersistError;
 use crate::events::{EventSink, TurnEndReason, TurnEvent};
+use crate::gauge::{ContextUsage, RequestShape, measure};
 use crate::local::ServerWindow;
 use crate::prompt::{PromptContext, system_prompt};
 use crate::provider::{CallFailure, StreamSignal};
@@ -140,22 +142,11 @@ impl Session {
         steps: &mut u32,
         usage: &mut TokenUsage,
     ) -> Result<End, End> {
+        // The user's message is saved whatever happens while the turn gets ready, but after a
+        // compaction the threshold asked for, so the summary comes before it.
+        let prepared = self.prepare_turn(text, cancel, events).await;
         self.save(Message::user(text)).await?;
-        let context =
-            PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
-        let system = system_prompt(&context);
-        let server = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Ok(End::new(TurnEndReason::Cancelled)),
-            server = self.provider.server_window() => server,
-        };
-        let window = match server {
-            Some(server) => {
-                self.check_window(server, &system, events)?;
-                server.tokens
-            }
-            None => self.provider.config().context_window,
-        };
+        let (system, window) = prepared?;
 
         for step in 1..=self.options.max_steps {
             if cancel.is_cancelled() {
@@ -243,6 +234,73 @@ impl Session {
         })
     }
 
+    /// The system prompt and the window for a turn about to send `text`, after compacting the
+    /// session when the request would pass the threshold. Saves nothing but a summary.
+    async fn prepare_turn(
+        &mut self,
+        text: &str,
+        cancel: &CancellationToken,
+        events: &EventSink,
+    ) -> Result<(String, u32), End> {
+        let context =
+            PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
+        let system = system_prompt(&context);
+        let server = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(End::new(TurnEndReason::Cancelled)),
+            server = self.provider.server_window() => server,
+        };
+        let window = match server {
+            Some(server) => {
+                self.check_window(server, &system, events)?;
+                server.tokens
+            }
+            None => self.provider.config().context_window,
+        };
+        let usage = measure(&self.transcript, self.request_shape(&system, window));
+        if self.needs_compaction(&usage, text) {
+            match self.compact(cancel, events, true).await {
+                Ok(_) => {}
+                Err(CompactError::Cancelled) => return Err(End::new(TurnEndReason::Cancelled)),
+                Err(error) => events.emit(TurnEvent::Error {
+                    message: format!(
+                        "{error}; the conversation goes on without a summary (old messages are \
+                         shortened or left out to fit)"
+                    ),
+                    fatal: false,
+                }),
+            }
+        }
+        Ok((system, window))
+    }
+
+    /// The fixed parts of a request with `system` in `window`.
+    fn request_shape(&self, system: &str, window: u32) -> RequestShape {
+        let (_, tool_tokens) = self.offered_tools();
+        RequestShape {
+            window_tokens: window,
+            system_tokens: estimate_tokens(system),
+            tool_tokens,
+            reply_reserve_tokens: self.options.reply_reserve_tokens.min(window / 2),
+            compact_at_percent: self.options.compact_at_percent,
+        }
+    }
+
+    /// How full the window would be with the next request (for a gauge between turns).
+    pub async fn context_usage(&self) -> ContextUsage {
+        let context =
+            PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
+        let system = system_prompt(&context);
+        let window = self
+            .provider
+            .server_window()
+            .await
+            .map_or(self.provider.config().context_window, |server| {
+                server.tokens
+            });
+        measure(&self.transcript, self.request_shape(&system, window))
+    }
+
     /// The tool schemas offered now, and their estimated size in tokens.
     fn offered_tools(&self) -> (Vec<ChatCompletionTools>, u32) {
         let schemas = self.tools.enabled_openai_schemas();
@@ -328,8 +386,22 @@ impl Session {
             window_tokens: window,
             reply_reserve_tokens: self.options.reply_reserve_tokens.min(window / 2),
         };
-        let fixed = estimate_tokens(system).saturating_add(schema_tokens);
+        let summary = self.transcript.summary();
+        let fixed = estimate_tokens(system)
+            .saturating_add(summary.map_or(0, estimate_tokens))
+            .saturating_add(schema_tokens);
         let (messages, fit) = self.transcript.request_view(budget, fixed);
+        let shape = RequestShape {
+            window_tokens: window,
+            system_tokens: estimate_tokens(system),
+            tool_tokens: schema_tokens,
+            reply_reserve_tokens: budget.reply_reserve_tokens,
+            compact_at_percent: self.options.compact_at_percent,
+        };
+        events.emit(TurnEvent::Context {
+            usage: measure(&self.transcript, shape),
+        });
+        let system = system_with_summary(system, summary);
         if fit.changed() {
             events.emit(TurnEvent::ContextShortened {
                 shortened: fit.shortened,
@@ -345,7 +417,7 @@ impl Session {
                 fit.dropped
             )
         } else {
-            system.to_owned()
+            system
         };
         let flags = self.provider.flags();
         ChatRequest::new(

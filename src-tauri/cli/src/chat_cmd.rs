@@ -419,6 +419,14 @@ impl TextView {
             } => self.note(&format!(
                 "[context: {shortened} old tool results shortened, {dropped} old messages left out]"
             )),
+            // The gauge is the desktop app's; the terminal says when a summary replaces messages.
+            TurnEvent::Context { .. } => {}
+            TurnEvent::CompactionStarted { .. } => {
+                self.note("[the context is nearly full: the model summarises the conversation]");
+            }
+            TurnEvent::Compacted { summarised, .. } => self.note(&format!(
+                "[compacted: a summary now stands in for {summarised} earlier messages]"
+            )),
             TurnEvent::Error { message, fatal } => {
                 let label = if *fatal { "error" } else { "warning" };
                 self.note(&format!("{label}: {message}"));

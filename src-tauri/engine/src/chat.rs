@@ -18,7 +18,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use gantry_agent::{Message, Provider, Session, SessionOptions, TurnEvent};
+use gantry_agent::{Message, Provider, Session, TurnEvent};
 use gantry_store::{ProjectId, SessionId, Store};
 use gantry_tools::{SessionGrant, ToolManager, ToolSession};
 use serde::{Deserialize, Serialize};
@@ -36,11 +36,18 @@ use crate::transcripts::from_stored;
 mod changes;
 #[path = "chat_events.rs"]
 pub mod events_log;
+#[path = "chat_window.rs"]
+mod window;
 pub use changes::{
     AcceptChangesRequest, BranchView, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
     SwitchBranchOutcome, SwitchBranchRequest,
 };
 pub use events_log::{EventLog, EventsSince, EventsSinceRequest, TurnReplay};
+pub use gantry_agent::ContextUsage;
+pub use window::{
+    COMPACT_AT_SETTING, CompactSettings, EditSummaryRequest, compact_settings,
+    save_compact_settings,
+};
 
 /// The longest message accepted from the webview, in bytes.
 const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -465,13 +472,13 @@ impl ProjectChat {
         }
     }
 
-    async fn start_turn(
+    /// Makes `slot` hold the current session's engine session (loading it, or creating one
+    /// for a fresh chat), with the options the settings say.
+    async fn load_session(
         &self,
-        text: &str,
-        provider: Provider,
-        cancel: CancellationToken,
-    ) -> Result<String, CommandError> {
-        let mut slot = Arc::clone(&self.session).lock_owned().await;
+        slot: &mut Option<Session>,
+        provider: &Provider,
+    ) -> Result<(), CommandError> {
         let current = self.current();
         let loaded = slot.as_ref().map(Session::tool_session);
         let is_current = match (loaded, &current) {
@@ -480,20 +487,32 @@ impl ProjectChat {
         };
         if !is_current {
             *slot = None;
-            let session = open_session(
-                &self.tools,
-                &self.store,
-                provider.clone(),
-                SessionOptions::default(),
-                current,
-            )
-            .await?;
+            let options = window::session_options(&self.store).await;
+            let session =
+                open_session(&self.tools, &self.store, provider.clone(), options, current).await?;
             *slot = Some(session);
         }
+        Ok(())
+    }
+
+    async fn start_turn(
+        &self,
+        text: &str,
+        provider: Provider,
+        cancel: CancellationToken,
+    ) -> Result<String, CommandError> {
+        let mut slot = Arc::clone(&self.session).lock_owned().await;
+        self.load_session(&mut slot, &provider).await?;
         let Some(session) = slot.as_mut() else {
             return Err(CommandError::internal("the session went away"));
         };
         session.set_provider(provider);
+        // The compaction setting applies from the next turn on, also to a loaded session.
+        session.set_compact_at_percent(
+            window::session_options(&self.store)
+                .await
+                .compact_at_percent,
+        );
         let session_id = session.id().to_owned();
         let pending = lock(&self.pending_model).take();
         if let (Some(choice), Ok(id)) = (pending, session_id.parse::<SessionId>()) {
@@ -602,12 +621,16 @@ mod tests {
 
     impl Rig {
         fn provider(&self) -> Provider {
+            self.provider_with_window(32_000)
+        }
+
+        fn provider_with_window(&self, window: u32) -> Provider {
             let config = ProviderConfig::new(
                 "scripted",
                 self.provider.base_url(),
                 "scripted-model",
                 None,
-                32_000,
+                window,
             );
             Provider::new(config, None, ProviderOptions::default()).unwrap()
         }
@@ -962,5 +985,267 @@ mod tests {
         assert!(changes.reverted_calls.is_empty(), "{changes:?}");
         assert_eq!(changes.turns.len(), 2);
         rig.provider.verify().unwrap();
+    }
+
+    /// The text of a recorded request's messages, by role.
+    fn request_messages(request: &serde_json::Value) -> Vec<(String, String)> {
+        request["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|message| {
+                (
+                    message["role"].as_str().unwrap_or_default().to_owned(),
+                    message["content"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn compact_asks_for_a_summary_and_later_requests_continue_from_it() {
+        let rig = rig(vec![
+            Turn::text("One."),
+            Turn::text("NOTES: the user said first; the model said One.").expect(
+                Expect::new()
+                    .last_role("user")
+                    .last_contains("Summarise the conversation so far")
+                    .any_contains("first")
+                    .absent("/tools"),
+            ),
+            Turn::text("Two.").expect(
+                Expect::new()
+                    .message_count(2)
+                    .any_contains("NOTES: the user said first"),
+            ),
+        ])
+        .await;
+        let nothing = rig.chat.compact(rig.provider()).await.unwrap_err();
+        assert_eq!(
+            nothing.kind,
+            ErrorKind::InvalidInput,
+            "a fresh chat: {nothing:?}"
+        );
+        rig.chat.send("first", rig.provider()).await.unwrap();
+        rig.finished(1).await;
+        let view = rig.chat.compact(rig.provider()).await.unwrap();
+        assert_eq!(view.messages.len(), 3);
+        assert!(view.messages[2].is_summary());
+        assert_eq!(
+            view.messages[2].content,
+            "NOTES: the user said first; the model said One."
+        );
+        let events = rig.events();
+        let kinds: Vec<&str> = events
+            .iter()
+            .filter_map(|event| event["event"]["type"].as_str())
+            .collect();
+        assert!(kinds.contains(&"compaction_started"), "{kinds:?}");
+        assert!(kinds.contains(&"compacted"), "{kinds:?}");
+        let context = events
+            .iter()
+            .rev()
+            .find(|event| event["event"]["type"] == "context")
+            .unwrap();
+        assert_eq!(context["event"]["usage"]["summarisedMessages"], 3);
+
+        // The user corrects the summary; the next request sends the corrected text.
+        let edited = rig
+            .chat
+            .edit_summary(&EditSummaryRequest {
+                ordinal: 2,
+                text: "NOTES: the user said first (corrected)".into(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            edited.messages[2].content,
+            "NOTES: the user said first (corrected)"
+        );
+        let refused = rig
+            .chat
+            .edit_summary(&EditSummaryRequest {
+                ordinal: 0,
+                text: "rewrite history".into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::InvalidInput);
+
+        rig.chat.send("second", rig.provider()).await.unwrap();
+        rig.finished(2).await;
+        let requests = rig.provider.requests();
+        let last = request_messages(requests[2].body.as_ref().unwrap());
+        assert_eq!(last[0].0, "system");
+        assert!(
+            last[0].1.contains("NOTES: the user said first (corrected)"),
+            "{last:?}"
+        );
+        assert_eq!(last[1], ("user".to_owned(), "second".to_owned()));
+        // Everything stays stored.
+        let view = rig.chat.view().await.unwrap();
+        let texts: Vec<&str> = view.messages.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "first",
+                "One.",
+                "NOTES: the user said first (corrected)",
+                "second",
+                "Two."
+            ]
+        );
+        rig.provider.verify().unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_turn_compacts_first_when_its_request_would_pass_the_threshold() {
+        let long = "word ".repeat(6_000); // about 7,500 tokens
+        let rig = rig(vec![
+            Turn::text("Ack."),
+            Turn::text("NOTES: a long text was pasted.")
+                .expect(Expect::new().last_contains("Summarise the conversation so far")),
+            Turn::text("Done.").expect(
+                Expect::new()
+                    .message_count(2)
+                    .any_contains("NOTES: a long text was pasted."),
+            ),
+        ])
+        .await;
+        rig.store
+            .settings()
+            .set(COMPACT_AT_SETTING, "50")
+            .await
+            .unwrap();
+        rig.chat
+            .send(&long, rig.provider_with_window(16_000))
+            .await
+            .unwrap();
+        rig.finished(1).await;
+        rig.chat
+            .send("next", rig.provider_with_window(16_000))
+            .await
+            .unwrap();
+        let events = rig.finished(2).await;
+        let started = events
+            .iter()
+            .find(|event| event["event"]["type"] == "compaction_started")
+            .unwrap();
+        assert_eq!(started["event"]["automatic"], true);
+        let view = rig.chat.view().await.unwrap();
+        let kinds: Vec<bool> = view.messages.iter().map(Message::is_summary).collect();
+        assert_eq!(
+            kinds,
+            [false, false, true, false, false],
+            "summary before the new message"
+        );
+        assert_eq!(view.messages[3].content, "next");
+        // The gauge of the last request counts the summary, not the long text.
+        let context = events
+            .iter()
+            .rev()
+            .find(|event| event["event"]["type"] == "context")
+            .unwrap();
+        assert!(
+            context["event"]["usage"]["transcriptTokens"]
+                .as_u64()
+                .unwrap()
+                < 100,
+            "{context}"
+        );
+        assert_eq!(context["event"]["usage"]["compactAtTokens"], 8_000);
+        rig.provider.verify().unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_tool_result_too_large_for_the_window_is_cut_head_and_tail() {
+        let rig = rig(vec![
+            Turn::tool_calls(vec![gantry_scripted_provider::ToolCall::new(
+                "c1",
+                "read_file",
+                json!({"path": "big.txt", "limit": 2000}),
+            )]),
+            Turn::text("Read it.").expect(
+                Expect::new()
+                    .last_role("tool")
+                    .last_contains("characters to save context]")
+                    .last_contains("line 0001")
+                    .last_contains("line 1999"),
+            ),
+            Turn::text("Still here."),
+        ])
+        .await;
+        let lines: String = (0..2000)
+            .map(|n| format!("line {n:04} {}\n", "x".repeat(190)))
+            .collect();
+        std::fs::write(rig.chat.tools.root().join("big.txt"), lines).unwrap();
+        rig.chat
+            .send("read big.txt", rig.provider_with_window(16_000))
+            .await
+            .unwrap();
+        let events = rig.finished(1).await;
+        let finished = &events.last().unwrap()["event"];
+        assert_eq!(finished["reason"], "completed", "{events:?}");
+        assert!(
+            events
+                .iter()
+                .any(|event| event["event"]["type"] == "context_shortened"),
+            "the request was fitted"
+        );
+        // The stored result is whole; the session goes on.
+        let view = rig.chat.view().await.unwrap();
+        assert!(view.messages[2].content.len() > 300_000);
+        rig.chat
+            .send("and now?", rig.provider_with_window(16_000))
+            .await
+            .unwrap();
+        rig.finished(2).await;
+        assert_eq!(
+            rig.chat
+                .view()
+                .await
+                .unwrap()
+                .messages
+                .last()
+                .unwrap()
+                .content,
+            "Still here."
+        );
+        rig.provider.verify().unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_compaction_threshold_is_0_or_10_to_100_and_defaults_to_80() {
+        let rig = rig(vec![]).await;
+        assert_eq!(compact_settings(&rig.store).await.compact_at_percent, 80);
+        for refused in [5, 101] {
+            let error = save_compact_settings(
+                &rig.store,
+                CompactSettings {
+                    compact_at_percent: refused,
+                },
+            )
+            .await
+            .unwrap_err();
+            assert_eq!(error.kind, ErrorKind::InvalidInput, "{refused}");
+        }
+        for accepted in [0, 10, 65, 100] {
+            let saved = save_compact_settings(
+                &rig.store,
+                CompactSettings {
+                    compact_at_percent: accepted,
+                },
+            )
+            .await
+            .unwrap();
+            assert_eq!(saved.compact_at_percent, accepted);
+        }
+        // A value that is not a percent (written by hand) falls back to the default.
+        rig.store
+            .settings()
+            .set(COMPACT_AT_SETTING, "lots")
+            .await
+            .unwrap();
+        assert_eq!(compact_settings(&rig.store).await.compact_at_percent, 80);
     }
 }

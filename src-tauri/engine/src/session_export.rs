@@ -293,6 +293,7 @@ mod tests {
                     completion_tokens: None,
                     status: MessageStatus::Complete,
                     outcome: None,
+                    kind: gantry_store::MessageKind::Normal,
                 },
             ),
             stored(

@@ -10,14 +10,15 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use gantry_agent::ContextUsage;
 use gantry_store::{Secrets, Store};
 use gantry_watch::TreeEntry;
 use serde::{Deserialize, Serialize};
 
 use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
 use crate::chat::{
-    BranchView, ChatView, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
-    SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
+    BranchView, ChatView, CompactSettings, EditSummaryRequest, ResendOutcome, ResendRequest,
+    RetryRequest, RevertOutcome, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
 };
 use crate::checkpoints::{
     ChangesView, CheckpointLimits, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
@@ -409,6 +410,41 @@ impl AppState {
         let project = self.current()?;
         let provider = model_choice::session_provider(&self.store, project.chat()).await?;
         project.chat().send(text, provider).await
+    }
+
+    /// Asks the model for a summary of the current session and continues from it (`/compact`).
+    pub async fn compact_session(&self) -> Result<ChatView, CommandError> {
+        let project = self.current()?;
+        let provider = model_choice::session_provider(&self.store, project.chat()).await?;
+        project.chat().compact(provider).await
+    }
+
+    /// How full the current session's window is (`None`: a fresh chat, or a turn is running).
+    pub async fn context_usage(&self) -> Result<Option<ContextUsage>, CommandError> {
+        let project = self.current()?;
+        let provider = model_choice::session_provider(&self.store, project.chat()).await?;
+        project.chat().context_usage(provider).await
+    }
+
+    /// The compaction threshold (Settings).
+    pub async fn compact_settings(&self) -> CompactSettings {
+        crate::chat::compact_settings(&self.store).await
+    }
+
+    /// Saves the compaction threshold.
+    pub async fn save_compact_settings(
+        &self,
+        settings: CompactSettings,
+    ) -> Result<CompactSettings, CommandError> {
+        crate::chat::save_compact_settings(&self.store, settings).await
+    }
+
+    /// Replaces the text of a summary of the current session.
+    pub async fn edit_summary(
+        &self,
+        request: &EditSummaryRequest,
+    ) -> Result<ChatView, CommandError> {
+        self.current()?.chat().edit_summary(request).await
     }
 
     /// The models the current session's provider (or `request.provider`) lists, with the

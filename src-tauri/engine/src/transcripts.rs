@@ -9,7 +9,8 @@ use std::path::Path;
 
 use async_trait::async_trait;
 use gantry_agent::{
-    Message, MessageStatus, PersistError, Role, TokenUsage, ToolCall, ToolOutcome, TranscriptStore,
+    Message, MessageKind, MessageStatus, PersistError, Role, TokenUsage, ToolCall, ToolOutcome,
+    TranscriptStore,
 };
 use gantry_store::{NewMessage, SessionId, Store, StoreError};
 use gantry_tools::text::excerpt;
@@ -185,6 +186,10 @@ pub fn to_stored(message: &Message) -> NewMessage {
             .outcome
             .as_ref()
             .and_then(|outcome| serde_json::to_value(outcome).ok()),
+        kind: match message.kind {
+            MessageKind::Normal => gantry_store::MessageKind::Normal,
+            MessageKind::Summary => gantry_store::MessageKind::Summary,
+        },
     }
 }
 
@@ -256,6 +261,10 @@ pub fn from_stored(stored: NewMessage) -> Option<Message> {
         outcome: stored
             .outcome
             .and_then(|outcome| serde_json::from_value::<ToolOutcome>(outcome).ok()),
+        kind: match stored.kind {
+            gantry_store::MessageKind::Normal => MessageKind::Normal,
+            gantry_store::MessageKind::Summary => MessageKind::Summary,
+        },
     })
 }
 
@@ -267,6 +276,7 @@ mod tests {
     fn messages_convert_to_the_store_shape_and_back() {
         let messages = [
             Message::user("hi"),
+            Message::summary("notes so far"),
             Message::assistant(
                 "",
                 vec![ToolCall::new("c1", "read_file", r#"{"path":"a"}"#)],

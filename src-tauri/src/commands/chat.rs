@@ -7,8 +7,8 @@ use tokio::sync::oneshot;
 
 use gantry_engine::CommandError;
 use gantry_engine::chat::{
-    ChatView, EventsSince, EventsSinceRequest, RenameSessionRequest, SendMessageRequest,
-    SessionRequest, SessionSummary,
+    ChatView, CompactSettings, ContextUsage, EditSummaryRequest, EventsSince, EventsSinceRequest,
+    RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
 };
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::session_export::{ExportFormat, ExportSessionRequest, SessionExport};
@@ -132,6 +132,44 @@ pub async fn export_session(
         }
     };
     state.export_session(&request, path).await.map(Some)
+}
+
+/// Asks the model for a summary of the current session and continues from it (`/compact`).
+#[tauri::command]
+pub async fn compact_session(state: State<'_, AppState>) -> Result<ChatView, CommandError> {
+    state.compact_session().await
+}
+
+/// How full the current session's context window is (`None`: a fresh chat, or a turn runs).
+#[tauri::command]
+pub async fn context_usage(
+    state: State<'_, AppState>,
+) -> Result<Option<ContextUsage>, CommandError> {
+    state.context_usage().await
+}
+
+/// Replaces the text of a summary of the current session (the user corrected it).
+#[tauri::command]
+pub async fn edit_summary(
+    state: State<'_, AppState>,
+    request: EditSummaryRequest,
+) -> Result<ChatView, CommandError> {
+    state.edit_summary(&request).await
+}
+
+/// The compaction threshold (Settings).
+#[tauri::command]
+pub async fn compact_settings(state: State<'_, AppState>) -> Result<CompactSettings, CommandError> {
+    Ok(state.compact_settings().await)
+}
+
+/// Saves the compaction threshold (0: off, or 10 to 100 percent of the window).
+#[tauri::command]
+pub async fn save_compact_settings(
+    state: State<'_, AppState>,
+    request: CompactSettings,
+) -> Result<CompactSettings, CommandError> {
+    state.save_compact_settings(request).await
 }
 
 /// Stops the running turn (Stop button, Esc).

@@ -24,9 +24,10 @@ pub mod tree;
 
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::chat::{
-    AcceptChangesRequest, BranchView, ChatView, EventsSince, EventsSinceRequest,
-    RenameSessionRequest, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
-    SendMessageRequest, SessionRequest, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
+    AcceptChangesRequest, BranchView, ChatView, CompactSettings, ContextUsage, EditSummaryRequest,
+    EventsSince, EventsSinceRequest, RenameSessionRequest, ResendOutcome, ResendRequest,
+    RetryRequest, RevertOutcome, SendMessageRequest, SessionRequest, SessionSummary,
+    SwitchBranchOutcome, SwitchBranchRequest,
 };
 use gantry_engine::checkpoints::{
     ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,

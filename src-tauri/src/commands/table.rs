@@ -26,6 +26,11 @@ commands! {
     chat::chat_events_since(EventsSinceRequest) -> EventsSince;
     chat::search_sessions(SearchSessionsRequest) -> Vec<SearchHitView>;
     chat::export_session(ExportSessionRequest) -> Option<SessionExport>;
+    chat::compact_session(()) -> ChatView;
+    chat::context_usage(()) -> Option<ContextUsage>;
+    chat::edit_summary(EditSummaryRequest) -> ChatView;
+    chat::compact_settings(()) -> CompactSettings;
+    chat::save_compact_settings(CompactSettings) -> CompactSettings;
     chat::list_tools(()) -> Vec<ToolInfo>;
     chat::list_models(ListModelsRequest) -> ModelChoices;
     chat::choose_model(ChooseModelRequest) -> ModelChoices;

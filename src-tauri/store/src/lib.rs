@@ -54,7 +54,7 @@ pub use error::{Result, StoreError};
 pub use ids::{AuditId, BranchId, ChangeId, MessageId, ProjectId, RestoreId, SessionId};
 pub use mcp_switches::McpSwitches;
 pub use mcp_trust::{McpApproval, McpTrust};
-pub use messages::{Message, MessageStatus, NewMessage, Role};
+pub use messages::{Message, MessageKind, MessageStatus, NewMessage, Role};
 pub use paths::{DATA_DIR_ENV, DATABASE_FILE, data_dir, default_database_path};
 pub use policies::Policies;
 pub use projects::{Project, Projects};

@@ -66,6 +66,27 @@ impl MessageStatus {
     }
 }
 
+/// What a message is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageKind {
+    /// A message of the conversation.
+    #[default]
+    Normal,
+    /// The model's summary of everything before it (compaction).
+    Summary,
+}
+
+impl MessageKind {
+    /// The name used in the database.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Normal => "normal",
+            Self::Summary => "summary",
+        }
+    }
+}
+
 /// A message to append.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -90,6 +111,9 @@ pub struct NewMessage {
     /// other messages and for rows saved before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Value>,
+    /// What it is for.
+    #[serde(default)]
+    pub kind: MessageKind,
 }
 
 impl NewMessage {
@@ -105,6 +129,7 @@ impl NewMessage {
             completion_tokens: None,
             status: MessageStatus::Complete,
             outcome: None,
+            kind: MessageKind::Normal,
         }
     }
 }
@@ -127,7 +152,8 @@ pub struct Message {
 }
 
 const COLUMNS: &str = "id, session_id, ordinal, role, content, tool_calls, tool_call_id, \
-                       reasoning, prompt_tokens, completion_tokens, status, outcome, created_at";
+                       reasoning, prompt_tokens, completion_tokens, status, outcome, kind, \
+                       created_at";
 
 fn from_row(row: &SqliteRow) -> Result<Message> {
     let tool_calls: Option<String> = row.try_get("tool_calls")?;
@@ -154,6 +180,7 @@ fn from_row(row: &SqliteRow) -> Result<Message> {
             outcome: outcome
                 .map(|text| parse_json("tool outcome", &text))
                 .transpose()?,
+            kind: parse_name("message kind", row.try_get("kind")?)?,
         },
         created_at: Timestamp(row.try_get("created_at")?),
     })
@@ -174,8 +201,8 @@ impl Sessions<'_> {
         let row = sqlx::query(&format!(
             "INSERT INTO messages (session_id, ordinal, role, content, tool_calls, tool_call_id,
                                    reasoning, prompt_tokens, completion_tokens, status, outcome,
-                                   created_at)
-             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+                                   kind, created_at)
+             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?11
              FROM messages WHERE session_id = ?1
              RETURNING {COLUMNS}"
         ))
@@ -190,6 +217,7 @@ impl Sessions<'_> {
         .bind(message.status.as_str())
         .bind(outcome)
         .bind(now)
+        .bind(message.kind.as_str())
         .fetch_one(&mut *tx)
         .await
         .map_err(|error| StoreError::missing_parent(error, "session", session))?;
@@ -201,6 +229,33 @@ impl Sessions<'_> {
             .await?;
         tx.commit().await?;
         Ok(stored)
+    }
+
+    /// Replaces the text of the summary at `ordinal` (the user edited it). Only a summary can be
+    /// edited: what was said stays as it was said.
+    pub async fn edit_summary(
+        &self,
+        session: SessionId,
+        ordinal: u32,
+        content: &str,
+    ) -> Result<()> {
+        let changed = sqlx::query(
+            "UPDATE messages SET content = ?3
+             WHERE session_id = ?1 AND ordinal = ?2 AND kind = 'summary'",
+        )
+        .bind(session.0)
+        .bind(ordinal)
+        .bind(content)
+        .execute(self.pool)
+        .await?
+        .rows_affected();
+        if changed == 0 {
+            return Err(StoreError::invalid(
+                "summary",
+                format!("message {ordinal} of session {session} is not a summary"),
+            ));
+        }
+        Ok(())
     }
 
     /// A session's messages in order.

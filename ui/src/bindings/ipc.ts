@@ -15,8 +15,11 @@ import type { ChooseModelRequest } from "./ChooseModelRequest";
 import type { ClaudeImportPreview } from "./ClaudeImportPreview";
 import type { CommandError } from "./CommandError";
 import type { CommandSettingsView } from "./CommandSettingsView";
+import type { CompactSettings } from "./CompactSettings";
+import type { ContextUsage } from "./ContextUsage";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
+import type { EditSummaryRequest } from "./EditSummaryRequest";
 import type { EventsSince } from "./EventsSince";
 import type { EventsSinceRequest } from "./EventsSinceRequest";
 import type { ExportSessionRequest } from "./ExportSessionRequest";
@@ -100,6 +103,11 @@ export type Commands = {
   chat_events_since: { request: EventsSinceRequest; response: EventsSince };
   search_sessions: { request: SearchSessionsRequest; response: Array<SearchHitView> };
   export_session: { request: ExportSessionRequest; response: SessionExport | null };
+  compact_session: { request: null; response: ChatView };
+  context_usage: { request: null; response: ContextUsage | null };
+  edit_summary: { request: EditSummaryRequest; response: ChatView };
+  compact_settings: { request: null; response: CompactSettings };
+  save_compact_settings: { request: CompactSettings; response: CompactSettings };
   list_tools: { request: null; response: Array<ToolInfo> };
   list_models: { request: ListModelsRequest; response: ModelChoices };
   choose_model: { request: ChooseModelRequest; response: ModelChoices };
@@ -183,6 +191,11 @@ export const COMMAND_NAMES = [
   "chat_events_since",
   "search_sessions",
   "export_session",
+  "compact_session",
+  "context_usage",
+  "edit_summary",
+  "compact_settings",
+  "save_compact_settings",
   "list_tools",
   "list_models",
   "choose_model",

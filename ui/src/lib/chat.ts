@@ -18,6 +18,7 @@
 import type { CallProgress } from "../bindings/CallProgress";
 import type { ChatEvent } from "../bindings/ChatEvent";
 import type { ChatView } from "../bindings/ChatView";
+import type { ContextUsage } from "../bindings/ContextUsage";
 import type { Decision } from "../bindings/Decision";
 import type { Message } from "../bindings/Message";
 import type { Observation } from "../bindings/Observation";
@@ -85,6 +86,15 @@ export type ChatItem =
       readonly receiving?: { readonly name: string; readonly bytes: number } | null;
     }
   | {
+      /** The model's summary of everything before it (compaction); what is before it is shown
+       *  folded. */
+      readonly kind: "summary";
+      readonly key: number;
+      readonly text: string;
+      /** Its position in the stored transcript (to edit it). */
+      readonly ordinal: number;
+    }
+  | {
       readonly kind: "notice";
       readonly key: number;
       readonly notice: NoticeKind;
@@ -111,6 +121,10 @@ export interface ChatState {
   readonly awaitingSession: boolean;
   /** Token counts of the last turn, summed over its model calls. */
   readonly usage: TokenUsage | null;
+  /** How full the context window is (the latest request's, or the next one's). */
+  readonly context: ContextUsage | null;
+  /** The model is writing a summary (compaction). */
+  readonly compacting: boolean;
   /** The next item key. */
   readonly nextKey: number;
 }
@@ -121,6 +135,8 @@ export const emptyChat: ChatState = {
   running: false,
   awaitingSession: false,
   usage: null,
+  context: null,
+  compacting: false,
   nextKey: 1,
 };
 
@@ -235,7 +251,9 @@ export function fromTranscript(messages: readonly Message[], running = false): C
   for (const [ordinal, message] of messages.entries()) {
     // Empty optional fields are left out of the JSON.
     const { reasoning, toolCalls, toolCallId } = message;
-    if (message.role === "user") {
+    if (message.kind === "summary") {
+      items.push({ kind: "summary", key: key++, text: message.content, ordinal });
+    } else if (message.role === "user") {
       items.push({ kind: "user", key: key++, text: message.content, ordinal });
     } else if (message.role === "assistant") {
       const tools = (toolCalls ?? []).map(card);
@@ -305,8 +323,36 @@ export function fromView(view: ChatView, replay?: readonly ChatEvent[]): ChatSta
     running: view.running,
     awaitingSession: false,
     usage: null,
+    context: null,
+    compacting: false,
     nextKey: items.length + 1,
   };
+}
+
+/** Where the items a summary stands in for end: the index of the latest summary (0: none). */
+export function foldedCount(items: readonly ChatItem[]): number {
+  for (let index = items.length - 1; index > 0; index -= 1) {
+    if (items[index]?.kind === "summary") return index;
+  }
+  return 0;
+}
+
+/** The summary at `ordinal` now reads `text` (the user edited it). */
+export function summaryEdited(state: ChatState, ordinal: number, text: string): ChatState {
+  const items = state.items.map((item) => (item.kind === "summary" && item.ordinal === ordinal ? { ...item, text } : item));
+  return { ...state, items };
+}
+
+/** A summary arrived: it goes before the message the running turn was started with (a turn
+ *  compacts before saving it), or last when no turn runs. */
+function summarised(state: ChatState, event: Extract<TurnEvent, { type: "compacted" }>): ChatState {
+  const summary: ChatItem = { kind: "summary", key: state.nextKey, text: event.summary, ordinal: event.ordinal };
+  const last = state.items.at(-1);
+  const items =
+    state.running && last?.kind === "user"
+      ? [...state.items.slice(0, -1), summary, last]
+      : [...state.items, summary];
+  return { ...withItems(state, items, 1), compacting: false };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -549,6 +595,12 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
       });
     case "context_shortened":
       return notice(state, "context_shortened", contextText(event));
+    case "context":
+      return { ...state, context: event.usage };
+    case "compaction_started":
+      return { ...state, compacting: true };
+    case "compacted":
+      return summarised(state, event);
     case "error":
       return notice(state, "error", event.message);
     case "turn_finished":
@@ -558,7 +610,7 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
 
 function finished(state: ChatState, event: Extract<TurnEvent, { type: "turn_finished" }>): ChatState {
   const status = event.reason === "cancelled" ? "cancelled" : event.reason === "error" ? "error" : "complete";
-  const done = { ...finishLive(state, status), running: false, awaitingSession: false };
+  const done = { ...finishLive(state, status), running: false, awaitingSession: false, compacting: false };
   switch (event.reason) {
     case "completed":
       return done;

@@ -2,7 +2,8 @@
 // never touched again; the open blocks after them are replaced, and only those whose HTML changed
 // (an unchanged open block keeps its nodes, and so a selection in it). The HTML comes sanitised
 // from markdown.ts; it is parsed in an inert `<template>` (nothing loads, nothing runs) and moved
-// into the container.
+// into the container. A decorator may add to a block's nodes first (the copy buttons of its code
+// blocks, made with the DOM).
 
 import type { StreamStep } from "./markdown-stream";
 
@@ -18,13 +19,18 @@ function parse(html: string, document: Document): DocumentFragment {
   return template.content;
 }
 
+/** Adds to a block's parsed nodes what the view puts around them (copy buttons). */
+export type Decorate = (fragment: DocumentFragment) => void;
+
 export class BlockMount {
   readonly #container: HTMLElement;
+  readonly #decorate: Decorate | null;
   /** The open blocks on screen, in order, after every committed one. */
   #open: Mounted[] = [];
 
-  constructor(container: HTMLElement) {
+  constructor(container: HTMLElement, decorate: Decorate | null = null) {
     this.#container = container;
+    this.#decorate = decorate;
   }
 
   /** Shows what `step` says. */
@@ -69,6 +75,7 @@ export class BlockMount {
 
   #append(html: string): Mounted {
     const fragment = parse(html, this.#container.ownerDocument);
+    this.#decorate?.(fragment);
     const nodes = [...fragment.childNodes];
     this.#container.append(fragment);
     return { html, nodes };

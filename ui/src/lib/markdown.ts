@@ -5,7 +5,9 @@
 // tracking request out). Links stay visible but inert: the view that shows this HTML cancels
 // clicks on them, and the backend refuses any navigation away from the app. Model HTML names no
 // class, id or style: the app's own rules (a toast, a modal backdrop) can't be borrowed; the one
-// class kept is the `language-…` marked puts on a fenced block's `<code>`.
+// class kept is the `language-…` marked puts on a fenced block's `<code>`, and inside a `<code>`,
+// a span's classes when all are highlight.js's (`hljs-…`, or its `…_` scope suffixes): a fenced
+// block with a language is highlighted (highlight.ts) once the highlighter has loaded.
 //
 // A message is rendered block by block: each top-level Markdown block (paragraph, heading, list,
 // table, code block, block quote, HTML block) is rendered and sanitised on its own, and the
@@ -16,6 +18,7 @@
 import DOMPurify from "dompurify";
 import { getDefaults, Lexer, type Links, type MarkedOptions, type MarkedToken, Parser, type Token } from "marked";
 
+import { highlightCode, loadHighlighter } from "./highlight";
 import { t } from "./i18n.svelte";
 
 const ALLOWED_TAGS = [
@@ -33,6 +36,8 @@ const SAFE_LINK = /^(?:https?:|mailto:|#)/i;
 /** The class marked gives a fenced code block with an info string: one `language-…` token,
  *  which no rule of the app's style sheet matches. */
 const LANGUAGE_CLASS = /^language-\S+$/;
+/** The classes highlight.js puts on its spans (`hljs-title function_`). */
+const HIGHLIGHT_CLASS = /^(?:hljs-[\w-]+|[\w-]+_)(?: (?:hljs-[\w-]+|[\w-]+_))*$/;
 
 let purifier: ReturnType<typeof DOMPurify> | null = null;
 
@@ -41,9 +46,10 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
   const instance = DOMPurify(window);
   instance.addHook("afterSanitizeAttributes", (node) => {
     const className = node.getAttribute("class");
-    if (className !== null && !(node.tagName === "CODE" && LANGUAGE_CLASS.test(className))) {
-      node.removeAttribute("class");
-    }
+    const kept =
+      (node.tagName === "CODE" && LANGUAGE_CLASS.test(className ?? "")) ||
+      (node.tagName === "SPAN" && HIGHLIGHT_CLASS.test(className ?? "") && node.closest("code") !== null);
+    if (className !== null && !kept) node.removeAttribute("class");
     if (node.tagName === "IMG") {
       const src = node.getAttribute("src") ?? "";
       if (!INLINE_IMAGE.test(src)) {
@@ -153,9 +159,30 @@ export function markedBlock(token: Token): string {
   return new Parser(options()).parse([token]);
 }
 
-/** One top-level token as sanitised HTML (empty for blank lines and link definitions). */
+/** A fenced block's language name, as a class may hold it. */
+function fenceLanguage(info: string | undefined): string {
+  return (/^\S*/.exec(info ?? "")?.[0] ?? "").replace(/[^\w+#.-]/g, "");
+}
+
+/** A fenced code block with a language, highlighted (not sanitised); null when it has none,
+ *  the language is unknown, or the highlighter is not loaded yet (then it starts loading). */
+export function highlightedBlock(token: Token): string | null {
+  if (token.type !== "code" || token.codeBlockStyle === "indented") return null;
+  const language = fenceLanguage(typeof token.lang === "string" ? token.lang : "");
+  if (language === "") return null;
+  const text = typeof token.text === "string" ? token.text : "";
+  const html = highlightCode(text, language);
+  if (html === null) {
+    void loadHighlighter();
+    return null;
+  }
+  return `<pre><code class="language-${language}">${html}\n</code></pre>\n`;
+}
+
+/** One top-level token as sanitised HTML (empty for blank lines and link definitions); a fenced
+ *  block with a language is highlighted when the highlighter is loaded. */
 export function renderBlock(token: Token): string {
-  const html = markedBlock(token);
+  const html = highlightedBlock(token) ?? markedBlock(token);
   return html === "" ? "" : sanitizeHtml(html);
 }
 

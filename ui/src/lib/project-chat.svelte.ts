@@ -23,6 +23,7 @@ import {
   fromView,
   sendFailed,
   sent,
+  summaryEdited,
 } from "./chat";
 import { animationFrames, DeltaBatcher, type FrameScheduler, isDelta } from "./delta-batch";
 import { SeqGate } from "./event-seq";
@@ -30,6 +31,9 @@ import { call, describeError, isCommandError, on } from "./ipc";
 
 /** How long after Stop a turn that still shows as running is checked with the backend. */
 const RESYNC_AFTER_CANCEL_MS = 5000;
+
+/** How long after a turn ends the gauge asks for the next request's size. */
+const CONTEXT_AFTER_TURN_MS = 300;
 
 export class ProjectChat {
   /** The shown session's transcript and turn. */
@@ -77,7 +81,12 @@ export class ProjectChat {
       this.#deltas.flush();
       this.state = applyEvent(this.state, event, this.#projectId);
       const kind = event.event.type;
-      if (kind === "turn_finished") void this.refreshSessions();
+      if (kind === "turn_finished") {
+        void this.refreshSessions();
+        // The reply's own count arrived with it: the gauge reads the next request's size once
+        // the turn has let go of its session.
+        setTimeout(() => void this.refreshContext(), CONTEXT_AFTER_TURN_MS);
+      }
       if (kind === "tool_call_started" && !(event.event.name in this.levels)) {
         void this.refreshTools(event.event.name);
       }
@@ -185,6 +194,45 @@ export class ProjectChat {
     }
   }
 
+  /** Asks the model for a summary of the session and continues from it (`/compact`). */
+  async compact(): Promise<boolean> {
+    this.#deltas.flush();
+    if (this.state.running || this.state.sessionId === null) return false;
+    this.state = { ...this.state, compacting: true };
+    try {
+      await this.showView(await call("compact_session"));
+      return true;
+    } catch (failure) {
+      this.state = { ...this.state, compacting: false };
+      this.fail(failure);
+      return false;
+    }
+  }
+
+  /** Saves the user's text of the summary at `ordinal`. */
+  async editSummary(ordinal: number, text: string): Promise<boolean> {
+    try {
+      await call("edit_summary", { ordinal, text });
+      this.state = summaryEdited(this.state, ordinal, text.trim());
+      void this.refreshContext();
+      return true;
+    } catch (failure) {
+      this.fail(failure);
+      return false;
+    }
+  }
+
+  /** Reads how full the window is, between turns (a turn's events say it while it runs). */
+  async refreshContext(): Promise<void> {
+    if (this.state.running || this.state.sessionId === null) return;
+    try {
+      const context = await call("context_usage");
+      if (context !== null) this.state = { ...this.state, context };
+    } catch {
+      // The gauge stays as it was; the chat works without it.
+    }
+  }
+
   async cancel(): Promise<void> {
     try {
       await call("cancel_turn");
@@ -284,8 +332,10 @@ export class ProjectChat {
       }
     }
     this.#deltas.flush();
-    this.state = fromView(view);
+    const context = this.state.sessionId === (view.session?.id ?? null) ? this.state.context : null;
+    this.state = { ...fromView(view), context };
     this.#gate.reset(view.seq);
+    void this.refreshContext();
   }
 
   private fail(failure: unknown): void {

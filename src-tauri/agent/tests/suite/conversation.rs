@@ -31,7 +31,22 @@ async fn a_plain_answer_streams_and_is_saved() {
         kinds(&events),
         ["turn_started", "text_delta", "usage", "turn_finished"]
     );
-    assert_eq!(finish_of(&events), (TurnEndReason::Completed, None));
+    // One gauge reading, for the one request, before its reply.
+    let contexts: Vec<&gantry_agent::ContextUsage> = events
+        .iter()
+        .filter_map(|event| match event {
+            TurnEvent::Context { usage } => Some(usage),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(contexts.len(), 1);
+    assert!(contexts[0].system_tokens > 0 && contexts[0].tool_tokens > 0);
+    assert!(contexts[0].transcript_tokens > 0, "the user's message");
+    assert_eq!(contexts[0].reported_tokens, None, "nothing counted yet");
+    assert_eq!(
+        u64::from(contexts[0].compact_at_tokens),
+        u64::from(contexts[0].window_tokens) * 80 / 100
+    );
     assert_eq!(
         shape(&h.saved()),
         [

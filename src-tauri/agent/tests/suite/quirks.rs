@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use gantry_agent::{Provider, ProviderConfig, ProviderFlags, ServerKind, TurnEndReason, TurnEvent};
+use gantry_agent::{
+    Provider, ProviderConfig, ProviderFlags, ServerKind, SessionOptions, TurnEndReason, TurnEvent,
+};
 use gantry_scripted_provider::{Completion, ErrorReply, Expect, Script, ToolCall, Turn};
 use gantry_tools::{ApprovalDecision, FixedApprover, ObservationKind};
 use serde_json::json;
@@ -400,10 +402,17 @@ async fn an_ollama_window_too_small_for_the_instructions_stops_before_sending() 
 
 #[tokio::test]
 async fn a_small_server_window_warns_with_the_fix_and_is_used_for_fitting() {
-    let mut h = Harness::start(ollama_script(
-        4_096,
-        vec![Turn::text("ok"), Turn::text("ok again")],
-    ))
+    // Compaction off: this is about fitting (a long message would be summarised first).
+    let mut h = Harness::with(
+        ollama_script(4_096, vec![Turn::text("ok"), Turn::text("ok again")]),
+        Setup {
+            options: SessionOptions {
+                compact_at_percent: 0,
+                ..SessionOptions::default()
+            },
+            ..Setup::default()
+        },
+    )
     .await;
     h.session.set_provider(provider(
         &h,

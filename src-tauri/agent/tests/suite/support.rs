@@ -276,10 +276,14 @@ pub fn finish_of(events: &[TurnEvent]) -> (TurnEndReason, Option<String>) {
     }
 }
 
-/// The events' `type` tags, in order, with consecutive repeats collapsed.
+/// The events' `type` tags, in order, with consecutive repeats collapsed; `context` events (the
+/// gauge's reading, one per request: see `context_events`) are left out of the flow.
 pub fn kinds(events: &[TurnEvent]) -> Vec<String> {
     let mut kinds: Vec<String> = Vec::new();
     for event in events {
+        if matches!(event, TurnEvent::Context { .. }) {
+            continue;
+        }
         let value = serde_json::to_value(event).unwrap();
         let kind = value["type"].as_str().unwrap().to_owned();
         if kinds.last() != Some(&kind) {

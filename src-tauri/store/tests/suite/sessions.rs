@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use gantry_store::{AuditFilter, MessageStatus, NewMessage, Role, SessionId, StoreError};
+use gantry_store::{
+    AuditFilter, MessageKind, MessageStatus, NewMessage, Role, SessionId, StoreError,
+};
 use gantry_tools::{DecisionKind, ObservationKind};
 use serde_json::json;
 
@@ -83,6 +85,40 @@ async fn sessions_are_listed_by_last_update_and_can_be_renamed_touched_and_delet
 }
 
 #[tokio::test]
+async fn a_summary_keeps_its_kind_and_only_a_summary_can_be_edited() {
+    let fixture = Fixture::new().await;
+    let sessions = fixture.store.sessions();
+    let session = sessions
+        .create(fixture.project.id, "chat", None)
+        .await
+        .unwrap();
+    sessions
+        .append_message(session.id, &NewMessage::text(Role::User, "hi"))
+        .await
+        .unwrap();
+    let summary = NewMessage {
+        kind: MessageKind::Summary,
+        ..NewMessage::text(Role::Assistant, "notes")
+    };
+    let stored = sessions.append_message(session.id, &summary).await.unwrap();
+    assert_eq!(stored.message.kind, MessageKind::Summary);
+    sessions
+        .edit_summary(session.id, 1, "better notes")
+        .await
+        .unwrap();
+    let error = sessions.edit_summary(session.id, 0, "rewritten").await;
+    assert!(
+        matches!(error, Err(StoreError::Invalid { .. })),
+        "{error:?}"
+    );
+    let messages = sessions.messages(session.id).await.unwrap();
+    assert_eq!(messages[0].message.content.as_deref(), Some("hi"));
+    assert_eq!(messages[0].message.kind, MessageKind::Normal);
+    assert_eq!(messages[1].message.content.as_deref(), Some("better notes"));
+    assert_eq!(messages[1].message.kind, MessageKind::Summary);
+}
+
+#[tokio::test]
 async fn messages_keep_every_field_in_order() {
     let fixture = Fixture::new().await;
     let sessions = fixture.store.sessions();
@@ -108,6 +144,7 @@ async fn messages_keep_every_field_in_order() {
             completion_tokens: Some(15),
             status: MessageStatus::Complete,
             outcome: None,
+            kind: MessageKind::Normal,
         },
         NewMessage {
             tool_call_id: Some("call_1".into()),
@@ -269,6 +306,7 @@ async fn search_finds_text_and_tool_arguments_in_the_projects_sessions_only() {
         completion_tokens: None,
         status: MessageStatus::Complete,
         outcome: None,
+        kind: MessageKind::Normal,
     };
     say(second.id, Role::User, "Write the docs").await;
     let called = sessions.append_message(second.id, &call).await.unwrap();
