@@ -25,6 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use gantry_tools::text::head_tail;
 
+use crate::attachment::{Attachment, IMAGE_TOKENS};
+
 /// Who wrote a message.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -157,6 +159,10 @@ pub struct Message {
     /// The provider's token counts for the call that produced an assistant message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TokenUsage>,
+    /// What a user message carries beyond its text (mentioned files and folders, images).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub attachments: Vec<Attachment>,
 }
 
 impl Message {
@@ -170,7 +176,15 @@ impl Message {
             tool_call_id: None,
             status: MessageStatus::Complete,
             usage: None,
+            attachments: Vec::new(),
         }
+    }
+
+    /// The same message with `attachments`.
+    #[must_use]
+    pub fn with_attachments(mut self, attachments: Vec<Attachment>) -> Self {
+        self.attachments = attachments;
+        self
     }
 
     /// An assistant message.
@@ -295,9 +309,18 @@ pub fn estimate_message_tokens(message: &Message) -> u32 {
                 .saturating_add(MESSAGE_OVERHEAD_TOKENS)
         })
         .fold(0, u32::saturating_add);
+    let attached: u32 = message
+        .attachments
+        .iter()
+        .map(|attachment| match attachment.text_block() {
+            Some(text) => estimate_tokens(&text),
+            None => IMAGE_TOKENS,
+        })
+        .fold(0, u32::saturating_add);
     MESSAGE_OVERHEAD_TOKENS
         .saturating_add(estimate_tokens(&message.content))
         .saturating_add(calls)
+        .saturating_add(attached)
 }
 
 impl Transcript {

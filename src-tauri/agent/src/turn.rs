@@ -98,6 +98,18 @@ impl Session {
         cancel: &CancellationToken,
         events: impl Into<EventSink>,
     ) -> TurnOutcome {
+        self.run_turn_with(Message::user(text), cancel, events)
+            .await
+    }
+
+    /// Runs one turn for the user's `message` (its text and its attachments), as
+    /// [`Session::run_turn`] does.
+    pub async fn run_turn_with(
+        &mut self,
+        message: Message,
+        cancel: &CancellationToken,
+        events: impl Into<EventSink>,
+    ) -> TurnOutcome {
         // Deltas reach the consumer at most once a frame; everything else in order, at once.
         let events = events.into().batched(BATCH_INTERVAL);
         let _ticker = events.spawn_ticker(BATCH_INTERVAL);
@@ -107,7 +119,7 @@ impl Session {
         let mut steps = 0;
         let mut usage = TokenUsage::default();
         let end = match self
-            .turn_steps(text, cancel, &events, &mut steps, &mut usage)
+            .turn_steps(message, cancel, &events, &mut steps, &mut usage)
             .await
         {
             Ok(end) | Err(end) => end,
@@ -133,13 +145,13 @@ impl Session {
 
     async fn turn_steps(
         &mut self,
-        text: &str,
+        message: Message,
         cancel: &CancellationToken,
         events: &EventSink,
         steps: &mut u32,
         usage: &mut TokenUsage,
     ) -> Result<End, End> {
-        self.save(Message::user(text)).await?;
+        self.save(message).await?;
         let context =
             PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
         let system = system_prompt(&context);
