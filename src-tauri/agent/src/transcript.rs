@@ -161,7 +161,6 @@ pub struct Message {
     pub usage: Option<TokenUsage>,
     /// What a user message carries beyond its text (mentioned files and folders, images).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub attachments: Vec<Attachment>,
 }
 

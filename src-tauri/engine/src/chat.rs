@@ -112,6 +112,9 @@ impl Event for ChatEvent {
 pub struct SendMessageRequest {
     /// What the user wrote.
     pub text: String,
+    /// Files and folders mentioned, images pasted or dropped.
+    #[serde(default)]
+    pub attachments: Vec<crate::attachments::AttachmentRequest>,
 }
 
 /// The argument of the commands that name a session.
@@ -394,7 +397,30 @@ impl ProjectChat {
     /// Starts a turn with `text` in the current session (creating one for a fresh chat), talking
     /// to `provider`. Returns the session's id at once; the turn reports through events.
     pub async fn send(&self, text: &str, provider: Provider) -> Result<String, CommandError> {
-        check_message(text)?;
+        self.send_with(Message::user(text), provider).await
+    }
+
+    /// [`ProjectChat::send`] for a user `message` with attachments (built by
+    /// [`crate::attachments`]). A message with images is refused before anything is sent when
+    /// the provider's model does not accept images ([`gantry_agent::ProviderFlags::images`]).
+    pub async fn send_with(
+        &self,
+        message: Message,
+        provider: Provider,
+    ) -> Result<String, CommandError> {
+        if message.attachments.is_empty() {
+            check_message(&message.content)?;
+        } else if message.content.len() > MAX_MESSAGE_BYTES {
+            return Err(CommandError::invalid("the message is over 1 MiB"));
+        }
+        if message.attachments.iter().any(|a| a.is_image()) && !provider.flags().images {
+            return Err(CommandError::invalid(format!(
+                "{} ({}) does not accept images: remove the image, or choose a model that \
+                 accepts them (or turn on \"accepts images\" for this provider in the settings)",
+                provider.config().model,
+                provider.config().name,
+            )));
+        }
         self.wait_for_cancelled_turn().await;
         let cancel = CancellationToken::new();
         {
@@ -410,7 +436,7 @@ impl ProjectChat {
                 cancel: cancel.clone(),
             });
         }
-        match self.start_turn(text, provider, cancel).await {
+        match self.start_turn(message, provider, cancel).await {
             Ok(id) => Ok(id),
             Err(error) => {
                 *lock(&self.turn) = None;
@@ -435,7 +461,7 @@ impl ProjectChat {
 
     async fn start_turn(
         &self,
-        text: &str,
+        message: Message,
         provider: Provider,
         cancel: CancellationToken,
     ) -> Result<String, CommandError> {
@@ -500,12 +526,11 @@ impl ProjectChat {
                 *lock(&turn) = None;
             }
         };
-        let text = text.to_owned();
         let store = self.store.clone();
         tokio::spawn(async move {
             let forwarding = tokio::spawn(forward);
             if let Some(session) = slot.as_mut() {
-                let outcome = session.run_turn(&text, &cancel, sender).await;
+                let outcome = session.run_turn_with(message, &cancel, sender).await;
                 tracing::info!(reason = outcome.reason.as_str(), "turn ended");
                 remember_what_it_learned(&store, session.provider()).await;
             }

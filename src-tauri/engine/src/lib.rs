@@ -17,12 +17,15 @@
 //!   ([`project`]: tree, watcher, chat, MCP servers), the chat ([`chat`]), the dialogs through
 //!   which the engine asks the user ([`dialogs`]), the events it sends ([`events`]), the panels'
 //!   view models ([`tool_panel`], [`mcp_panel`], [`mcp_servers`], [`audit_view`],
-//!   [`provider_settings`], [`preview`]), the app's state behind every command ([`state`]) and
+//!   [`provider_settings`], [`preview`]), what the chat box puts in a message ([`attachments`]:
+//!   mentioned files and folders, images; [`mentions`]: the @-completion index;
+//!   [`slash_commands`]: the project's own commands), the app's state behind every command ([`state`]) and
 //!   the one error every command returns ([`error`]).
 //!
 //! The types the webview sees derive `ts_rs::TS`; the desktop shell generates the TypeScript
 //! contract from them.
 
+pub mod attachments;
 pub mod audit_view;
 pub mod chat;
 pub mod checkpoints;
@@ -31,6 +34,7 @@ pub mod error;
 pub mod events;
 pub mod local_servers;
 pub mod mcp_events;
+pub mod mentions;
 pub mod mcp_panel;
 pub mod mcp_servers;
 pub mod mcp_tokens;
@@ -42,6 +46,7 @@ pub mod project_commands;
 pub mod provider_settings;
 pub mod providers;
 pub mod sessions;
+pub mod slash_commands;
 pub mod state;
 pub mod tool_panel;
 pub mod transcripts;

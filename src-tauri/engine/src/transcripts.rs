@@ -181,6 +181,9 @@ pub fn to_stored(message: &Message) -> NewMessage {
             MessageStatus::Cancelled => gantry_store::MessageStatus::Cancelled,
             MessageStatus::Error => gantry_store::MessageStatus::Error,
         },
+        attachments: (!message.attachments.is_empty())
+            .then(|| serde_json::to_value(&message.attachments).ok())
+            .flatten(),
     }
 }
 
@@ -248,6 +251,11 @@ pub fn from_stored(stored: NewMessage) -> Option<Message> {
             gantry_store::MessageStatus::Error => MessageStatus::Error,
         },
         usage,
+        // Attachments that no longer read as any kind Gantry knows are left out, not fatal.
+        attachments: stored
+            .attachments
+            .and_then(|value| serde_json::from_value(value).ok())
+            .unwrap_or_default(),
     })
 }
 

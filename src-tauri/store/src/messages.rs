@@ -86,6 +86,9 @@ pub struct NewMessage {
     pub completion_tokens: Option<u32>,
     /// How it ended.
     pub status: MessageStatus,
+    /// What a user message carries beyond its text, as a JSON array (`None`: nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<Value>,
 }
 
 impl NewMessage {
@@ -100,6 +103,7 @@ impl NewMessage {
             prompt_tokens: None,
             completion_tokens: None,
             status: MessageStatus::Complete,
+            attachments: None,
         }
     }
 }
@@ -122,10 +126,11 @@ pub struct Message {
 }
 
 const COLUMNS: &str = "id, session_id, ordinal, role, content, tool_calls, tool_call_id, \
-                       reasoning, prompt_tokens, completion_tokens, status, created_at";
+                       reasoning, prompt_tokens, completion_tokens, status, created_at, attachments";
 
 fn from_row(row: &SqliteRow) -> Result<Message> {
     let tool_calls: Option<String> = row.try_get("tool_calls")?;
+    let attachments: Option<String> = row.try_get("attachments")?;
     let tokens = |column: &str| -> Result<Option<u32>> {
         let value: Option<i64> = row.try_get(column)?;
         value.map(|n| to_u32("token count", n)).transpose()
@@ -145,6 +150,9 @@ fn from_row(row: &SqliteRow) -> Result<Message> {
             prompt_tokens: tokens("prompt_tokens")?,
             completion_tokens: tokens("completion_tokens")?,
             status: parse_name("message status", row.try_get("status")?)?,
+            attachments: attachments
+                .map(|text| parse_json("attachments", &text))
+                .transpose()?,
         },
         created_at: Timestamp(row.try_get("created_at")?),
     })
@@ -160,11 +168,13 @@ impl Sessions<'_> {
     ) -> Result<Message> {
         let now = Timestamp::now().as_millis();
         let tool_calls = message.tool_calls.as_ref().map(Value::to_string);
+        let attachments = message.attachments.as_ref().map(Value::to_string);
         let mut tx = begin_write(self.pool).await?;
         let row = sqlx::query(&format!(
             "INSERT INTO messages (session_id, ordinal, role, content, tool_calls, tool_call_id,
-                                   reasoning, prompt_tokens, completion_tokens, status, created_at)
-             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+                                   reasoning, prompt_tokens, completion_tokens, status, created_at,
+                                   attachments)
+             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
              FROM messages WHERE session_id = ?1
              RETURNING {COLUMNS}"
         ))
@@ -178,6 +188,7 @@ impl Sessions<'_> {
         .bind(message.completion_tokens)
         .bind(message.status.as_str())
         .bind(now)
+        .bind(attachments)
         .fetch_one(&mut *tx)
         .await
         .map_err(|error| StoreError::missing_parent(error, "session", session))?;

@@ -87,7 +87,10 @@ async fn messages_keep_every_field_in_order() {
     }]);
     let transcript = vec![
         NewMessage::text(Role::System, "be brief"),
-        NewMessage::text(Role::User, "read a.rs"),
+        NewMessage {
+            attachments: Some(json!([{"kind": "file", "path": "a.rs", "text": "1\tfn main() {}"}])),
+            ..NewMessage::text(Role::User, "read a.rs")
+        },
         NewMessage {
             role: Role::Assistant,
             content: None,
@@ -97,6 +100,7 @@ async fn messages_keep_every_field_in_order() {
             prompt_tokens: Some(120),
             completion_tokens: Some(15),
             status: MessageStatus::Complete,
+            attachments: None,
         },
         NewMessage {
             tool_call_id: Some("call_1".into()),
