@@ -17,7 +17,7 @@ use std::io::Cursor;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use gantry_agent::Attachment;
+pub use gantry_agent::Attachment;
 use gantry_tools::builtin::read_file::{Window, read_window, render_text};
 use gantry_tools::{ProjectRoot, ResolvedPath};
 use gantry_watch::{EntryKind, ProjectTree};

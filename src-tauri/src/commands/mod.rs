@@ -22,6 +22,9 @@ pub mod settings;
 pub mod tools;
 pub mod tree;
 
+use gantry_engine::attachments::{
+    Attachment, MentionPathRequest, MentionTarget, PrepareImageRequest,
+};
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::chat::{
     AcceptChangesRequest, BranchView, ChatView, RenameSessionRequest, ResendOutcome, ResendRequest,
@@ -37,7 +40,9 @@ use gantry_engine::mcp_panel::{
     McpResourceContent, McpResourceRequest, McpServerEntry, McpServerRequest,
     RenderMcpPromptRequest, SaveMcpServersRequest, SetMcpServerEnabledRequest,
 };
+use gantry_engine::mentions::{MentionCompletions, MentionQuery};
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
+use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
 use gantry_engine::preview::{FilePreview, PreviewRequest};
 use gantry_engine::project::ProjectInfo;
 use gantry_engine::project_commands::{

@@ -3,6 +3,7 @@
 
 import type { AcceptChangesRequest } from "./AcceptChangesRequest";
 import type { AnswerQuestionRequest } from "./AnswerQuestionRequest";
+import type { Attachment } from "./Attachment";
 import type { AuditEntryView } from "./AuditEntryView";
 import type { AuditExport } from "./AuditExport";
 import type { AuditRequest } from "./AuditRequest";
@@ -17,6 +18,7 @@ import type { CommandError } from "./CommandError";
 import type { CommandSettingsView } from "./CommandSettingsView";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
+import type { ExpandCommandRequest } from "./ExpandCommandRequest";
 import type { FilePreview } from "./FilePreview";
 import type { GrantView } from "./GrantView";
 import type { ImportClaudeDesktopRequest } from "./ImportClaudeDesktopRequest";
@@ -32,8 +34,13 @@ import type { McpResourceContent } from "./McpResourceContent";
 import type { McpResourceRequest } from "./McpResourceRequest";
 import type { McpServerEntry } from "./McpServerEntry";
 import type { McpServerRequest } from "./McpServerRequest";
+import type { MentionCompletions } from "./MentionCompletions";
+import type { MentionPathRequest } from "./MentionPathRequest";
+import type { MentionQuery } from "./MentionQuery";
+import type { MentionTarget } from "./MentionTarget";
 import type { ModelChoices } from "./ModelChoices";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
+import type { PrepareImageRequest } from "./PrepareImageRequest";
 import type { PreviewRequest } from "./PreviewRequest";
 import type { ProbeProviderRequest } from "./ProbeProviderRequest";
 import type { ProjectInfo } from "./ProjectInfo";
@@ -62,6 +69,7 @@ import type { SessionRequest } from "./SessionRequest";
 import type { SessionSummary } from "./SessionSummary";
 import type { SetMcpServerEnabledRequest } from "./SetMcpServerEnabledRequest";
 import type { SetToolPolicyRequest } from "./SetToolPolicyRequest";
+import type { SlashCommandView } from "./SlashCommandView";
 import type { SwitchBranchOutcome } from "./SwitchBranchOutcome";
 import type { SwitchBranchRequest } from "./SwitchBranchRequest";
 import type { ToolInfo } from "./ToolInfo";
@@ -90,6 +98,11 @@ export type Commands = {
   rename_session: { request: RenameSessionRequest; response: SessionSummary };
   delete_session: { request: SessionRequest; response: ChatView };
   send_message: { request: SendMessageRequest; response: string };
+  complete_mentions: { request: MentionQuery; response: MentionCompletions };
+  mention_path: { request: MentionPathRequest; response: MentionTarget };
+  prepare_image: { request: PrepareImageRequest; response: Attachment };
+  slash_commands: { request: null; response: Array<SlashCommandView> };
+  expand_slash_command: { request: ExpandCommandRequest; response: string };
   cancel_turn: { request: null; response: null };
   list_tools: { request: null; response: Array<ToolInfo> };
   list_models: { request: ListModelsRequest; response: ModelChoices };
@@ -170,6 +183,11 @@ export const COMMAND_NAMES = [
   "rename_session",
   "delete_session",
   "send_message",
+  "complete_mentions",
+  "mention_path",
+  "prepare_image",
+  "slash_commands",
+  "expand_slash_command",
   "cancel_turn",
   "list_tools",
   "list_models",
