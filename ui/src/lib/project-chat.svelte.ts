@@ -4,6 +4,7 @@
 // the chat goes through here. Streamed text reaches the state once per frame (delta-batch.ts):
 // any other event, and any other change of the state, applies what waits first.
 
+import type { AttachmentRequest } from "../bindings/AttachmentRequest";
 import type { ChatView } from "../bindings/ChatView";
 import type { PermissionLevel } from "../bindings/PermissionLevel";
 import type { SessionSummary } from "../bindings/SessionSummary";
@@ -13,6 +14,7 @@ import {
   type ChatState,
   emptyChat,
   fromView,
+  requestedAttachments,
   sendFailed,
   sent,
 } from "./chat";
@@ -114,13 +116,13 @@ export class ProjectChat {
     }
   }
 
-  /** Sends `text` in the shown session; false when it was not sent. */
-  async send(text: string): Promise<boolean> {
+  /** Sends `text` (and what it attaches) in the shown session; false when it was not sent. */
+  async send(text: string, attachments: AttachmentRequest[] = []): Promise<boolean> {
     this.#deltas.flush();
-    if (this.state.running || text.trim() === "") return false;
-    this.state = sent(this.state, text);
+    if (this.state.running || (text.trim() === "" && attachments.length === 0)) return false;
+    this.state = sent(this.state, text, requestedAttachments(attachments));
     try {
-      const sessionId = await call("send_message", { text });
+      const sessionId = await call("send_message", { text, attachments });
       this.#deltas.flush();
       this.state = accepted(this.state, sessionId);
       void this.refreshSessions();
