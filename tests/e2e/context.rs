@@ -15,7 +15,10 @@ const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQV
 /// The last user message of the last chat request the provider received.
 fn last_user_message(rig: &ChatRig) -> Value {
     let requests = rig.provider.chat_requests();
-    let body = requests.last().and_then(|request| request.body.clone()).unwrap();
+    let body = requests
+        .last()
+        .and_then(|request| request.body.clone())
+        .unwrap();
     body["messages"]
         .as_array()
         .unwrap()

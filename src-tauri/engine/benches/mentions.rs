@@ -27,7 +27,13 @@ fn arg(name: &str) -> Option<usize> {
 }
 
 fn make_project(root: &Path, files: usize) {
-    let areas = ["src/chat", "src/tools", "src/engine", "tests/e2e", "docs/guide"];
+    let areas = [
+        "src/chat",
+        "src/tools",
+        "src/engine",
+        "tests/e2e",
+        "docs/guide",
+    ];
     for n in 0..files {
         let area = areas[n % areas.len()];
         let dir = root.join(format!("{area}/mod{}/part{}", n / 1000 % 10, n / 100 % 10));

@@ -101,14 +101,12 @@ pub fn mention_target(root: &ProjectRoot, path: &str) -> Result<MentionTarget, C
     let resolved = root
         .resolve(path.trim())
         .map_err(|error| confinement_error(path, error))?;
-    let metadata = root
-        .metadata_beneath(&resolved)
-        .map_err(|_| {
-            CommandError::new(
-                ErrorKind::NotFound,
-                format!("cannot attach {path}: it does not exist"),
-            )
-        })?;
+    let metadata = root.metadata_beneath(&resolved).map_err(|_| {
+        CommandError::new(
+            ErrorKind::NotFound,
+            format!("cannot attach {path}: it does not exist"),
+        )
+    })?;
     if !metadata.is_dir() && !metadata.is_file() {
         return Err(CommandError::invalid(format!(
             "cannot attach {path}: it is not a regular file or a folder"
@@ -137,7 +135,10 @@ pub fn mention_attachment(
     file_attachment(root, &resolved)
 }
 
-fn file_attachment(root: &ProjectRoot, resolved: &ResolvedPath) -> Result<Attachment, CommandError> {
+fn file_attachment(
+    root: &ProjectRoot,
+    resolved: &ResolvedPath,
+) -> Result<Attachment, CommandError> {
     let window = Window {
         first: 1,
         limit: MENTION_LINES,
@@ -219,7 +220,9 @@ pub fn prepare_image(name: &str, data: &str) -> Result<Attachment, ImageError> {
     if data.len() / 4 * 3 > MAX_IMAGE_INPUT_BYTES + 3 {
         return Err(ImageError::TooLarge(data.len() / 4 * 3 / (1024 * 1024)));
     }
-    let bytes = BASE64.decode(data.trim()).map_err(|_| ImageError::Encoding)?;
+    let bytes = BASE64
+        .decode(data.trim())
+        .map_err(|_| ImageError::Encoding)?;
     prepare_image_bytes(name, &bytes)
 }
 

@@ -13,7 +13,11 @@ fn project() -> Project {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path();
     fs::create_dir_all(base.join("src/nested")).unwrap();
-    fs::write(base.join("src/main.rs"), "fn main() {\n    println!(\"hi\");\n}\n").unwrap();
+    fs::write(
+        base.join("src/main.rs"),
+        "fn main() {\n    println!(\"hi\");\n}\n",
+    )
+    .unwrap();
     fs::write(base.join("src/lib.rs"), "pub fn lib() {}\n").unwrap();
     let long: String = (1..=1500).map(|n| format!("line {n}\n")).collect();
     fs::write(base.join("long.txt"), long).unwrap();
@@ -32,7 +36,8 @@ fn project() -> Project {
 #[test]
 fn a_file_is_attached_as_read_file_shows_it() {
     let p = project();
-    let Attachment::File { path, text } = mention_attachment(&p.root, &p.tree, "src/main.rs").unwrap()
+    let Attachment::File { path, text } =
+        mention_attachment(&p.root, &p.tree, "src/main.rs").unwrap()
     else {
         panic!("not a file")
     };
@@ -168,7 +173,10 @@ fn other_types_and_broken_data_are_refused_with_a_reason() {
         .write_to(&mut bmp, ImageFormat::Bmp)
         .ok();
     if !bmp.get_ref().is_empty() {
-        assert_eq!(prepare_image_bytes("a.bmp", bmp.get_ref()), Err(ImageError::Format));
+        assert_eq!(
+            prepare_image_bytes("a.bmp", bmp.get_ref()),
+            Err(ImageError::Format)
+        );
     }
     // A PNG signature on garbage.
     let mut broken = png(2, 2);
@@ -178,7 +186,10 @@ fn other_types_and_broken_data_are_refused_with_a_reason() {
         Err(ImageError::Decode(_))
     ));
     let huge = vec![0u8; MAX_IMAGE_INPUT_BYTES + 1];
-    assert_eq!(prepare_image_bytes("big", &huge), Err(ImageError::TooLarge(20)));
+    assert_eq!(
+        prepare_image_bytes("big", &huge),
+        Err(ImageError::TooLarge(20))
+    );
     // A prepared image whose type does not match its bytes.
     let forged = Attachment::Image {
         name: "x".into(),

@@ -245,11 +245,15 @@ impl MentionIndex {
         if query.is_empty() {
             for (path, is_dir) in &entries.paths {
                 let depth = path.bytes().filter(|&b| b == b'/').count();
-                keep(&mut best, limit, Scored {
-                    score: u32::MAX - u32::try_from(depth).unwrap_or(u32::MAX),
-                    path,
-                    is_dir: *is_dir,
-                });
+                keep(
+                    &mut best,
+                    limit,
+                    Scored {
+                        score: u32::MAX - u32::try_from(depth).unwrap_or(u32::MAX),
+                        path,
+                        is_dir: *is_dir,
+                    },
+                );
             }
         } else {
             let mut matcher = Matcher::new(Config::DEFAULT.match_paths());
@@ -257,11 +261,15 @@ impl MentionIndex {
             let mut buffer = Vec::new();
             for (path, is_dir) in &entries.paths {
                 if let Some(score) = pattern.score(Utf32Str::new(path, &mut buffer), &mut matcher) {
-                    keep(&mut best, limit, Scored {
-                        score,
-                        path,
-                        is_dir: *is_dir,
-                    });
+                    keep(
+                        &mut best,
+                        limit,
+                        Scored {
+                            score,
+                            path,
+                            is_dir: *is_dir,
+                        },
+                    );
                 }
             }
         }

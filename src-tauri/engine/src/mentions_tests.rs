@@ -3,13 +3,23 @@ use std::fs;
 use super::*;
 
 fn paths(completions: &MentionCompletions) -> Vec<&str> {
-    completions.items.iter().map(|item| item.path.as_str()).collect()
+    completions
+        .items
+        .iter()
+        .map(|item| item.path.as_str())
+        .collect()
 }
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path();
-    for folder in ["src/chat", "src/tools", "docs", "node_modules/left-pad", "logs"] {
+    for folder in [
+        "src/chat",
+        "src/tools",
+        "docs",
+        "node_modules/left-pad",
+        "logs",
+    ] {
         fs::create_dir_all(base.join(folder)).unwrap();
     }
     for file in [
@@ -55,7 +65,10 @@ fn fuzzy_matches_rank_file_names_and_short_paths_first() {
     assert_eq!(paths(&chat)[0], "src/chat", "the folder itself first");
     assert!(paths(&chat).contains(&"docs/chat.md"));
     // Letters in order, not together.
-    assert_eq!(paths(&index.search("srf", None))[0], "src/tools/read_file.rs");
+    assert_eq!(
+        paths(&index.search("srf", None))[0],
+        "src/tools/read_file.rs"
+    );
     assert!(index.search("zzz", None).items.is_empty());
     assert_eq!(index.search("", Some(2)).items.len(), 2);
     let dir_flag = &index.search("tools", Some(1)).items[0];
@@ -78,7 +91,10 @@ fn watcher_changes_keep_it_current() {
             is_dir: true,
         }],
     );
-    assert_eq!(paths(&index.search("found", None)), ["src/new/deep/found.rs"]);
+    assert_eq!(
+        paths(&index.search("found", None)),
+        ["src/new/deep/found.rs"]
+    );
 
     index.apply(
         root,
@@ -102,7 +118,12 @@ fn watcher_changes_keep_it_current() {
     assert!(!paths(&index.search("", Some(100))).contains(&"src/chat"));
 
     fs::write(root.join("docs/extra.md"), "x").unwrap();
-    index.apply(root, &[TreeChange::Rescan { path: "docs".into() }]);
+    index.apply(
+        root,
+        &[TreeChange::Rescan {
+            path: "docs".into(),
+        }],
+    );
     assert_eq!(paths(&index.search("extra", None)), ["docs/extra.md"]);
     assert_eq!(paths(&index.search("docs/chat", None)), ["docs/chat.md"]);
 }

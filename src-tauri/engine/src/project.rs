@@ -244,7 +244,8 @@ pub fn watch_in_background(
     let mentions = Arc::clone(&project.mentions);
     tokio::spawn(async move {
         let watched = root.clone();
-        let started = tokio::task::spawn_blocking(move || TreeWatcher::start(watched, debounce)).await;
+        let started =
+            tokio::task::spawn_blocking(move || TreeWatcher::start(watched, debounce)).await;
         // The index is filled once the watcher runs, so no change falls between the two: those
         // made meanwhile wait in the channel and are applied after (applying one twice is
         // harmless).

@@ -176,7 +176,10 @@ mod tests {
     #[test]
     fn commands_are_listed_with_their_first_line_or_front_matter() {
         let (_dir, root) = project(&[
-            ("review.md", "# Review a file\n\nReview $ARGUMENTS for bugs."),
+            (
+                "review.md",
+                "# Review a file\n\nReview $ARGUMENTS for bugs.",
+            ),
             (
                 "fix.md",
                 "---\ndescription: \"Fix an issue\"\nmodel: x\n---\nFix issue $ARGUMENTS.",
@@ -203,7 +206,10 @@ mod tests {
     #[test]
     fn arguments_replace_the_placeholder_or_follow_the_prompt() {
         let (_dir, root) = project(&[
-            ("review.md", "# Review\n\nReview $ARGUMENTS for bugs ($ARGUMENTS)."),
+            (
+                "review.md",
+                "# Review\n\nReview $ARGUMENTS for bugs ($ARGUMENTS).",
+            ),
             ("fix.md", "---\ndescription: Fix\n---\nFix it."),
         ]);
         assert_eq!(
@@ -220,7 +226,10 @@ mod tests {
             expand(&root, "../../etc/passwd", "").unwrap_err().kind,
             ErrorKind::NotFound
         );
-        assert_eq!(expand(&root, "help", "").unwrap_err().kind, ErrorKind::NotFound);
+        assert_eq!(
+            expand(&root, "help", "").unwrap_err().kind,
+            ErrorKind::NotFound
+        );
     }
 
     #[test]

@@ -20,9 +20,8 @@ use crate::attachments::{
 };
 use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
 use crate::chat::{
-    SendMessageRequest,
     BranchView, ChatView, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
-    SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
+    SendMessageRequest, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
 };
 use crate::checkpoints::{
     ChangesView, CheckpointLimits, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
@@ -32,7 +31,6 @@ use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
 use crate::local_servers::{self, LocalServer};
 use crate::mentions::{MentionCompletions, MentionQuery};
-use crate::slash_commands::{self, ExpandCommandRequest, SlashCommandView};
 use crate::model_choice::{self, ChooseModelRequest, ListModelsRequest, ModelChoices};
 use crate::preview::{FilePreview, read_preview};
 use crate::project::{OpenProject, ProjectInfo, watch_in_background};
@@ -42,6 +40,7 @@ use crate::project_commands::{
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
+use crate::slash_commands::{self, ExpandCommandRequest, SlashCommandView};
 use crate::tool_panel::{self, GrantView, SetToolPolicyRequest};
 
 /// The longest path accepted from the webview, in bytes.
@@ -427,10 +426,7 @@ impl AppState {
         &self,
         query: &MentionQuery,
     ) -> Result<MentionCompletions, CommandError> {
-        Ok(self
-            .current()?
-            .mentions()
-            .search(&query.query, query.limit))
+        Ok(self.current()?.mentions().search(&query.query, query.limit))
     }
 
     /// Checks a path to mention (a file dragged from the tree, or from the desktop: absolute,

@@ -42,7 +42,6 @@ use gantry_engine::mcp_panel::{
 };
 use gantry_engine::mentions::{MentionCompletions, MentionQuery};
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
-use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
 use gantry_engine::preview::{FilePreview, PreviewRequest};
 use gantry_engine::project::ProjectInfo;
 use gantry_engine::project_commands::{
@@ -51,6 +50,7 @@ use gantry_engine::project_commands::{
 use gantry_engine::provider_settings::{
     ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
+use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
 use gantry_engine::state::{
     LaunchState, ListDirRequest, LocalServers, OpenProjectRequest, RecentProject,
 };
