@@ -9,7 +9,7 @@
 //! index would do per key press).
 //!
 //! Run with `cargo bench -p gantry-engine --bench mentions` (add `-- --files 20000` for a quick
-//! look).
+//! look; `--profile dev` for an unoptimised upper bound without a release build).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -34,10 +34,11 @@ fn make_project(root: &Path, files: usize) {
         "tests/e2e",
         "docs/guide",
     ];
+    let mut made = std::collections::HashSet::new();
     for n in 0..files {
         let area = areas[n % areas.len()];
         let dir = root.join(format!("{area}/mod{}/part{}", n / 1000 % 10, n / 100 % 10));
-        if n % 100 == 0 || n < areas.len() {
+        if made.insert(dir.clone()) {
             std::fs::create_dir_all(&dir).unwrap();
         }
         let name = match n % 7 {
@@ -111,5 +112,13 @@ fn main() {
         100.0 * ms(median) / ms(walk),
         100.0 * ms(slowest) / ms(walk)
     );
-    assert!(ms(slowest) < 50.0, "a key press took {slowest:?}");
+    if cfg!(debug_assertions) {
+        // `cargo bench --profile dev`: the engine unoptimised (the matcher is optimised in dev
+        // too, see the workspace's Cargo.toml); an upper bound, not the budget's measure.
+        println!(
+            "(unoptimised build: figures are upper bounds; the 50 ms budget is checked in release)"
+        );
+    } else {
+        assert!(ms(slowest) < 50.0, "a key press took {slowest:?}");
+    }
 }

@@ -158,6 +158,14 @@ impl Ord for Scored<'_> {
 
 /// Adds `scored` to `best`, dropping the worst when there are more than `limit`.
 fn keep<'a>(best: &mut BinaryHeap<Scored<'a>>, limit: usize, scored: Scored<'a>) {
+    // Most candidates are worse than the worst kept: skip them without touching the heap.
+    if best.len() >= limit
+        && best.peek().is_some_and(|worst| {
+            worst.score > scored.score || (worst.score == scored.score && *worst <= scored)
+        })
+    {
+        return;
+    }
     best.push(scored);
     if best.len() > limit {
         best.pop();
