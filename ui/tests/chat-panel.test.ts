@@ -169,7 +169,7 @@ describe("the chat panel", () => {
     input.dispatchEvent(new Event("input", { bubbles: true }));
     flushSync();
     key("Enter", {}, input);
-    expect(call).toHaveBeenCalledWith("send_message", { text: "What is in src?" });
+    expect(call).toHaveBeenCalledWith("send_message", { text: "What is in src?", attachments: [] });
     expect(input.value).toBe("");
     expect(q("[data-testid=turn-status]")?.dataset.running).toBe("true");
     expect(q("[data-testid=chat-stop]")).not.toBeNull();

@@ -15,7 +15,7 @@ vi.mock("../src/lib/ipc", async (importOriginal) => {
   return { ...actual, call };
 });
 
-const FLAGS = { streamUsage: true, replayReasoning: false, textToolCalls: false };
+const FLAGS = { streamUsage: true, replayReasoning: false, textToolCalls: false, images: true };
 const SETTINGS = {
   active: { name: "ollama", baseUrl: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", apiKeyEnv: null, contextWindow: 8192, saved: false, flags: FLAGS, server: "ollama", needsKey: false },
   configured: false,

@@ -134,8 +134,8 @@ describe("the session list", () => {
   });
 });
 
-const HOSTED = { streamUsage: true, replayReasoning: false, textToolCalls: false };
-const LOCAL = { streamUsage: true, replayReasoning: false, textToolCalls: true };
+const HOSTED = { streamUsage: true, replayReasoning: false, textToolCalls: false, images: true };
+const LOCAL = { streamUsage: true, replayReasoning: false, textToolCalls: true, images: true };
 
 describe("the settings dialog", () => {
   const settings: ProviderSettings = {

@@ -13,7 +13,7 @@ import {
 } from "../src/lib/settings";
 import { setLanguage } from "../src/lib/i18n.svelte";
 
-const FLAGS = { streamUsage: true, replayReasoning: false, textToolCalls: false };
+const FLAGS = { streamUsage: true, replayReasoning: false, textToolCalls: false, images: true };
 
 function preset(name: string, baseUrl: string, model: string, apiKeyEnv: string | null = null): ProviderView {
   return { name, baseUrl, model, apiKeyEnv, contextWindow: 8192, saved: false, flags: FLAGS, server: "other", needsKey: apiKeyEnv !== null };

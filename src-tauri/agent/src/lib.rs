@@ -28,7 +28,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Modules, one job each: `provider` (configuration, the streamed request with retries),
+//! Modules, one job each: `attachment` (files, folders and images a user message carries), `provider` (configuration, the streamed request with retries),
 //! `presets` (the shipped providers and the flags for their quirks), `local` (local servers:
 //! their kind and the context window they really run), `request` (the request as sent, with
 //! the fields some providers need back), `stream` (assembling deltas by index), `text_calls`
@@ -37,6 +37,7 @@
 //! old messages), `events` (what a turn reports), `batch` (deltas gathered per frame), `persist` (where messages go), `session`
 //! and `turn` (the loop), `error`.
 
+pub mod attachment;
 pub mod batch;
 pub mod compact;
 pub mod error;
@@ -54,6 +55,7 @@ pub mod text_calls;
 pub mod transcript;
 pub mod turn;
 
+pub use attachment::Attachment;
 pub use batch::BATCH_INTERVAL;
 pub use compact::{COMPACT_REQUEST, CompactError, Compacted};
 pub use error::{AgentError, PersistError, ProviderError};

@@ -35,6 +35,10 @@ pub struct ProviderFlags {
     /// Recognise tool calls a model writes as text (`<tool_call>{…}</tool_call>`,
     /// `<function=…>`, a bare JSON object) when the turn offered tools, and run them as calls.
     pub text_tool_calls: bool,
+    /// The model accepts images (`image_url` content parts). Off where the preset's models do
+    /// not (DeepSeek, Groq's default, local servers until the user says so), so an image is
+    /// refused with a message before sending instead of answered with a 400.
+    pub images: bool,
 }
 
 impl Default for ProviderFlags {
@@ -43,6 +47,7 @@ impl Default for ProviderFlags {
             stream_usage: true,
             replay_reasoning: false,
             text_tool_calls: false,
+            images: true,
         }
     }
 }
@@ -52,6 +57,7 @@ impl ProviderFlags {
     pub fn for_server(kind: ServerKind) -> Self {
         Self {
             text_tool_calls: kind.is_local(),
+            images: !kind.is_local(),
             ..Self::default()
         }
     }
@@ -66,6 +72,7 @@ struct Preset {
     server: ServerKind,
     stream_usage: bool,
     replay_reasoning: bool,
+    images: bool,
 }
 
 impl Preset {
@@ -85,6 +92,7 @@ impl Preset {
             server: ServerKind::Other,
             stream_usage: true,
             replay_reasoning: false,
+            images: true,
         }
     }
 
@@ -104,6 +112,7 @@ impl Preset {
             server,
             stream_usage: true,
             replay_reasoning: false,
+            images: false,
         }
     }
 
@@ -112,6 +121,7 @@ impl Preset {
             flags: ProviderFlags {
                 stream_usage: self.stream_usage,
                 replay_reasoning: self.replay_reasoning,
+                images: self.images,
                 ..ProviderFlags::for_server(self.server)
             },
             server: self.server,
@@ -139,6 +149,7 @@ const PRESETS: [Preset; 12] = [
     ),
     Preset {
         replay_reasoning: true,
+        images: false,
         ..Preset::hosted(
             "deepseek",
             "https://api.deepseek.com/v1",
@@ -159,6 +170,7 @@ const PRESETS: [Preset; 12] = [
     },
     Preset {
         stream_usage: false,
+        images: false,
         ..Preset::hosted(
             "groq",
             "https://api.groq.com/openai/v1",
@@ -167,13 +179,16 @@ const PRESETS: [Preset; 12] = [
             131_072,
         )
     },
-    Preset::hosted(
-        "together",
-        "https://api.together.xyz/v1",
-        "Qwen/Qwen2.5-Coder-32B-Instruct",
-        "TOGETHER_API_KEY",
-        32_768,
-    ),
+    Preset {
+        images: false,
+        ..Preset::hosted(
+            "together",
+            "https://api.together.xyz/v1",
+            "Qwen/Qwen2.5-Coder-32B-Instruct",
+            "TOGETHER_API_KEY",
+            32_768,
+        )
+    },
     Preset::hosted(
         "gemini",
         "https://generativelanguage.googleapis.com/v1beta/openai",
@@ -247,6 +262,13 @@ mod tests {
             assert!(preset(hosted).api_key_env.is_some(), "{hosted}");
         }
         assert_eq!(preset("anthropic").server, ServerKind::Anthropic);
+        // Images go only where the preset's models take them.
+        for vision in ["openai", "openrouter", "gemini", "anthropic", "mistral"] {
+            assert!(preset(vision).flags.images, "{vision}");
+        }
+        for blind in ["deepseek", "groq", "together", "ollama", "vllm"] {
+            assert!(!preset(blind).flags.images, "{blind}");
+        }
         // Each local preset's URL is one its kind is detected from.
         for config in shipped().into_iter().filter(|c| c.server.is_local()) {
             assert_eq!(ServerKind::detect(&config.base_url), config.server);

@@ -20,6 +20,7 @@ use async_openai::types::chat::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::attachment::user_content;
 use crate::presets::ProviderFlags;
 use crate::transcript::{Message, MessageStatus, Role};
 
@@ -85,7 +86,8 @@ impl ChatRequest {
 }
 
 /// Chat Completions messages for `system` and `messages` (already made valid), with what
-/// `flags` ask beyond OpenAI's shapes: every call's provider fields (`extra_content`) as it
+/// `flags` ask beyond OpenAI's shapes, and each user message's attachments (files and folders
+/// after its text, images as `image_url` parts: [`crate::attachment`]); every call's provider fields (`extra_content`) as it
 /// came, and, with [`ProviderFlags::replay_reasoning`], the reasoning of each assistant message
 /// that carries tool calls as `reasoning_content` (empty when none was streamed).
 pub fn wire_messages(system: &str, messages: &[Message], flags: &ProviderFlags) -> Vec<Value> {
@@ -106,6 +108,13 @@ pub fn wire_messages(system: &str, messages: &[Message], flags: &ProviderFlags) 
 }
 
 fn add_provider_fields(object: &mut Map<String, Value>, message: &Message, flags: &ProviderFlags) {
+    if message.role == Role::User && !message.attachments.is_empty() {
+        object.insert(
+            "content".to_owned(),
+            user_content(&message.content, &message.attachments),
+        );
+        return;
+    }
     if message.role != Role::Assistant || message.tool_calls.is_empty() {
         return;
     }
@@ -220,6 +229,33 @@ mod tests {
             ])
         );
         assert!(wire[2].get("content").is_none_or(Value::is_null));
+    }
+
+    #[test]
+    fn a_user_message_with_an_image_is_sent_as_content_parts() {
+        use crate::attachment::Attachment;
+        let message = Message::user("what is this?").with_attachments(vec![
+            Attachment::File {
+                path: "a.txt".into(),
+                text: "1\thello".into(),
+            },
+            Attachment::Image {
+                name: "shot.png".into(),
+                mime: "image/png".into(),
+                data: "iVBO".into(),
+                width: 2,
+                height: 2,
+            },
+        ]);
+        let wire = wire_messages("sys", &[message], &ProviderFlags::default());
+        assert_eq!(wire[1]["role"], "user");
+        let parts = wire[1]["content"].as_array().unwrap();
+        assert_eq!(parts[0]["type"], "text");
+        assert!(parts[0]["text"].as_str().unwrap().contains("1\thello"));
+        assert_eq!(
+            parts[1],
+            json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}})
+        );
     }
 
     #[test]

@@ -26,6 +26,8 @@ use serde::{Deserialize, Serialize};
 use gantry_tools::text::head_tail;
 use gantry_tools::{Decision, Observation, ObservationKind, PermissionLevel, SandboxState};
 
+use crate::attachment::{Attachment, IMAGE_TOKENS};
+
 /// Who wrote a message.
 ///
 /// The store keeps its own `gantry_store::Role` (with `System`): the loop must not depend on the
@@ -201,6 +203,9 @@ pub struct Message {
     #[serde(default, skip_serializing_if = "MessageKind::is_normal")]
     #[cfg_attr(feature = "ts", ts(as = "Option<MessageKind>", optional))]
     pub kind: MessageKind,
+    /// What a user message carries beyond its text (mentioned files and folders, images).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
 }
 
 /// What a tool call's card shows besides the text the model read: the observation's metadata.
@@ -260,7 +265,15 @@ impl Message {
             usage: None,
             outcome: None,
             kind: MessageKind::Normal,
+            attachments: Vec::new(),
         }
+    }
+
+    /// The same message with `attachments`.
+    #[must_use]
+    pub fn with_attachments(mut self, attachments: Vec<Attachment>) -> Self {
+        self.attachments = attachments;
+        self
     }
 
     /// A summary of the conversation before it, written by the model.
@@ -406,9 +419,18 @@ pub fn estimate_message_tokens(message: &Message) -> u32 {
                 .saturating_add(MESSAGE_OVERHEAD_TOKENS)
         })
         .fold(0, u32::saturating_add);
+    let attached: u32 = message
+        .attachments
+        .iter()
+        .map(|attachment| match attachment.text_block() {
+            Some(text) => estimate_tokens(&text),
+            None => IMAGE_TOKENS,
+        })
+        .fold(0, u32::saturating_add);
     MESSAGE_OVERHEAD_TOKENS
         .saturating_add(estimate_tokens(&message.content))
         .saturating_add(calls)
+        .saturating_add(attached)
 }
 
 impl Transcript {

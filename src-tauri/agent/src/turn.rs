@@ -101,6 +101,18 @@ impl Session {
         cancel: &CancellationToken,
         events: impl Into<EventSink>,
     ) -> TurnOutcome {
+        self.run_turn_with(Message::user(text), cancel, events)
+            .await
+    }
+
+    /// Runs one turn for the user's `message` (its text and its attachments), as
+    /// [`Session::run_turn`] does.
+    pub async fn run_turn_with(
+        &mut self,
+        message: Message,
+        cancel: &CancellationToken,
+        events: impl Into<EventSink>,
+    ) -> TurnOutcome {
         // Deltas reach the consumer at most once a frame; everything else in order, at once.
         let events = events.into().batched(BATCH_INTERVAL);
         let _ticker = events.spawn_ticker(BATCH_INTERVAL);
@@ -110,7 +122,7 @@ impl Session {
         let mut steps = 0;
         let mut usage = TokenUsage::default();
         let end = match self
-            .turn_steps(text, cancel, &events, &mut steps, &mut usage)
+            .turn_steps(message, cancel, &events, &mut steps, &mut usage)
             .await
         {
             Ok(end) | Err(end) => end,
@@ -136,7 +148,7 @@ impl Session {
 
     async fn turn_steps(
         &mut self,
-        text: &str,
+        message: Message,
         cancel: &CancellationToken,
         events: &EventSink,
         steps: &mut u32,
@@ -144,8 +156,8 @@ impl Session {
     ) -> Result<End, End> {
         // The user's message is saved whatever happens while the turn gets ready, but after a
         // compaction the threshold asked for, so the summary comes before it.
-        let prepared = self.prepare_turn(text, cancel, events).await;
-        self.save(Message::user(text)).await?;
+        let prepared = self.prepare_turn(&message.content, cancel, events).await;
+        self.save(message).await?;
         let (system, window) = prepared?;
 
         for step in 1..=self.options.max_steps {

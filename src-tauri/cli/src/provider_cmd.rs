@@ -47,6 +47,9 @@ pub(crate) enum ProviderCommand {
         /// Recognise tool calls the model writes as text. Default: on for local servers.
         #[arg(long, value_name = "BOOL")]
         text_tool_calls: Option<bool>,
+        /// The model accepts images. Default: the preset's (off for local servers).
+        #[arg(long, value_name = "BOOL")]
+        images: Option<bool>,
     },
     /// Make a provider (saved or a preset) the one `chat` and the app use by default.
     Use {
@@ -87,6 +90,7 @@ pub(crate) async fn run(command: ProviderCommand) -> Result<ExitCode, CliError> 
             stream_usage,
             replay_reasoning,
             text_tool_calls,
+            images,
         } => {
             let current = store.providers().get(&name).await.map_err(store_error)?;
             let kept = current.as_ref().map(|p| p.config.flags).unwrap_or_default();
@@ -103,6 +107,7 @@ pub(crate) async fn run(command: ProviderCommand) -> Result<ExitCode, CliError> 
                     stream_usage: stream_usage.or(kept.stream_usage),
                     replay_reasoning: replay_reasoning.or(kept.replay_reasoning),
                     text_tool_calls: text_tool_calls.or(kept.text_tool_calls),
+                    images: images.or(kept.images),
                 },
             };
             let provider = store.providers().set(&config).await.map_err(store_error)?;

@@ -133,6 +133,9 @@ impl Event for ChatEvent {
 pub struct SendMessageRequest {
     /// What the user wrote.
     pub text: String,
+    /// Files and folders mentioned, images pasted or dropped.
+    #[serde(default)]
+    pub attachments: Vec<crate::attachments::AttachmentRequest>,
 }
 
 /// The argument of the commands that name a session.
@@ -445,11 +448,34 @@ impl ProjectChat {
     /// Starts a turn with `text` in the current session (creating one for a fresh chat), talking
     /// to `provider`. Returns the session's id at once; the turn reports through events.
     pub async fn send(&self, text: &str, provider: Provider) -> Result<String, CommandError> {
-        check_message(text)?;
+        self.send_with(Message::user(text), provider).await
+    }
+
+    /// [`ProjectChat::send`] for a user `message` with attachments (built by
+    /// [`crate::attachments`]). A message with images is refused before anything is sent when
+    /// the provider's model does not accept images ([`gantry_agent::ProviderFlags::images`]).
+    pub async fn send_with(
+        &self,
+        message: Message,
+        provider: Provider,
+    ) -> Result<String, CommandError> {
+        if message.attachments.is_empty() {
+            check_message(&message.content)?;
+        } else if message.content.len() > MAX_MESSAGE_BYTES {
+            return Err(CommandError::invalid("the message is over 1 MiB"));
+        }
+        if message.attachments.iter().any(|a| a.is_image()) && !provider.flags().images {
+            return Err(CommandError::invalid(format!(
+                "{} ({}) does not accept images: remove the image, or choose a model that \
+                 accepts them (or turn on \"accepts images\" for this provider in the settings)",
+                provider.config().model,
+                provider.config().name,
+            )));
+        }
         self.wait_for_cancelled_turn().await;
         let cancel = CancellationToken::new();
         self.claim_turn(cancel.clone())?;
-        match self.start_turn(text, provider, cancel).await {
+        match self.start_turn(message, provider, cancel).await {
             Ok(id) => Ok(id),
             Err(error) => {
                 *lock(&self.turn) = None;
@@ -497,7 +523,7 @@ impl ProjectChat {
 
     async fn start_turn(
         &self,
-        text: &str,
+        message: Message,
         provider: Provider,
         cancel: CancellationToken,
     ) -> Result<String, CommandError> {
@@ -555,12 +581,11 @@ impl ProjectChat {
                 *lock(&turn) = None;
             }
         };
-        let text = text.to_owned();
         let store = self.store.clone();
         tokio::spawn(async move {
             let forwarding = tokio::spawn(forward);
             if let Some(session) = slot.as_mut() {
-                let outcome = session.run_turn(&text, &cancel, sender).await;
+                let outcome = session.run_turn_with(message, &cancel, sender).await;
                 tracing::info!(reason = outcome.reason.as_str(), "turn ended");
                 remember_what_it_learned(&store, session.provider()).await;
             }
@@ -1247,5 +1272,74 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(compact_settings(&rig.store).await.compact_at_percent, 80);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn attachments_reach_the_provider_and_stay_with_the_message() {
+        let rig = rig(vec![Turn::text("Seen.")]).await;
+        let image = crate::attachments::prepare_image_bytes(
+            "dot.png",
+            &[
+                0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44,
+                0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89, 0, 0, 0, 0x0a,
+                0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0, 1, 0, 0, 5, 0, 1, 0x0d, 0x0a, 0x2d,
+                0xb4, 0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+            ],
+        )
+        .unwrap();
+        let file = gantry_agent::Attachment::File {
+            path: "notes.md".into(),
+            text: "[file: notes.md | lines 1-1/1]\n1: remember the milk".into(),
+        };
+        let message = Message::user("look").with_attachments(vec![file, image.clone()]);
+        rig.chat.send_with(message, rig.provider()).await.unwrap();
+        rig.finished(1).await;
+        let requests = rig.provider.chat_requests();
+        let body = requests[0].body.as_ref().unwrap();
+        let user = &body["messages"][1];
+        assert_eq!(user["role"], "user");
+        assert!(
+            user["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("1: remember the milk")
+        );
+        assert!(
+            user["content"][1]["image_url"]["url"]
+                .as_str()
+                .unwrap()
+                .starts_with("data:image/png;base64,iVBOR")
+        );
+        // Stored with the message and shown again.
+        let view = rig.chat.view().await.unwrap();
+        assert_eq!(view.messages[0].attachments.len(), 2);
+        assert_eq!(view.messages[0].attachments[1], image);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_image_for_a_model_without_images_is_refused_before_sending() {
+        let rig = rig(vec![Turn::text("never")]).await;
+        let mut config = rig.provider().config().clone();
+        config.flags.images = false;
+        let blind = Provider::new(config, None, ProviderOptions::default()).unwrap();
+        let image = gantry_agent::Attachment::Image {
+            name: "x.png".into(),
+            mime: "image/png".into(),
+            data: "AAAA".into(),
+            width: 1,
+            height: 1,
+        };
+        let refused = rig
+            .chat
+            .send_with(Message::user("see").with_attachments(vec![image]), blind)
+            .await
+            .unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::InvalidInput);
+        assert!(
+            refused.message.contains("does not accept images"),
+            "{refused:?}"
+        );
+        assert!(rig.provider.chat_requests().is_empty());
+        assert!(!rig.chat.is_running());
     }
 }

@@ -17,12 +17,15 @@
 //!   ([`project`]: tree, watcher, chat, MCP servers), the chat ([`chat`]), the dialogs through
 //!   which the engine asks the user ([`dialogs`]), the events it sends ([`events`]), the panels'
 //!   view models ([`tool_panel`], [`mcp_panel`], [`mcp_servers`], [`audit_view`],
-//!   [`provider_settings`], [`preview`]), the app's state behind every command ([`state`]) and
+//!   [`provider_settings`], [`preview`]), what the chat box puts in a message ([`attachments`]:
+//!   mentioned files and folders, images; [`mentions`]: the @-completion index;
+//!   [`slash_commands`]: the project's own commands), the app's state behind every command ([`state`]) and
 //!   the one error every command returns ([`error`]).
 //!
 //! The types the webview sees derive `ts_rs::TS`; the desktop shell generates the TypeScript
 //! contract from them.
 
+pub mod attachments;
 pub mod audit_view;
 pub mod chat;
 pub mod checkpoints;
@@ -34,6 +37,7 @@ pub mod mcp_events;
 pub mod mcp_panel;
 pub mod mcp_servers;
 pub mod mcp_tokens;
+pub mod mentions;
 pub mod model_choice;
 pub mod open;
 pub mod preview;
@@ -44,6 +48,7 @@ pub mod providers;
 pub mod session_export;
 pub mod session_search;
 pub mod sessions;
+pub mod slash_commands;
 pub mod state;
 pub mod tool_panel;
 pub mod transcripts;

@@ -24,6 +24,7 @@ use crate::dialogs::{DialogApprover, DialogPrompter, DialogRegistry};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeChanged, TreeStatus, WatchState, emit};
 use crate::mcp_servers::ProjectServers;
+use crate::mentions::MentionIndex;
 use crate::open::{People, open_tools};
 use crate::project_commands::ProjectCommands;
 
@@ -50,6 +51,8 @@ pub struct OpenProject {
     /// Its MCP servers.
     mcp: Arc<ProjectServers>,
     watcher: Mutex<Option<TreeWatcher>>,
+    /// Every file and folder, for the chat's @-mentions (filled when the watcher starts).
+    mentions: Arc<MentionIndex>,
     watch_state: Mutex<WatchState>,
     /// Serialises policy changes with their saves, so the store ends with the last change.
     policy_writes: tokio::sync::Mutex<()>,
@@ -121,6 +124,7 @@ impl OpenProject {
             chat,
             mcp,
             watcher: Mutex::new(None),
+            mentions: Arc::new(MentionIndex::new()),
             watch_state: Mutex::new(WatchState::Starting),
             policy_writes: tokio::sync::Mutex::new(()),
         })
@@ -157,6 +161,11 @@ impl OpenProject {
     /// The lazily listed tree.
     pub fn tree(&self) -> &ProjectTree {
         &self.tree
+    }
+
+    /// Every file and folder of the project, kept current, for the chat's @-mentions.
+    pub fn mentions(&self) -> &Arc<MentionIndex> {
+        &self.mentions
     }
 
     /// The project's tools: built-ins and MCP servers' tools, with the project's policies and
@@ -232,8 +241,15 @@ pub fn watch_in_background(
     let weak = Arc::downgrade(project);
     let root = project.root.path().to_path_buf();
     let project_id = project.info.id;
+    let mentions = Arc::clone(&project.mentions);
     tokio::spawn(async move {
-        let started = tokio::task::spawn_blocking(move || TreeWatcher::start(root, debounce)).await;
+        let watched = root.clone();
+        let started =
+            tokio::task::spawn_blocking(move || TreeWatcher::start(watched, debounce)).await;
+        // The index is filled once the watcher runs, so no change falls between the two: those
+        // made meanwhile wait in the channel and are applied after (applying one twice is
+        // harmless).
+        let mentions = index_in_background(mentions, root);
         let (watcher, changes) = match started {
             Ok(Ok(started)) => started,
             Ok(Err(error)) => return report_failure(&weak, sink.as_ref(), &error.to_string()),
@@ -243,7 +259,11 @@ pub fn watch_in_background(
             return;
         };
         emit(sink.as_ref(), &status);
-        forward(changes, project_id, sink.as_ref(), &checkpoints).await;
+        let followed = Followed {
+            mentions,
+            checkpoints: checkpoints.clone(),
+        };
+        forward(changes, project_id, sink.as_ref(), &followed).await;
         checkpoints.watch_stopped();
     });
 }
@@ -285,20 +305,45 @@ fn report_failure(project: &Weak<OpenProject>, sink: &dyn EventSink, message: &s
     emit(sink, &status);
 }
 
-/// Sends the watcher's changes on (to the webview, and to the checkpoints, whose snapshots read
-/// only what changed), batching those already waiting. Ends when the watcher stops.
+/// Fills `index` with a walk of `root`, then applies the batches of changes sent on the returned
+/// channel, in order, off the async workers; ends when the sender is dropped.
+fn index_in_background(
+    index: Arc<MentionIndex>,
+    root: std::path::PathBuf,
+) -> std::sync::mpsc::Sender<Vec<gantry_watch::TreeChange>> {
+    let (sender, batches) = std::sync::mpsc::channel::<Vec<gantry_watch::TreeChange>>();
+    tokio::task::spawn_blocking(move || {
+        index.fill(&root);
+        for batch in batches {
+            index.apply(&root, &batch);
+        }
+    });
+    sender
+}
+
+/// What follows the watcher's changes besides the webview.
+struct Followed {
+    /// The mention index's updater ([`index_in_background`]).
+    mentions: std::sync::mpsc::Sender<Vec<gantry_watch::TreeChange>>,
+    checkpoints: Checkpoints,
+}
+
+/// Sends the watcher's changes on (to the webview, to the checkpoints, whose snapshots read
+/// only what changed, and to the mention index), batching those already waiting. Ends when the
+/// watcher stops.
 async fn forward(
     mut changes: UnboundedReceiver<gantry_watch::TreeChange>,
     project_id: u32,
     sink: &dyn EventSink,
-    checkpoints: &Checkpoints,
+    followed: &Followed,
 ) {
     while let Some(first) = changes.recv().await {
         let mut batch = vec![first];
         while let Ok(change) = changes.try_recv() {
             batch.push(change);
         }
-        checkpoints.watched(&batch);
+        followed.checkpoints.watched(&batch);
+        let _ = followed.mentions.send(batch.clone());
         emit(
             sink,
             &TreeChanged {

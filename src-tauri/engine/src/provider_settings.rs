@@ -233,6 +233,7 @@ pub async fn save(
             stream_usage: Some(flags.stream_usage),
             replay_reasoning: Some(flags.replay_reasoning),
             text_tool_calls: Some(flags.text_tool_calls),
+            images: Some(flags.images),
         },
         None => store
             .providers()

@@ -35,6 +35,7 @@ pub fn from_saved(saved: &SavedProvider) -> ProviderConfig {
             .replay_reasoning
             .unwrap_or(base.replay_reasoning),
         text_tool_calls: saved.flags.text_tool_calls.unwrap_or(base.text_tool_calls),
+        images: saved.flags.images.unwrap_or(base.images),
     };
     ProviderConfig {
         name: saved.name.clone(),
@@ -59,6 +60,7 @@ pub fn to_saved(config: &ProviderConfig) -> SavedProvider {
             stream_usage: Some(config.flags.stream_usage),
             replay_reasoning: Some(config.flags.replay_reasoning),
             text_tool_calls: Some(config.flags.text_tool_calls),
+            images: Some(config.flags.images),
         },
     }
 }
@@ -190,6 +192,7 @@ mod tests {
                     stream_usage: Some(true),
                     replay_reasoning: Some(false),
                     text_tool_calls: Some(false),
+                    images: Some(true),
                 },
                 ..saved.clone()
             }

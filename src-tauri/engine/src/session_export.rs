@@ -294,6 +294,7 @@ mod tests {
                     status: MessageStatus::Complete,
                     outcome: None,
                     kind: gantry_store::MessageKind::Normal,
+                    attachments: None,
                 },
             ),
             stored(

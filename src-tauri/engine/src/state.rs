@@ -15,10 +15,15 @@ use gantry_store::{Secrets, Store};
 use gantry_watch::TreeEntry;
 use serde::{Deserialize, Serialize};
 
+use crate::attachments::{
+    self, AttachmentRequest, MAX_IMAGES, MAX_MENTIONS, MentionPathRequest, MentionTarget,
+    PrepareImageRequest,
+};
 use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
 use crate::chat::{
     BranchView, ChatView, CompactSettings, EditSummaryRequest, ResendOutcome, ResendRequest,
-    RetryRequest, RevertOutcome, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
+    RetryRequest, RevertOutcome, SendMessageRequest, SessionSummary, SwitchBranchOutcome,
+    SwitchBranchRequest,
 };
 use crate::checkpoints::{
     ChangesView, CheckpointLimits, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
@@ -27,6 +32,7 @@ use crate::dialogs::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeStatus};
 use crate::local_servers::{self, LocalServer};
+use crate::mentions::{MentionCompletions, MentionQuery};
 use crate::model_choice::{self, ChooseModelRequest, ListModelsRequest, ModelChoices};
 use crate::preview::{FilePreview, read_preview};
 use crate::project::{OpenProject, ProjectInfo, watch_in_background};
@@ -36,6 +42,7 @@ use crate::project_commands::{
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
+use crate::slash_commands::{self, ExpandCommandRequest, SlashCommandView};
 use crate::tool_panel::{self, GrantView, SetToolPolicyRequest};
 
 /// The longest path accepted from the webview, in bytes.
@@ -407,9 +414,121 @@ impl AppState {
     /// Sends `text` to the model in the current session, with the provider and model it was
     /// switched to, else the active provider (with none chosen: a local server found).
     pub async fn send_message(&self, text: &str) -> Result<String, CommandError> {
+        self.send_message_with(&SendMessageRequest {
+            text: text.to_owned(),
+            attachments: Vec::new(),
+        })
+        .await
+    }
+
+    /// [`AppState::send_message`] with the request's attachments: mentioned files and folders
+    /// are read now (through the project's confinement), prepared images checked again.
+    pub async fn send_message_with(
+        &self,
+        request: &SendMessageRequest,
+    ) -> Result<String, CommandError> {
         let project = self.current()?;
+        let mentions = request
+            .attachments
+            .iter()
+            .filter(|a| matches!(a, AttachmentRequest::Mention { .. }))
+            .count();
+        if mentions > MAX_MENTIONS {
+            return Err(CommandError::invalid(format!(
+                "a message can mention at most {MAX_MENTIONS} files and folders"
+            )));
+        }
+        if request.attachments.len() - mentions > MAX_IMAGES {
+            return Err(CommandError::invalid(format!(
+                "a message can carry at most {MAX_IMAGES} images"
+            )));
+        }
+        let built = {
+            let project = Arc::clone(&project);
+            let wanted = request.attachments.clone();
+            tokio::task::spawn_blocking(move || {
+                wanted
+                    .into_iter()
+                    .map(|wanted| match wanted {
+                        AttachmentRequest::Mention { path } => {
+                            attachments::mention_attachment(project.root(), project.tree(), &path)
+                        }
+                        AttachmentRequest::Image { image } => attachments::check_prepared(&image)
+                            .map(|()| image)
+                            .map_err(CommandError::from),
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .await??
+        };
         let provider = model_choice::session_provider(&self.store, project.chat()).await?;
-        project.chat().send(text, provider).await
+        let message = gantry_agent::Message::user(request.text.clone()).with_attachments(built);
+        project.chat().send_with(message, provider).await
+    }
+
+    /// The open project's files and folders that best match what follows an `@`.
+    pub fn complete_mentions(
+        &self,
+        query: &MentionQuery,
+    ) -> Result<MentionCompletions, CommandError> {
+        Ok(self.current()?.mentions().search(&query.query, query.limit))
+    }
+
+    /// Checks a path to mention (a file dragged from the tree, or from the desktop: absolute,
+    /// and refused when outside the project) and returns it relative to the project.
+    pub async fn mention_path(
+        &self,
+        request: &MentionPathRequest,
+    ) -> Result<MentionTarget, CommandError> {
+        let project = self.current()?;
+        let path = request.path.clone();
+        tokio::task::spawn_blocking(move || attachments::mention_target(project.root(), &path))
+            .await?
+    }
+
+    /// Checks and downscales a pasted or dropped image; refused at once when the current
+    /// session's model does not accept images.
+    pub async fn prepare_image(
+        &self,
+        request: PrepareImageRequest,
+    ) -> Result<gantry_agent::Attachment, CommandError> {
+        let project = self.current()?;
+        if let Ok(provider) = model_choice::session_provider(&self.store, project.chat()).await
+            && !provider.flags().images
+        {
+            return Err(CommandError::invalid(format!(
+                "{} ({}) does not accept images: choose a model that does (or turn on \
+                 \"accepts images\" for this provider in the settings)",
+                provider.config().model,
+                provider.config().name
+            )));
+        }
+        Ok(tokio::task::spawn_blocking(move || {
+            attachments::prepare_image(&request.name, &request.data)
+        })
+        .await??)
+    }
+
+    /// The open project's own slash commands (`.gantry/commands/*.md`).
+    pub async fn slash_commands(&self) -> Result<Vec<SlashCommandView>, CommandError> {
+        let project = self.current()?;
+        Ok(
+            tokio::task::spawn_blocking(move || slash_commands::project_commands(project.root()))
+                .await?,
+        )
+    }
+
+    /// A project command's prompt with its arguments.
+    pub async fn expand_slash_command(
+        &self,
+        request: &ExpandCommandRequest,
+    ) -> Result<String, CommandError> {
+        let project = self.current()?;
+        let (name, arguments) = (request.name.clone(), request.arguments.clone());
+        tokio::task::spawn_blocking(move || {
+            slash_commands::expand(project.root(), &name, &arguments)
+        })
+        .await?
     }
 
     /// Asks the model for a summary of the current session and continues from it (`/compact`).

@@ -190,6 +190,9 @@ pub fn to_stored(message: &Message) -> NewMessage {
             MessageKind::Normal => gantry_store::MessageKind::Normal,
             MessageKind::Summary => gantry_store::MessageKind::Summary,
         },
+        attachments: (!message.attachments.is_empty())
+            .then(|| serde_json::to_value(&message.attachments).ok())
+            .flatten(),
     }
 }
 
@@ -265,6 +268,11 @@ pub fn from_stored(stored: NewMessage) -> Option<Message> {
             gantry_store::MessageKind::Normal => MessageKind::Normal,
             gantry_store::MessageKind::Summary => MessageKind::Summary,
         },
+        // Attachments that no longer read as any kind Gantry knows are left out, not fatal.
+        attachments: stored
+            .attachments
+            .and_then(|value| serde_json::from_value(value).ok())
+            .unwrap_or_default(),
     })
 }
 

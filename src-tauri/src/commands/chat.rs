@@ -6,13 +6,18 @@ use tauri_plugin_dialog::DialogExt;
 use tokio::sync::oneshot;
 
 use gantry_engine::CommandError;
+use gantry_engine::attachments::{
+    Attachment, MentionPathRequest, MentionTarget, PrepareImageRequest,
+};
 use gantry_engine::chat::{
     ChatView, CompactSettings, ContextUsage, EditSummaryRequest, EventsSince, EventsSinceRequest,
     RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
 };
+use gantry_engine::mentions::{MentionCompletions, MentionQuery};
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::session_export::{ExportFormat, ExportSessionRequest, SessionExport};
 use gantry_engine::session_search::{SearchHitView, SearchSessionsRequest};
+use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
 use gantry_engine::state::AppState;
 
 /// The open project's sessions, the most recently updated first.
@@ -68,7 +73,52 @@ pub async fn send_message(
     state: State<'_, AppState>,
     request: SendMessageRequest,
 ) -> Result<String, CommandError> {
-    state.send_message(&request.text).await
+    state.send_message_with(&request).await
+}
+
+/// The project's files and folders that best match what follows an `@` in the chat box.
+#[tauri::command]
+pub fn complete_mentions(
+    state: State<'_, AppState>,
+    request: MentionQuery,
+) -> Result<MentionCompletions, CommandError> {
+    state.complete_mentions(&request)
+}
+
+/// Checks a path dropped on the chat box (from the tree, or the desktop) and returns it
+/// relative to the project; a path outside it is refused.
+#[tauri::command]
+pub async fn mention_path(
+    state: State<'_, AppState>,
+    request: MentionPathRequest,
+) -> Result<MentionTarget, CommandError> {
+    state.mention_path(&request).await
+}
+
+/// Checks and downscales a pasted or dropped image, ready to send.
+#[tauri::command]
+pub async fn prepare_image(
+    state: State<'_, AppState>,
+    request: PrepareImageRequest,
+) -> Result<Attachment, CommandError> {
+    state.prepare_image(request).await
+}
+
+/// The project's own slash commands (`.gantry/commands/*.md`).
+#[tauri::command]
+pub async fn slash_commands(
+    state: State<'_, AppState>,
+) -> Result<Vec<SlashCommandView>, CommandError> {
+    state.slash_commands().await
+}
+
+/// A project command's prompt, with what followed it in place of `$ARGUMENTS`.
+#[tauri::command]
+pub async fn expand_slash_command(
+    state: State<'_, AppState>,
+    request: ExpandCommandRequest,
+) -> Result<String, CommandError> {
+    state.expand_slash_command(&request).await
 }
 
 /// The events of a session after the one the webview applied last (it missed some).

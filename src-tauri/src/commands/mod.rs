@@ -22,6 +22,9 @@ pub mod settings;
 pub mod tools;
 pub mod tree;
 
+use gantry_engine::attachments::{
+    Attachment, MentionPathRequest, MentionTarget, PrepareImageRequest,
+};
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::chat::{
     AcceptChangesRequest, BranchView, ChatView, CompactSettings, ContextUsage, EditSummaryRequest,
@@ -38,6 +41,7 @@ use gantry_engine::mcp_panel::{
     McpResourceContent, McpResourceRequest, McpServerEntry, McpServerRequest,
     RenderMcpPromptRequest, SaveMcpServersRequest, SetMcpServerEnabledRequest,
 };
+use gantry_engine::mentions::{MentionCompletions, MentionQuery};
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::preview::{FilePreview, PreviewRequest};
 use gantry_engine::project::ProjectInfo;
@@ -49,6 +53,7 @@ use gantry_engine::provider_settings::{
 };
 use gantry_engine::session_export::{ExportSessionRequest, SessionExport};
 use gantry_engine::session_search::{SearchHitView, SearchSessionsRequest};
+use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
 use gantry_engine::state::{
     LaunchState, ListDirRequest, LocalServers, OpenProjectRequest, RecentProject,
 };

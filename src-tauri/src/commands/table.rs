@@ -22,6 +22,11 @@ commands! {
     chat::rename_session(RenameSessionRequest) -> SessionSummary;
     chat::delete_session(SessionRequest) -> ChatView;
     chat::send_message(SendMessageRequest) -> String;
+    chat::complete_mentions(MentionQuery) -> MentionCompletions;
+    chat::mention_path(MentionPathRequest) -> MentionTarget;
+    chat::prepare_image(PrepareImageRequest) -> Attachment;
+    chat::slash_commands(()) -> Vec<SlashCommandView>;
+    chat::expand_slash_command(ExpandCommandRequest) -> String;
     chat::cancel_turn(()) -> ();
     chat::chat_events_since(EventsSinceRequest) -> EventsSince;
     chat::search_sessions(SearchSessionsRequest) -> Vec<SearchHitView>;

@@ -41,7 +41,7 @@ pub struct Branch {
 /// The columns `messages` and `branch_messages` share.
 const MESSAGE_COLUMNS: &str = "ordinal, role, content, tool_calls, tool_call_id, reasoning, \
                                prompt_tokens, completion_tokens, status, outcome, kind, \
-                               created_at";
+                               created_at, attachments";
 
 /// Sessions' set-aside versions. Get one from [`crate::Store::branches`].
 #[derive(Debug, Clone, Copy)]

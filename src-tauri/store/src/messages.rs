@@ -114,6 +114,9 @@ pub struct NewMessage {
     /// What it is for.
     #[serde(default)]
     pub kind: MessageKind,
+    /// What a user message carries beyond its text, as a JSON array (`None`: nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<Value>,
 }
 
 impl NewMessage {
@@ -130,6 +133,7 @@ impl NewMessage {
             status: MessageStatus::Complete,
             outcome: None,
             kind: MessageKind::Normal,
+            attachments: None,
         }
     }
 }
@@ -153,11 +157,12 @@ pub struct Message {
 
 const COLUMNS: &str = "id, session_id, ordinal, role, content, tool_calls, tool_call_id, \
                        reasoning, prompt_tokens, completion_tokens, status, outcome, kind, \
-                       created_at";
+                       created_at, attachments";
 
 fn from_row(row: &SqliteRow) -> Result<Message> {
     let tool_calls: Option<String> = row.try_get("tool_calls")?;
     let outcome: Option<String> = row.try_get("outcome")?;
+    let attachments: Option<String> = row.try_get("attachments")?;
     let tokens = |column: &str| -> Result<Option<u32>> {
         let value: Option<i64> = row.try_get(column)?;
         value.map(|n| to_u32("token count", n)).transpose()
@@ -181,6 +186,9 @@ fn from_row(row: &SqliteRow) -> Result<Message> {
                 .map(|text| parse_json("tool outcome", &text))
                 .transpose()?,
             kind: parse_name("message kind", row.try_get("kind")?)?,
+            attachments: attachments
+                .map(|text| parse_json("attachments", &text))
+                .transpose()?,
         },
         created_at: Timestamp(row.try_get("created_at")?),
     })
@@ -197,12 +205,14 @@ impl Sessions<'_> {
         let now = Timestamp::now().as_millis();
         let tool_calls = message.tool_calls.as_ref().map(Value::to_string);
         let outcome = message.outcome.as_ref().map(Value::to_string);
+        let attachments = message.attachments.as_ref().map(Value::to_string);
         let mut tx = begin_write(self.pool).await?;
         let row = sqlx::query(&format!(
             "INSERT INTO messages (session_id, ordinal, role, content, tool_calls, tool_call_id,
                                    reasoning, prompt_tokens, completion_tokens, status, outcome,
-                                   kind, created_at)
-             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?11
+                                   kind, created_at, attachments)
+             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?11,
+                    ?13
              FROM messages WHERE session_id = ?1
              RETURNING {COLUMNS}"
         ))
@@ -218,6 +228,7 @@ impl Sessions<'_> {
         .bind(outcome)
         .bind(now)
         .bind(message.kind.as_str())
+        .bind(attachments)
         .fetch_one(&mut *tx)
         .await
         .map_err(|error| StoreError::missing_parent(error, "session", session))?;

@@ -44,6 +44,9 @@ pub struct FlagSettings {
     pub replay_reasoning: Option<bool>,
     /// Recognise tool calls written as text.
     pub text_tool_calls: Option<bool>,
+    /// The model accepts images.
+    #[serde(default)]
+    pub images: Option<bool>,
 }
 
 impl ProviderConfig {
@@ -140,7 +143,7 @@ pub struct Provider {
 
 const COLUMNS: &str = "name, base_url, model, api_key_env, context_window, keychain_service, \
                        keychain_account, created_at, updated_at, stream_usage, replay_reasoning, \
-                       text_tool_calls";
+                       text_tool_calls, images";
 
 fn from_row(row: &SqliteRow) -> Result<Provider> {
     let context_window: Option<i64> = row.try_get("context_window")?;
@@ -162,6 +165,7 @@ fn from_row(row: &SqliteRow) -> Result<Provider> {
                 stream_usage: flag("stream_usage")?,
                 replay_reasoning: flag("replay_reasoning")?,
                 text_tool_calls: flag("text_tool_calls")?,
+                images: flag("images")?,
             },
         },
         key_entry: KeyEntry {
@@ -190,7 +194,7 @@ impl<'s> Providers<'s> {
         let entry = config.key_entry();
         let row = sqlx::query(&format!(
             "INSERT INTO providers ({COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11, ?12)
              ON CONFLICT (name) DO UPDATE SET
                  base_url = excluded.base_url, model = excluded.model,
                  api_key_env = excluded.api_key_env, context_window = excluded.context_window,
@@ -198,7 +202,8 @@ impl<'s> Providers<'s> {
                  keychain_account = excluded.keychain_account, updated_at = excluded.updated_at,
                  stream_usage = excluded.stream_usage,
                  replay_reasoning = excluded.replay_reasoning,
-                 text_tool_calls = excluded.text_tool_calls
+                 text_tool_calls = excluded.text_tool_calls,
+                 images = excluded.images
              RETURNING {COLUMNS}"
         ))
         .bind(&config.name)
@@ -212,6 +217,7 @@ impl<'s> Providers<'s> {
         .bind(config.flags.stream_usage)
         .bind(config.flags.replay_reasoning)
         .bind(config.flags.text_tool_calls)
+        .bind(config.flags.images)
         .fetch_one(self.pool)
         .await?;
         from_row(&row)

@@ -18,4 +18,10 @@ replayReasoning: boolean,
  * Recognise tool calls a model writes as text (`<tool_call>{…}</tool_call>`,
  * `<function=…>`, a bare JSON object) when the turn offered tools, and run them as calls.
  */
-textToolCalls: boolean, };
+textToolCalls: boolean, 
+/**
+ * The model accepts images (`image_url` content parts). Off where the preset's models do
+ * not (DeepSeek, Groq's default, local servers until the user says so), so an image is
+ * refused with a message before sending instead of answered with a 400.
+ */
+images: boolean, };

@@ -3,6 +3,7 @@
 
 import type { AcceptChangesRequest } from "./AcceptChangesRequest";
 import type { AnswerQuestionRequest } from "./AnswerQuestionRequest";
+import type { Attachment } from "./Attachment";
 import type { AuditEntryView } from "./AuditEntryView";
 import type { AuditExport } from "./AuditExport";
 import type { AuditRequest } from "./AuditRequest";
@@ -22,6 +23,7 @@ import type { DialogRequest } from "./DialogRequest";
 import type { EditSummaryRequest } from "./EditSummaryRequest";
 import type { EventsSince } from "./EventsSince";
 import type { EventsSinceRequest } from "./EventsSinceRequest";
+import type { ExpandCommandRequest } from "./ExpandCommandRequest";
 import type { ExportSessionRequest } from "./ExportSessionRequest";
 import type { FilePreview } from "./FilePreview";
 import type { GrantView } from "./GrantView";
@@ -38,8 +40,13 @@ import type { McpResourceContent } from "./McpResourceContent";
 import type { McpResourceRequest } from "./McpResourceRequest";
 import type { McpServerEntry } from "./McpServerEntry";
 import type { McpServerRequest } from "./McpServerRequest";
+import type { MentionCompletions } from "./MentionCompletions";
+import type { MentionPathRequest } from "./MentionPathRequest";
+import type { MentionQuery } from "./MentionQuery";
+import type { MentionTarget } from "./MentionTarget";
 import type { ModelChoices } from "./ModelChoices";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
+import type { PrepareImageRequest } from "./PrepareImageRequest";
 import type { PreviewRequest } from "./PreviewRequest";
 import type { ProbeProviderRequest } from "./ProbeProviderRequest";
 import type { ProjectInfo } from "./ProjectInfo";
@@ -71,6 +78,7 @@ import type { SessionRequest } from "./SessionRequest";
 import type { SessionSummary } from "./SessionSummary";
 import type { SetMcpServerEnabledRequest } from "./SetMcpServerEnabledRequest";
 import type { SetToolPolicyRequest } from "./SetToolPolicyRequest";
+import type { SlashCommandView } from "./SlashCommandView";
 import type { SwitchBranchOutcome } from "./SwitchBranchOutcome";
 import type { SwitchBranchRequest } from "./SwitchBranchRequest";
 import type { ToolInfo } from "./ToolInfo";
@@ -99,6 +107,11 @@ export type Commands = {
   rename_session: { request: RenameSessionRequest; response: SessionSummary };
   delete_session: { request: SessionRequest; response: ChatView };
   send_message: { request: SendMessageRequest; response: string };
+  complete_mentions: { request: MentionQuery; response: MentionCompletions };
+  mention_path: { request: MentionPathRequest; response: MentionTarget };
+  prepare_image: { request: PrepareImageRequest; response: Attachment };
+  slash_commands: { request: null; response: Array<SlashCommandView> };
+  expand_slash_command: { request: ExpandCommandRequest; response: string };
   cancel_turn: { request: null; response: null };
   chat_events_since: { request: EventsSinceRequest; response: EventsSince };
   search_sessions: { request: SearchSessionsRequest; response: Array<SearchHitView> };
@@ -187,6 +200,11 @@ export const COMMAND_NAMES = [
   "rename_session",
   "delete_session",
   "send_message",
+  "complete_mentions",
+  "mention_path",
+  "prepare_image",
+  "slash_commands",
+  "expand_slash_command",
   "cancel_turn",
   "chat_events_since",
   "search_sessions",

@@ -15,6 +15,8 @@
 //   that results (which may arrive out of order) complete by id; a `retrying` event voids what
 //   was streamed since the last tool result.
 
+import type { Attachment } from "../bindings/Attachment";
+import type { AttachmentRequest } from "../bindings/AttachmentRequest";
 import type { CallProgress } from "../bindings/CallProgress";
 import type { ChatEvent } from "../bindings/ChatEvent";
 import type { ChatView } from "../bindings/ChatView";
@@ -61,6 +63,29 @@ export interface ToolCard {
   readonly level?: PermissionLevel | null;
 }
 
+/** What a user message attached, as its transcript shows it. */
+export type ShownAttachment =
+  | { readonly kind: "file" | "folder"; readonly path: string }
+  | { readonly kind: "image"; readonly name: string; readonly mime: string; readonly data: string };
+
+/** The attachments of a stored message, as shown. */
+export function shownAttachments(attachments: readonly Attachment[] | undefined): ShownAttachment[] {
+  return (attachments ?? []).map((attachment) =>
+    attachment.kind === "image"
+      ? { kind: "image", name: attachment.name, mime: attachment.mime, data: attachment.data }
+      : { kind: attachment.kind, path: attachment.path },
+  );
+}
+
+/** What the chat box sent, as shown until the transcript has it. */
+export function requestedAttachments(requests: readonly AttachmentRequest[]): ShownAttachment[] {
+  return requests.map((request) =>
+    request.kind === "mention"
+      ? { kind: "file", path: request.path }
+      : shownAttachments([request.image])[0] ?? { kind: "file", path: "" },
+  );
+}
+
 export type NoticeKind = "retrying" | "context_shortened" | "error" | "cancelled" | "step_limit";
 
 export type ChatItem =
@@ -68,6 +93,7 @@ export type ChatItem =
       readonly kind: "user";
       readonly key: number;
       readonly text: string;
+      readonly attachments?: readonly ShownAttachment[];
       /** Its message's position in the stored session (restored items only). */
       readonly ordinal?: number;
     }
@@ -254,7 +280,7 @@ export function fromTranscript(messages: readonly Message[], running = false): C
     if (message.kind === "summary") {
       items.push({ kind: "summary", key: key++, text: message.content, ordinal });
     } else if (message.role === "user") {
-      items.push({ kind: "user", key: key++, text: message.content, ordinal });
+      items.push({ kind: "user", key: key++, text: message.content, attachments: shownAttachments(message.attachments), ordinal });
     } else if (message.role === "assistant") {
       const tools = (toolCalls ?? []).map(card);
       tools.forEach((tool, index) => {
@@ -359,10 +385,10 @@ function summarised(state: ChatState, event: Extract<TurnEvent, { type: "compact
 // Sending
 
 /** The user sent `text`: shown at once, the turn counts as running. */
-export function sent(state: ChatState, text: string): ChatState {
+export function sent(state: ChatState, text: string, attachments: readonly ShownAttachment[] = []): ChatState {
   return {
     ...state,
-    items: [...state.items, { kind: "user", key: state.nextKey, text }],
+    items: [...state.items, { kind: "user", key: state.nextKey, text, attachments }],
     nextKey: state.nextKey + 1,
     running: true,
     awaitingSession: state.sessionId === null,

@@ -8,6 +8,7 @@
 // hole (a re-subscribe, a reload mid-turn), asks `chat_events_since` for what was missed; when
 // the engine no longer has it, the transcript is read again instead.
 
+import type { AttachmentRequest } from "../bindings/AttachmentRequest";
 import type { ChatEvent } from "../bindings/ChatEvent";
 import type { ChatView } from "../bindings/ChatView";
 import type { ExportFormat } from "../bindings/ExportFormat";
@@ -21,6 +22,7 @@ import {
   type ChatState,
   emptyChat,
   fromView,
+  requestedAttachments,
   sendFailed,
   sent,
   summaryEdited,
@@ -173,13 +175,13 @@ export class ProjectChat {
     }
   }
 
-  /** Sends `text` in the shown session; false when it was not sent. */
-  async send(text: string): Promise<boolean> {
+  /** Sends `text` (and what it attaches) in the shown session; false when it was not sent. */
+  async send(text: string, attachments: AttachmentRequest[] = []): Promise<boolean> {
     this.#deltas.flush();
-    if (this.state.running || text.trim() === "") return false;
-    this.state = sent(this.state, text);
+    if (this.state.running || (text.trim() === "" && attachments.length === 0)) return false;
+    this.state = sent(this.state, text, requestedAttachments(attachments));
     try {
-      const sessionId = await call("send_message", { text });
+      const sessionId = await call("send_message", { text, attachments });
       this.#deltas.flush();
       this.state = accepted(this.state, sessionId);
       void this.refreshSessions();

@@ -30,7 +30,7 @@ const PRESET_LABELS: Readonly<Record<string, string>> = {
 };
 
 /** OpenAI's wire behaviour: what a custom provider starts with. */
-export const DEFAULT_FLAGS: ProviderFlags = { streamUsage: true, replayReasoning: false, textToolCalls: false };
+export const DEFAULT_FLAGS: ProviderFlags = { streamUsage: true, replayReasoning: false, textToolCalls: false, images: true };
 
 /** A preset's display name. */
 export function presetLabel(name: string): string {

@@ -52,6 +52,7 @@ async fn everything_survives_close_and_reopen() {
             stream_usage: None,
             replay_reasoning: Some(true),
             text_tool_calls: Some(false),
+            images: Some(false),
         },
     };
     store.providers().set(&config).await.unwrap();

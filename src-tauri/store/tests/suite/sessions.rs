@@ -133,7 +133,10 @@ async fn messages_keep_every_field_in_order() {
     }]);
     let transcript = vec![
         NewMessage::text(Role::System, "be brief"),
-        NewMessage::text(Role::User, "read a.rs"),
+        NewMessage {
+            attachments: Some(json!([{"kind": "file", "path": "a.rs", "text": "1\tfn main() {}"}])),
+            ..NewMessage::text(Role::User, "read a.rs")
+        },
         NewMessage {
             role: Role::Assistant,
             content: None,
@@ -145,6 +148,7 @@ async fn messages_keep_every_field_in_order() {
             status: MessageStatus::Complete,
             outcome: None,
             kind: MessageKind::Normal,
+            attachments: None,
         },
         NewMessage {
             tool_call_id: Some("call_1".into()),
@@ -307,6 +311,7 @@ async fn search_finds_text_and_tool_arguments_in_the_projects_sessions_only() {
         status: MessageStatus::Complete,
         outcome: None,
         kind: MessageKind::Normal,
+        attachments: None,
     };
     say(second.id, Role::User, "Write the docs").await;
     let called = sessions.append_message(second.id, &call).await.unwrap();

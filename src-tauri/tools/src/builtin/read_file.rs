@@ -331,6 +331,14 @@ pub fn display_line(line: &CapturedLine, first_of_file: bool) -> (String, bool) 
 
 /// The observation: header, then `{n}: {text}` per line.
 fn render(path: &str, window: Window, scan: &Scan, clamped: bool) -> ToolOutput {
+    let (text, cut) = render_text(path, window, scan);
+    ToolOutput::text(text).with_truncated(cut || clamped)
+}
+
+/// What read_file shows for `window` of the file at `path` (`[file: path | lines a-b/total]`,
+/// then `{n}: {text}` per line), and whether a line was cut. The chat's @-mentions attach a
+/// file as this same text, so the model reads a mentioned file as it would read it itself.
+pub fn render_text(path: &str, window: Window, scan: &Scan) -> (String, bool) {
     let mut body = String::new();
     let mut lossy = false;
     let mut cut = false;
@@ -351,7 +359,7 @@ fn render(path: &str, window: Window, scan: &Scan, clamped: bool) -> ToolOutput 
         header.push_str(" | invalid UTF-8 shown lossily");
     }
     header.push(']');
-    ToolOutput::text(header + &body).with_truncated(cut || clamped)
+    (header + &body, cut)
 }
 
 #[cfg(test)]
