@@ -27,6 +27,7 @@ beforeEach(() => {
   setLanguage("en");
   sent = [];
   newSessions = 0;
+  compactions = 0;
   call.mockReset();
   call.mockImplementation((command: string, request?: Record<string, unknown>) => {
     switch (command) {
