@@ -83,6 +83,8 @@ impl MessageStatus {
 }
 
 /// What a message is for.
+///
+/// Mirrored by `gantry_store::MessageKind` for the reason given on [`Role`].
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -2,8 +2,6 @@
 
 use gantry_tools::ToolInfo;
 use tauri::{AppHandle, State, WebviewWindow};
-use tauri_plugin_dialog::DialogExt;
-use tokio::sync::oneshot;
 
 use gantry_engine::CommandError;
 use gantry_engine::attachments::{
@@ -19,6 +17,8 @@ use gantry_engine::session_export::{ExportFormat, ExportSessionRequest, SessionE
 use gantry_engine::session_search::{SearchHitView, SearchSessionsRequest};
 use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
 use gantry_engine::state::AppState;
+
+use super::save_dialog::{SaveAs, ask_where};
 
 /// The open project's sessions, the most recently updated first.
 #[tauri::command]
@@ -156,29 +156,20 @@ pub async fn export_session(
     let path = match std::env::var_os(EXPORT_PATH_ENV).filter(|_| cfg!(debug_assertions)) {
         Some(path) => std::path::PathBuf::from(path),
         None => {
-            let (label, extension) = match request.format {
+            let filter = match request.format {
                 ExportFormat::Markdown => ("Markdown", "md"),
                 ExportFormat::Json => ("JSON", "json"),
             };
-            let (tx, rx) = oneshot::channel();
-            app.dialog()
-                .file()
-                .set_title("Export the session")
-                .set_parent(&window)
-                .set_directory(project.root().path())
-                .set_file_name(format!("session-{}.{extension}", request.id))
-                .add_filter(label, &[extension])
-                .save_file(move |file| {
-                    let _ = tx.send(file);
-                });
-            let Some(file) = rx
-                .await
-                .map_err(|_| CommandError::internal("the save dialog went away"))?
-            else {
+            let save_as = SaveAs {
+                title: "Export the session",
+                folder: project.root().path(),
+                file_name: format!("session-{}.{}", request.id, filter.1),
+                filter,
+            };
+            let Some(path) = ask_where(&app, &window, save_as).await? else {
                 return Ok(None);
             };
-            file.into_path()
-                .map_err(|error| CommandError::invalid(format!("not a local file: {error}")))?
+            path
         }
     };
     state.export_session(&request, path).await.map(Some)

@@ -18,6 +18,7 @@ pub mod mcp;
 pub mod preview;
 pub mod project;
 pub mod rules;
+mod save_dialog;
 pub mod settings;
 pub mod tools;
 pub mod tree;

@@ -2,5 +2,7 @@
 
 /**
  * What a message is for.
+ *
+ * Mirrored by `gantry_store::MessageKind` for the reason given on [`Role`].
  */
 export type MessageKind = "normal" | "summary";
