@@ -143,12 +143,13 @@ impl Session {
         let fixed = estimate_tokens(&system).saturating_add(estimate_tokens(COMPACT_REQUEST));
         let (mut messages, _) = self.transcript.request_view(budget, fixed);
         messages.push(instruction);
-        ChatRequest::new(
+        let request = ChatRequest::new(
             &self.provider.config().model,
             wire_messages(&system, &messages, &self.provider.flags()),
             Vec::new(),
         )
-        .map_err(|error| CompactError::Failed(error.to_string()))
+        .map_err(|error| CompactError::Failed(error.to_string()))?;
+        Ok(request.with_reply_limit(self.provider.reply_limit(budget.reply_reserve_tokens)))
     }
 
     /// True when a request made of the transcript, `next` (the message about to be sent) and

@@ -430,6 +430,13 @@ impl Provider {
         &self.config
     }
 
+    /// The cap to put on a reply for which `reserve` tokens of the window are kept: `reserve`
+    /// for local servers (which otherwise generate until their window is full), none for hosted
+    /// ones (they cap replies themselves, and some refuse `max_tokens` for some models).
+    pub fn reply_limit(&self, reserve: u32) -> Option<u32> {
+        self.config.server.is_local().then_some(reserve.max(1))
+    }
+
     /// The options.
     pub fn options(&self) -> &ProviderOptions {
         &self.options

@@ -59,6 +59,26 @@ impl ChatRequest {
         Ok(Self { body, tool_names })
     }
 
+    /// The same request with the reply capped at `limit` tokens (`max_tokens`), when given. Gantry caps replies
+    /// from local servers at the room it keeps for one: llama.cpp and others otherwise generate
+    /// until their window is full, and a small model that never writes its stop token would
+    /// fill it with its own chat template.
+    pub fn with_reply_limit(mut self, limit: Option<u32>) -> Self {
+        if let Some(tokens) = limit {
+            self.body
+                .insert("max_tokens".to_owned(), Value::from(tokens));
+        }
+        self
+    }
+
+    /// The reply's cap in tokens, when one is set.
+    pub fn reply_limit(&self) -> Option<u32> {
+        self.body
+            .get("max_tokens")
+            .and_then(Value::as_u64)
+            .and_then(|tokens| u32::try_from(tokens).ok())
+    }
+
     /// The names of the tools offered.
     pub fn tool_names(&self) -> &[String] {
         &self.tool_names
@@ -325,5 +345,11 @@ mod tests {
             serde_json::from_slice(&request.streamed_bytes(false).unwrap()).unwrap();
         assert!(without.get("stream_options").is_none());
         assert_eq!(without["model"], "m");
+        assert!(without.get("max_tokens").is_none());
+        assert_eq!(request.reply_limit(), None);
+        let capped = request.with_reply_limit(Some(512));
+        assert_eq!(capped.reply_limit(), Some(512));
+        let capped: Value = serde_json::from_slice(&capped.streamed_bytes(false).unwrap()).unwrap();
+        assert_eq!(capped["max_tokens"], 512);
     }
 }

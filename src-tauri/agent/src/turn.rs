@@ -220,8 +220,15 @@ impl Session {
             }
             let calls = self.name_calls(reply.tool_calls);
             if calls.is_empty() && reply.finish_reason == Some(FinishReason::Length) {
+                let message = match request.reply_limit() {
+                    Some(limit) => format!(
+                        "the reply was cut off at {limit} tokens, the most Gantry asks a local \
+                         server for in one reply (the room it keeps for a reply in the window)"
+                    ),
+                    None => "the reply was cut off at the model's output token limit".to_owned(),
+                };
                 events.emit(TurnEvent::Error {
-                    message: "the reply was cut off at the model's output token limit".into(),
+                    message,
                     fatal: false,
                 });
             }
@@ -432,12 +439,13 @@ impl Session {
             system
         };
         let flags = self.provider.flags();
-        ChatRequest::new(
+        let request = ChatRequest::new(
             &self.provider.config().model,
             wire_messages(&system, &messages, &flags),
             tools,
         )
-        .map_err(|error| End::error(format!("the request could not be built: {error}")))
+        .map_err(|error| End::error(format!("the request could not be built: {error}")))?;
+        Ok(request.with_reply_limit(self.provider.reply_limit(budget.reply_reserve_tokens)))
     }
 
     /// Gives every call an id unique in the session: some servers send none, and some number

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use gantry_agent::{
     Provider, ProviderConfig, ProviderFlags, ServerKind, SessionOptions, TurnEndReason, TurnEvent,
 };
-use gantry_scripted_provider::{Completion, ErrorReply, Expect, Script, ToolCall, Turn};
+use gantry_scripted_provider::{
+    Completion, ErrorReply, Expect, FinishReason, Script, ToolCall, Turn,
+};
 use gantry_tools::{ApprovalDecision, FixedApprover, ObservationKind};
 use serde_json::json;
 
@@ -153,6 +155,47 @@ async fn deepseek_gets_its_reasoning_back_on_messages_with_tool_calls() {
     .await;
     plain.turn("go").await;
     plain.provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn a_local_server_is_asked_for_at_most_the_reply_reserve_and_a_hosted_one_is_not() {
+    // llama.cpp generates until its window is full unless told; a tiny model that never writes
+    // its stop token would repeat its chat template for minutes.
+    let mut h = Harness::start(
+        Script::new([
+            Turn::from(
+                Completion::new()
+                    .text("Hello hello hello")
+                    .finish(FinishReason::Length),
+            )
+            .expect(Expect::new().pointer("/max_tokens", json!(3_000))),
+            Turn::text("Hi.").expect(Expect::new().absent("/max_tokens")),
+        ])
+        .route(
+            "GET /props",
+            json!({"default_generation_settings": {"n_ctx": 6_000}, "total_slots": 1}),
+        ),
+    )
+    .await;
+    let llamacpp = ProviderConfig::preset("llamacpp").unwrap();
+    h.session
+        .set_provider(provider(&h, llamacpp.flags, ServerKind::LlamaCpp));
+    let (outcome, events) = h.turn("hello").await;
+    // Half the 6,000-token window is the most kept for a reply.
+    assert_eq!(outcome.reason, TurnEndReason::Completed, "{events:?}");
+    let said = warnings(&events);
+    assert!(
+        said.iter()
+            .any(|warning| warning.contains("cut off at 3000 tokens")),
+        "{said:?}"
+    );
+
+    let openai = ProviderConfig::preset("openai").unwrap();
+    h.session
+        .set_provider(provider(&h, openai.flags, ServerKind::Other));
+    let (outcome, _) = h.turn("again").await;
+    assert_eq!(outcome.reason, TurnEndReason::Completed);
+    h.provider.verify().unwrap();
 }
 
 #[tokio::test]
