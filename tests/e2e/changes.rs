@@ -54,7 +54,7 @@ async fn wait_listed(app: &App, paths: &[&str]) {
 
 /// Scrolls the element `css` into the middle of its panel, then clicks it (WebKitWebDriver does
 /// not scroll inside an overflowing dialog by itself).
-async fn click(app: &App, css: &str) {
+pub(crate) async fn click(app: &App, css: &str) {
     app.wait_for_css(css).await.unwrap();
     app.eval(
         "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});",

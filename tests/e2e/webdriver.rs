@@ -32,6 +32,7 @@ impl Key {
     pub const SHIFT: &'static str = "\u{E008}";
     pub const ARROW_DOWN: &'static str = "\u{E015}";
     pub const ARROW_UP: &'static str = "\u{E013}";
+    pub const BACKSPACE: &'static str = "\u{E003}";
 }
 
 /// A reference to an element of the page.

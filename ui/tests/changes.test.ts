@@ -62,6 +62,17 @@ describe("rewinding the chat", () => {
     expect(resentAt(state, 0, "again").items).toEqual([{ kind: "user", key: 1, text: "again" }]);
     expect(resentAt(state, 7, "x")).toBe(state);
   });
+
+  it("keeps the attachments the user did not remove", () => {
+    const file = (path: string) => ({ kind: "file" as const, path });
+    const withFiles: ChatState = {
+      ...state,
+      items: [{ kind: "user", key: 1, text: "look", attachments: [file("a.md"), file("b.md")] }, ...state.items.slice(1)],
+    };
+    expect(resentAt(withFiles, 0, "look").items).toEqual([{ kind: "user", key: 1, text: "look", attachments: [file("a.md"), file("b.md")] }]);
+    expect(resentAt(withFiles, 0, "look again", [0]).items).toEqual([{ kind: "user", key: 1, text: "look again", attachments: [file("b.md")] }]);
+    expect(resentAt(withFiles, 0, "bare", [0, 1]).items).toEqual([{ kind: "user", key: 1, text: "bare" }]);
+  });
 });
 
 describe("a restore's summary", () => {

@@ -127,6 +127,33 @@ describe("the chat box's completion", () => {
     expect(sent).toEqual([]);
   });
 
+  it("says when the project is still being indexed, and fills the list in as the walk goes on", async () => {
+    let walked = false;
+    call.mockImplementation((command: string) =>
+      command === "complete_mentions"
+        ? Promise.resolve(
+            walked
+              ? { ready: true, items: [{ path: "main.rs", isDir: false }, { path: "src/main.rs", isDir: false }, { path: "src/main.ts", isDir: false }] }
+              : { ready: false, items: [{ path: "src/main.rs", isDir: false }, { path: "src/main.ts", isDir: false }] },
+          )
+        : Promise.reject(new Error(`unexpected ${command}`)),
+    );
+    await type("@main");
+    expect(options()).toEqual(["src/main.rs", "src/main.ts"]);
+    const note = document.querySelector("[data-testid=mention-indexing]");
+    expect(note?.getAttribute("role")).toBe("status");
+    expect(note?.textContent).toContain("Still indexing");
+    key("ArrowDown");
+    walked = true;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await settle();
+    expect(options()).toEqual(["main.rs", "src/main.rs", "src/main.ts"]);
+    expect(document.querySelector("[data-testid=mention-indexing]")).toBeNull();
+    // The list filled in under the user's hand: what they highlighted stays highlighted.
+    expect(input().getAttribute("aria-activedescendant")).toBe("chat-completions-2");
+    expect(document.querySelector("[role=option][aria-selected=true]")?.getAttribute("data-value")).toBe("src/main.ts");
+  });
+
   it("closes with Esc and leaves the text as typed", async () => {
     await type("@ma");
     expect(options()).toEqual(["src/main.rs"]);

@@ -950,6 +950,7 @@ mod tests {
             user_index: 1,
             text: "second, edited".into(),
             on_conflict: crate::checkpoints::OnConflict::Refuse,
+            dropped_attachments: Vec::new(),
         };
         let refused = rig.chat.resend(&request, rig.provider()).await.unwrap();
         assert!(!refused.report.applied);
@@ -1314,6 +1315,61 @@ mod tests {
         let view = rig.chat.view().await.unwrap();
         assert_eq!(view.messages[0].attachments.len(), 2);
         assert_eq!(view.messages[0].attachments[1], image);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn retry_and_resend_keep_the_attachments_the_user_did_not_remove() {
+        let rig = rig(vec![
+            Turn::text("One."),
+            Turn::text("Again."),
+            Turn::text("Edited."),
+        ])
+        .await;
+        let file = |name: &str| gantry_agent::Attachment::File {
+            path: name.into(),
+            text: format!("[file: {name} | lines 1-1/1]\n1: the text of {name}"),
+        };
+        let message =
+            Message::user("look").with_attachments(vec![file("a.md"), file("b.md")]);
+        rig.chat.send_with(message, rig.provider()).await.unwrap();
+        rig.finished(1).await;
+        let user_text = |request: usize| {
+            let requests = rig.provider.chat_requests();
+            let body = requests[request].body.clone().unwrap();
+            body["messages"][1]["content"].to_string()
+        };
+        assert!(user_text(0).contains("the text of a.md") && user_text(0).contains("b.md"));
+
+        // Retry sends the message as it was, attachments included.
+        let retried = rig
+            .chat
+            .retry(crate::checkpoints::OnConflict::Refuse, rig.provider())
+            .await
+            .unwrap();
+        assert!(retried.report.applied, "{retried:?}");
+        rig.finished(2).await;
+        let retried = user_text(1);
+        assert!(
+            retried.contains("the text of a.md") && retried.contains("the text of b.md"),
+            "{retried}"
+        );
+
+        // Edited, with the first attachment removed: the second goes along.
+        let request = ResendRequest {
+            user_index: 0,
+            text: "look again".into(),
+            on_conflict: crate::checkpoints::OnConflict::Refuse,
+            dropped_attachments: vec![0],
+        };
+        let resent = rig.chat.resend(&request, rig.provider()).await.unwrap();
+        assert!(resent.report.applied, "{resent:?}");
+        rig.finished(3).await;
+        let edited = user_text(2);
+        assert!(edited.contains("look again"), "{edited}");
+        assert!(!edited.contains("the text of a.md"), "{edited}");
+        assert!(edited.contains("the text of b.md"), "{edited}");
+        let view = rig.chat.view().await.unwrap();
+        assert_eq!(view.messages[0].attachments, vec![file("b.md")]);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

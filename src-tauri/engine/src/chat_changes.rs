@@ -33,6 +33,11 @@ pub struct ResendRequest {
     pub text: String,
     /// What to do with files changed since the agent changed them.
     pub on_conflict: OnConflict,
+    /// The original message's attachments the user removed while editing (their positions,
+    /// from 0); the others go with the new message as they were sent.
+    #[serde(default)]
+    #[ts(optional, as = "Option<Vec<u32>>")]
+    pub dropped_attachments: Vec<u32>,
 }
 
 /// The argument of `retry_turn`.
@@ -159,13 +164,25 @@ impl ProjectChat {
     /// The ordinals of the current session's user messages, oldest first, with their text.
     async fn user_messages(&self, session: SessionId) -> Result<Vec<(u32, String)>, CommandError> {
         Ok(self
+            .stored_user_messages(session)
+            .await?
+            .into_iter()
+            .map(|message| (message.ordinal, message.message.content.unwrap_or_default()))
+            .collect())
+    }
+
+    /// The current session's user messages as stored, oldest first.
+    async fn stored_user_messages(
+        &self,
+        session: SessionId,
+    ) -> Result<Vec<gantry_store::Message>, CommandError> {
+        Ok(self
             .store
             .sessions()
             .messages(session)
             .await?
             .into_iter()
             .filter(|message| message.message.role == Role::User)
-            .map(|message| (message.ordinal, message.message.content.unwrap_or_default()))
             .collect())
     }
 
@@ -177,14 +194,25 @@ impl ProjectChat {
     ) -> Result<ResendOutcome, CommandError> {
         super::check_message(&request.text)?;
         let session = self.require_session()?;
-        let users = self.user_messages(session).await?;
+        let users = self.stored_user_messages(session).await?;
         let index = usize::try_from(request.user_index).unwrap_or(usize::MAX);
-        let Some((ordinal, old)) = users.get(index).cloned() else {
+        let Some(original) = users.into_iter().nth(index) else {
             return Err(CommandError::not_found(format!(
                 "the session has no message {}",
                 request.user_index + 1
             )));
         };
+        let ordinal = original.ordinal;
+        let old = original.message.content.clone().unwrap_or_default();
+        let attachments: Vec<_> = crate::transcripts::from_stored(original.message)
+            .map(|message| message.attachments)
+            .unwrap_or_default()
+            .into_iter()
+            .zip(0u32..)
+            .filter(|(_, position)| !request.dropped_attachments.contains(position))
+            .map(|(attachment, _)| attachment)
+            .collect();
+        let message = gantry_agent::Message::user(&request.text).with_attachments(attachments);
         let report = {
             let _reserved = self.reserve()?;
             let plan = self.checkpoints.rewind_plan(session, ordinal).await?;
@@ -207,7 +235,7 @@ impl ProjectChat {
             *self.session.lock().await = None;
             report
         };
-        let session_id = self.send(&request.text, provider).await?;
+        let session_id = self.send_with(message, provider).await?;
         Ok(ResendOutcome {
             report,
             session_id: Some(session_id),
@@ -230,6 +258,7 @@ impl ProjectChat {
             user_index: u32::try_from(last).unwrap_or(u32::MAX),
             text,
             on_conflict,
+            dropped_attachments: Vec::new(),
         };
         self.resend(&request, provider).await
     }

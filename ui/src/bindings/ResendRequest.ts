@@ -16,4 +16,9 @@ text: string,
 /**
  * What to do with files changed since the agent changed them.
  */
-onConflict: OnConflict, };
+onConflict: OnConflict, 
+/**
+ * The original message's attachments the user removed while editing (their positions,
+ * from 0); the others go with the new message as they were sent.
+ */
+droppedAttachments?: Array<number>, };

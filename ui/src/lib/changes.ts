@@ -124,16 +124,18 @@ export function userIndexes(items: readonly ChatItem[]): ReadonlyMap<number, num
 }
 
 /** The chat as it reads once the user message at `userIndex` (and all after it) is taken back
- *  and `text` sent in its place, as a running turn: what a rewind shows at once. The message
- *  keeps its item key, so its view (and what it shows, such as a conflict) stays. */
-export function resentAt(state: ChatState, userIndex: number, text: string): ChatState {
+ *  and `text` sent in its place with its attachments but those at the positions `dropped`, as a
+ *  running turn: what a rewind shows at once. The message keeps its item key, so its view (and what it shows, such as a conflict) stays. */
+export function resentAt(state: ChatState, userIndex: number, text: string, dropped: readonly number[] = []): ChatState {
   let seen = -1;
   const cut = state.items.findIndex((item) => item.kind === "user" && ++seen === userIndex);
   const at = state.items[cut];
-  if (at === undefined) return state;
+  if (at?.kind !== "user") return state;
+  const attachments = (at.attachments ?? []).filter((_, position) => !dropped.includes(position));
+  const resent = attachments.length > 0 ? { kind: "user" as const, key: at.key, text, attachments } : { kind: "user" as const, key: at.key, text };
   return {
     ...state,
-    items: [...state.items.slice(0, cut), { kind: "user", key: at.key, text }],
+    items: [...state.items.slice(0, cut), resent],
     running: true,
     awaitingSession: false,
     usage: null,

@@ -17,12 +17,11 @@ import type { ProjectChat } from "./project-chat.svelte";
  *  report (`applied: false`: conflicts, nothing happened), or null when the call failed. */
 async function rewind(
   chat: ProjectChat,
-  userIndex: number,
-  text: string,
+  resent: { userIndex: number; text: string; dropped?: readonly number[] },
   action: () => Promise<ResendOutcome>,
 ): Promise<RestoreReport | null> {
   const previous = chat.state;
-  chat.state = resentAt(previous, userIndex, text);
+  chat.state = resentAt(previous, resent.userIndex, resent.text, resent.dropped);
   try {
     const outcome = await action();
     if (!outcome.report.applied || outcome.sessionId === null) {
@@ -40,14 +39,17 @@ async function rewind(
   }
 }
 
-/** Edit and resend from the user message at `userIndex` (among the user messages, from 0). */
-export function resend(chat: ProjectChat, userIndex: number, text: string, onConflict: OnConflict): Promise<RestoreReport | null> {
-  return rewind(chat, userIndex, text, () => call("resend_message", { userIndex, text, onConflict }));
+/** Edit and resend from the user message at `userIndex` (among the user messages, from 0), with
+ *  its attachments but those at the positions `dropped` (removed while editing). */
+export function resend(chat: ProjectChat, userIndex: number, text: string, dropped: readonly number[], onConflict: OnConflict): Promise<RestoreReport | null> {
+  const droppedAttachments = [...dropped];
+  return rewind(chat, { userIndex, text, dropped }, () => call("resend_message", { userIndex, text, onConflict, droppedAttachments }));
 }
 
-/** Runs the last turn again with its message `text` (the user message at `userIndex`). */
+/** Runs the last turn again with its message `text` (the user message at `userIndex`) and its
+ *  attachments. */
 export function retry(chat: ProjectChat, userIndex: number, text: string, onConflict: OnConflict): Promise<RestoreReport | null> {
-  return rewind(chat, userIndex, text, () => call("retry_turn", { onConflict }));
+  return rewind(chat, { userIndex, text }, () => call("retry_turn", { onConflict }));
 }
 
 /** Returns to the version `branchId` set aside earlier. */

@@ -88,6 +88,7 @@ export const en = {
   "attach.listLabel": "Attached to this message",
   "attach.sentLabel": "Attached",
   "attach.completionLabel": "Project files and folders",
+  "attach.indexing": "Still indexing the project: more files may match",
   "attach.remove": "Remove {name}",
   "attach.imageType": "Only PNG, JPEG, WebP and GIF images can be attached.",
   "slash.listLabel": "Commands",

@@ -89,6 +89,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "attach.listLabel": "随本条消息附上的内容",
   "attach.sentLabel": "附件",
   "attach.completionLabel": "项目文件和文件夹",
+  "attach.indexing": "仍在索引项目：可能还有更多文件匹配",
   "attach.remove": "移除 {name}",
   "attach.imageType": "只能附加 PNG、JPEG、WebP 和 GIF 图片。",
   "slash.listLabel": "命令",
