@@ -81,7 +81,12 @@ impl App {
         let step = std::fs::read_dir(&shots)?.count() as u32;
         let config = data.join("config");
         std::fs::create_dir_all(&config)?;
-        let binary = env!("CARGO_BIN_EXE_gantry");
+        // GANTRY_E2E_APP runs a scenario against another build of the app (the release
+        // binary, to measure it as users run it); by default, the one cargo built for the test.
+        let binary = std::env::var_os("GANTRY_E2E_APP").map_or_else(
+            || PathBuf::from(env!("CARGO_BIN_EXE_gantry")),
+            PathBuf::from,
+        );
         let mut last_error = None;
         // A port picked free can be taken before the driver binds it; try a few.
         for _ in 0..3 {

@@ -1329,8 +1329,7 @@ mod tests {
             path: name.into(),
             text: format!("[file: {name} | lines 1-1/1]\n1: the text of {name}"),
         };
-        let message =
-            Message::user("look").with_attachments(vec![file("a.md"), file("b.md")]);
+        let message = Message::user("look").with_attachments(vec![file("a.md"), file("b.md")]);
         rig.chat.send_with(message, rig.provider()).await.unwrap();
         rig.finished(1).await;
         let user_text = |request: usize| {
