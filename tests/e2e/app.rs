@@ -189,6 +189,21 @@ impl App {
         self.session.send_keys(&element, text).await
     }
 
+    /// Puts `text` in the field matching `css` as typing would (focused, its value set, an
+    /// `input` event), in one step.
+    pub async fn fill(&self, css: &str, text: &str) -> Result<()> {
+        self.element(css).await?;
+        self.eval(
+            "const field = document.querySelector(arguments[0]);\
+             field.focus();\
+             field.value = arguments[1];\
+             field.dispatchEvent(new Event('input', {bubbles: true}));",
+            json!([css, text]),
+        )
+        .await
+        .map(drop)
+    }
+
     /// CPU time used so far by the app and its WebKit processes, in seconds.
     pub fn cpu_seconds(&self) -> f64 {
         self.processes()

@@ -212,11 +212,9 @@ async fn a_turns_changes_are_listed_reverted_by_hunk_and_turn_and_rewound() {
         "[data-testid=user-message][data-user-index='0'] [data-testid=edit-message]",
     )
     .await;
-    app.eval(
-        "const input = document.querySelector('[data-testid=edit-message-input]');\
-         input.value = 'change the project, but smaller';\
-         input.dispatchEvent(new Event('input', {bubbles: true}));",
-        json!([]),
+    app.fill(
+        "[data-testid=edit-message-input]",
+        "change the project, but smaller",
     )
     .await
     .unwrap();

@@ -92,14 +92,7 @@ pub(crate) async fn send(app: &App, text: &str) {
     )
     .await
     .unwrap();
-    app.eval(
-        "const input = document.querySelector('[data-testid=chat-input]');\
-         input.value = arguments[0];\
-         input.dispatchEvent(new Event('input', {bubbles: true}));",
-        json!([text]),
-    )
-    .await
-    .unwrap();
+    app.fill("[data-testid=chat-input]", text).await.unwrap();
     app.click("[data-testid=chat-send]").await.unwrap();
 }
 
@@ -271,14 +264,9 @@ async fn a_reply_streams_and_writes_wait_for_the_users_answer() {
     app.wait_for_css("[data-testid=approval-dialog]")
         .await
         .unwrap();
-    app.eval(
-        "const input = document.querySelector('[data-testid=approval-dialog] .reason input');\
-         input.value = 'not today';\
-         input.dispatchEvent(new Event('input', {bubbles: true}));",
-        json!([]),
-    )
-    .await
-    .unwrap();
+    app.fill("[data-testid=approval-dialog] .reason input", "not today")
+        .await
+        .unwrap();
     app.click("[data-testid=deny]").await.unwrap();
     card(&app, "write_file", "denied").await;
     assistant_says(&app, "I will leave denied.txt alone").await;
@@ -671,18 +659,6 @@ async fn sessions_are_renamed_deleted_and_restored_after_a_restart() {
     rig.verify();
 }
 
-/// Sets an input's value as typing would.
-async fn type_into(app: &App, test_id: &str, text: &str) {
-    app.eval(
-        "const input = document.querySelector(`[data-testid=${arguments[0]}]`);\
-         input.value = arguments[1];\
-         input.dispatchEvent(new Event('input', {bubbles: true}));",
-        json!([test_id, text]),
-    )
-    .await
-    .unwrap();
-}
-
 #[tokio::test]
 async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
     if !enabled() {
@@ -710,10 +686,18 @@ async fn a_provider_key_goes_to_the_keychain_and_to_the_provider_only() {
     app.wait_for_css("[data-testid=settings-dialog]")
         .await
         .unwrap();
-    type_into(&app, "settings-name", "keyed-e2e").await;
-    type_into(&app, "settings-base-url", &rig.provider.base_url()).await;
-    type_into(&app, "settings-model", "scripted-model").await;
-    type_into(&app, "settings-api-key", KEY).await;
+    app.fill("[data-testid=settings-name]", "keyed-e2e")
+        .await
+        .unwrap();
+    app.fill("[data-testid=settings-base-url]", &rig.provider.base_url())
+        .await
+        .unwrap();
+    app.fill("[data-testid=settings-model]", "scripted-model")
+        .await
+        .unwrap();
+    app.fill("[data-testid=settings-api-key]", KEY)
+        .await
+        .unwrap();
     // Test connection asks the provider for its models, with the typed key.
     app.click("[data-testid=settings-test]").await.unwrap();
     let result = app

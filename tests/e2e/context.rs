@@ -21,14 +21,9 @@ const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQV
 /// The last user message of the last chat request the provider received.
 /// Puts `text` in the open edit box and sends it.
 async fn edit_and_send(app: &App, text: &str) {
-    app.eval(
-        "const input = document.querySelector('[data-testid=edit-message-input]');\
-         input.value = arguments[0];\
-         input.dispatchEvent(new Event('input', {bubbles: true}));",
-        json!([text]),
-    )
-    .await
-    .unwrap();
+    app.fill("[data-testid=edit-message-input]", text)
+        .await
+        .unwrap();
     click(app, "[data-testid=edit-message-send]").await;
 }
 

@@ -113,14 +113,9 @@ async fn sessions(app: &App) -> Vec<(String, bool)> {
 }
 
 async fn search(app: &App, text: &str) {
-    app.eval(
-        "const input = document.querySelector('[data-testid=session-search-input]');\
-         input.value = arguments[0];\
-         input.dispatchEvent(new Event('input', {bubbles: true}));",
-        json!([text]),
-    )
-    .await
-    .unwrap();
+    app.fill("[data-testid=session-search-input]", text)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]

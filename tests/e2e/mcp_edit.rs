@@ -14,20 +14,6 @@ use crate::mcp::{npm_server, server_state, write_json};
 use crate::scenarios::invoke;
 use crate::{SERIAL, enabled};
 
-/// Types `text` into the field matching `css`, as a user's typing reaches Svelte.
-async fn fill(app: &App, css: &str, text: &str) {
-    app.element(css).await.unwrap();
-    app.eval(
-        "const field = document.querySelector(arguments[0]);\
-         field.focus();\
-         field.value = arguments[1];\
-         field.dispatchEvent(new Event('input', {bubbles: true}));",
-        json!([css, text]),
-    )
-    .await
-    .unwrap();
-}
-
 /// The text of the element matching `css`, once it has some containing `part`.
 async fn text_with(app: &App, css: &str, part: &str) -> String {
     let value = app
@@ -106,15 +92,21 @@ async fn mcp_servers_are_added_edited_switched_off_per_project_and_imported() {
 
     // Add a server through the form.
     app.click("[data-testid=mcp-add]").await.unwrap();
-    fill(&app, "[data-testid=mcp-form-name]", "everything").await;
-    fill(&app, "[data-testid=mcp-form-command]", "node").await;
-    fill(
-        &app,
+    app.fill("[data-testid=mcp-form-name]", "everything")
+        .await
+        .unwrap();
+    app.fill("[data-testid=mcp-form-command]", "node")
+        .await
+        .unwrap();
+    app.fill(
         "[data-testid=mcp-form-args]",
         &format!("{}\nstdio", everything.display()),
     )
-    .await;
-    fill(&app, "[data-testid=mcp-form-env]", "GREETING=hello").await;
+    .await
+    .unwrap();
+    app.fill("[data-testid=mcp-form-env]", "GREETING=hello")
+        .await
+        .unwrap();
     app.screenshot("add-server-form").await.unwrap();
     app.click("[data-testid=mcp-save]").await.unwrap();
     server_state(&app, "everything", "connected").await;
@@ -160,7 +152,7 @@ async fn mcp_servers_are_added_edited_switched_off_per_project_and_imported() {
         .position(|line| line.contains("\"command\" \"node\""))
         .unwrap()
         + 1;
-    fill(&app, "[data-testid=mcp-json]", &broken).await;
+    app.fill("[data-testid=mcp-json]", &broken).await.unwrap();
     app.click("[data-testid=mcp-save]").await.unwrap();
     let error = text_with(&app, "[data-testid=mcp-editor-error]", "pasted JSON").await;
     assert!(
