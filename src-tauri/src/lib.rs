@@ -4,8 +4,8 @@
 //! behind every command, with no Tauri types, so it is tested without a window. This crate only
 //! connects it to a window: the commands the webview calls ([`commands`], declared once in a
 //! table), the sink that emits the engine's events to the window, the window's size
-//! ([`window_layout`]), the command line ([`args`]), and the TypeScript contract generated from
-//! the types that cross ([`contract`]).
+//! ([`window_layout`]) and how it paints ([`compositing`]), the command line ([`args`]), and the
+//! TypeScript contract generated from the types that cross ([`contract`]).
 //!
 //! The window is locked down: a strict content security policy (no remote content, no inline
 //! script), navigation that never leaves the app's own pages, no new windows, and capabilities
@@ -14,6 +14,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod compositing;
 pub mod contract;
 pub mod window_layout;
 
@@ -149,7 +150,7 @@ fn create_window(app: &AppHandle) -> tauri::Result<()> {
         config.height = layout.height;
         config.maximized = layout.maximized;
     }
-    WebviewWindowBuilder::from_config(app, &config)?
+    let window = WebviewWindowBuilder::from_config(app, &config)?
         .on_navigation(|url| {
             let allowed = is_app_url(url);
             if !allowed {
@@ -162,6 +163,7 @@ fn create_window(app: &AppHandle) -> tauri::Result<()> {
             NewWindowResponse::Deny
         })
         .build()?;
+    compositing::apply(&window, compositing::for_this_machine());
     Ok(())
 }
 

@@ -1,0 +1,101 @@
+//! How the webview composites its page.
+//!
+//! WebKitGTK composites the page through OpenGL. On a machine without a GPU that GL is Mesa's
+//! software rasteriser, and compositing every frame in software is what a streamed answer paid
+//! for most: in a virtual display on 2 cores, a 13 KB answer arriving as 2,000 deltas showed
+//! 12 frames/s composited against 50-57 without compositing, at half the CPU (0.9 cores against
+//! 0.5). Gantry's page has no animation, video or 3D that compositing would serve. So where the
+//! machine has no GPU render node (`/dev/dri/renderD*`), the webview paints without it; with a
+//! GPU, WebKit's own choice stands. `GANTRY_COMPOSITING=on|off` overrides either way.
+
+use std::path::Path;
+
+/// The environment variable that overrides the choice (`on` or `off`).
+pub const OVERRIDE_VAR: &str = "GANTRY_COMPOSITING";
+
+/// Whether the webview composites through OpenGL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compositing {
+    /// WebKit's default (composited through the GPU).
+    WebKitDefault,
+    /// Painted without compositing.
+    Off,
+}
+
+/// The choice for a machine with or without a GPU render node, given the override's value.
+pub fn choose(override_value: Option<&str>, has_render_node: bool) -> Compositing {
+    match override_value.map(str::trim) {
+        Some("on") => Compositing::WebKitDefault,
+        Some("off") => Compositing::Off,
+        _ if has_render_node => Compositing::WebKitDefault,
+        _ => Compositing::Off,
+    }
+}
+
+/// Whether `dri` (normally `/dev/dri`) holds a render node, the device a GPU's GL draws through.
+pub fn has_render_node(dri: &Path) -> bool {
+    std::fs::read_dir(dri).is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|entry| entry.file_name().to_string_lossy().starts_with("renderD"))
+    })
+}
+
+/// The choice for this machine and environment.
+pub fn for_this_machine() -> Compositing {
+    choose(
+        std::env::var(OVERRIDE_VAR).ok().as_deref(),
+        has_render_node(Path::new("/dev/dri")),
+    )
+}
+
+/// Applies `choice` to `window`'s webview (before it shows its page, it takes effect from the
+/// first paint).
+#[cfg(target_os = "linux")]
+pub fn apply(window: &tauri::WebviewWindow, choice: Compositing) {
+    use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
+    if choice == Compositing::WebKitDefault {
+        return;
+    }
+    let applied = window.with_webview(|platform| {
+        if let Some(settings) = platform.inner().settings() {
+            settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
+        }
+    });
+    match applied {
+        Ok(()) => tracing::info!("no GPU render node: the webview paints without compositing"),
+        Err(error) => tracing::warn!(%error, "cannot turn the webview's compositing off"),
+    }
+}
+
+/// Other platforms composite as their webview chooses.
+#[cfg(not(target_os = "linux"))]
+pub fn apply(_window: &tauri::WebviewWindow, _choice: Compositing) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compositing_is_off_without_a_render_node_unless_overridden() {
+        assert_eq!(choose(None, false), Compositing::Off);
+        assert_eq!(choose(None, true), Compositing::WebKitDefault);
+        assert_eq!(choose(Some("on"), false), Compositing::WebKitDefault);
+        assert_eq!(choose(Some("off"), true), Compositing::Off);
+        assert_eq!(choose(Some(" off\n"), true), Compositing::Off);
+        // An unknown value is no override.
+        assert_eq!(choose(Some("maybe"), true), Compositing::WebKitDefault);
+        assert_eq!(choose(Some(""), false), Compositing::Off);
+    }
+
+    #[test]
+    fn a_render_node_is_found_by_its_name() {
+        let dri = tempfile::tempdir().unwrap();
+        assert!(!has_render_node(dri.path()));
+        std::fs::write(dri.path().join("card0"), b"").unwrap();
+        assert!(!has_render_node(dri.path()));
+        std::fs::write(dri.path().join("renderD128"), b"").unwrap();
+        assert!(has_render_node(dri.path()));
+        assert!(!has_render_node(&dri.path().join("missing")));
+    }
+}
