@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use gantry_store::Store;
 use gantry_tools::{ProjectRoot, ToolManager};
-use gantry_watch::{ProjectTree, TreeWatcher};
+use gantry_watch::{ProjectTree, TreeWatcher, WatchLimit, WatchOptions};
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -223,6 +223,16 @@ impl OpenProject {
         }
     }
 
+    /// Tells the watcher that the webview shows the folder `rel`, so that it is polled if a limit
+    /// left it unwatched (one directory read then).
+    pub fn shown(&self, rel: &str) {
+        if let Ok(watcher) = self.watcher.lock()
+            && let Some(watcher) = watcher.as_ref()
+        {
+            watcher.shown(rel);
+        }
+    }
+
     /// Stops the watcher (joining its threads: call from blocking code).
     pub fn stop_watching(&self) {
         self.chat.checkpoints().watch_stopped();
@@ -236,8 +246,9 @@ impl OpenProject {
 pub fn watch_in_background(
     project: &Arc<OpenProject>,
     sink: Arc<dyn EventSink>,
-    debounce: Duration,
+    options: WatchOptions,
 ) {
+    let debounce = options.debounce;
     let weak = Arc::downgrade(project);
     let root = project.root.path().to_path_buf();
     let project_id = project.info.id;
@@ -245,7 +256,8 @@ pub fn watch_in_background(
     tokio::spawn(async move {
         let watched = root.clone();
         let started =
-            tokio::task::spawn_blocking(move || TreeWatcher::start(watched, debounce)).await;
+            tokio::task::spawn_blocking(move || TreeWatcher::start_with_options(watched, &options))
+                .await;
         // The index is filled once the watcher runs, so no change falls between the two: those
         // made meanwhile wait in the channel and are applied after (applying one twice is
         // harmless).
@@ -255,10 +267,14 @@ pub fn watch_in_background(
             Ok(Err(error)) => return report_failure(&weak, sink.as_ref(), &error.to_string()),
             Err(error) => return report_failure(&weak, sink.as_ref(), &error.to_string()),
         };
-        let Some((status, checkpoints)) = adopt(&weak, watcher, debounce) else {
+        let mut limits = watcher.limit();
+        // Marked seen here: a limit reached from now on is announced by `follow_limit`.
+        let limit = limits.borrow_and_update().clone();
+        let Some((status, checkpoints)) = adopt(&weak, watcher, debounce, limit) else {
             return;
         };
         emit(sink.as_ref(), &status);
+        tokio::spawn(follow_limit(limits, weak.clone(), Arc::clone(&sink)));
         let followed = Followed {
             mentions,
             checkpoints: checkpoints.clone(),
@@ -270,11 +286,12 @@ pub fn watch_in_background(
 
 /// Hands the watcher to its project and returns the status to announce, with the checkpoints
 /// its reports go to (which now rely on them); when the project closed meanwhile, stops the
-/// watcher instead.
+/// watcher instead. `limit` is the limit on watches it reached while starting, if any.
 fn adopt(
     project: &Weak<OpenProject>,
     watcher: TreeWatcher,
     debounce: Duration,
+    limit: Option<WatchLimit>,
 ) -> Option<(TreeStatus, Checkpoints)> {
     if let Some(project) = project.upgrade()
         && let Ok(mut slot) = project.watcher.lock()
@@ -283,11 +300,31 @@ fn adopt(
         drop(slot);
         let checkpoints = project.chat.checkpoints().clone();
         checkpoints.watch_started(debounce);
-        return Some((project.set_watch_state(WatchState::Watching), checkpoints));
+        return Some((
+            project.set_watch_state(WatchState::Watching { limit }),
+            checkpoints,
+        ));
     }
     // Dropping joins the watcher's threads; keep that off the async workers.
     tokio::task::spawn_blocking(move || drop(watcher));
     None
+}
+
+/// Announces each limit on watches the watcher reaches after it started (the one reached while
+/// it started is in its first status). Ends when the watcher stops or the project closes.
+async fn follow_limit(
+    mut limits: tokio::sync::watch::Receiver<Option<WatchLimit>>,
+    project: Weak<OpenProject>,
+    sink: Arc<dyn EventSink>,
+) {
+    while limits.changed().await.is_ok() {
+        let limit = limits.borrow_and_update().clone();
+        let Some(project) = project.upgrade() else {
+            return;
+        };
+        let status = project.set_watch_state(WatchState::Watching { limit });
+        emit(sink.as_ref(), &status);
+    }
 }
 
 fn report_failure(project: &Weak<OpenProject>, sink: &dyn EventSink, message: &str) {
