@@ -56,6 +56,7 @@ export const en = {
   "preview.binary": "Binary file, not shown.",
   "preview.truncated": "Only the first {size} are shown.",
   "preview.close": "Close preview",
+  "preview.moreLines": "Show more ({count} lines not shown yet)",
 
   // Sessions.
   "sessions.title": "Sessions",

@@ -57,6 +57,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "preview.binary": "二进制文件，不予显示。",
   "preview.truncated": "仅显示前 {size}。",
   "preview.close": "关闭预览",
+  "preview.moreLines": "显示更多（还有 {count} 行未显示）",
 
   // 会话。
   "sessions.title": "会话",
