@@ -1,8 +1,8 @@
 //! A watcher that reaches its limit on watched directories polls the shown ones instead.
 //!
-//! The system's limit (`fs.inotify.max_user_watches`) cannot be lowered here without root and
-//! side effects on every other program, so these tests use the watcher's own cap, which takes the
-//! same path as the system's refusal (`ENOSPC`, mapped in `limit::is_limit`, tested beside it).
+//! Most tests use the watcher's own cap, which takes the same path as the system's refusal
+//! (`ENOSPC`, mapped in `limit::is_limit`, tested beside it). The system's limit itself is met in
+//! a user namespace of the test's own, where lowering it touches no other program.
 
 use std::time::{Duration, Instant};
 
@@ -116,4 +116,96 @@ fn a_zero_poll_interval_is_refused() {
         ..WatchOptions::new(DEBOUNCE)
     };
     assert!(TreeWatcher::start_with_options(project.root(), &zero).is_err());
+}
+
+/// Set in the child process that runs [`the_systems_limit_in_a_user_namespace_falls_back_to_polling`]
+/// inside a user namespace, to the limit on inotify watches it sets there.
+const CHILD_LIMIT: &str = "GANTRY_WATCH_TEST_NAMESPACE_LIMIT";
+
+/// The real `ENOSPC`: in a user namespace of its own (`unshare -Ur`), this test's binary lowers
+/// `/proc/sys/user/max_inotify_watches`, which there counts only its own watches (the host's
+/// limit and every other program are untouched), and the watcher meets the kernel's refusal.
+#[tokio::test]
+async fn the_systems_limit_in_a_user_namespace_falls_back_to_polling() {
+    if let Ok(limit) = std::env::var(CHILD_LIMIT) {
+        return in_the_namespace(limit.parse().unwrap()).await;
+    }
+    let usable = std::process::Command::new("unshare")
+        .args(["-Ur", "true"])
+        .status()
+        .is_ok_and(|status| status.success());
+    if !usable {
+        eprintln!("SKIPPED: no user namespaces here (`unshare -Ur true` failed)");
+        return;
+    }
+    let output = std::process::Command::new("unshare")
+        .arg("-Ur")
+        .arg(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "suite::limit::the_systems_limit_in_a_user_namespace_falls_back_to_polling",
+            "--nocapture",
+        ])
+        .env(CHILD_LIMIT, "5")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.contains("1 passed"),
+        "the test ran in the namespace: {text}"
+    );
+}
+
+async fn in_the_namespace(limit: usize) {
+    std::fs::write("/proc/sys/user/max_inotify_watches", limit.to_string()).unwrap();
+    let dirs = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    let files: Vec<(String, &str)> = dirs.iter().map(|dir| (format!("{dir}/x"), "")).collect();
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+    let project = Project::new(&files);
+    let options = WatchOptions {
+        poll_interval: Duration::from_millis(100),
+        ..WatchOptions::new(DEBOUNCE)
+    };
+    let (watcher, mut changes) = TreeWatcher::start_with_options(project.root(), &options).unwrap();
+    assert_eq!(
+        *watcher.limit().borrow(),
+        Some(WatchLimit {
+            watched: limit,
+            unwatched: dirs.len() + 1 - limit,
+            cap: None,
+        }),
+        "the kernel refused the watches past its limit"
+    );
+    // Every folder is shown: those watched and those polled report alike.
+    for dir in dirs {
+        watcher.shown(dir);
+    }
+    let t0 = Instant::now();
+    for dir in dirs {
+        project.write(&format!("{dir}/new.txt"), "");
+    }
+    // In any order: the watched folders' changes come first, the polled ones' at the next poll.
+    let mut seen = Vec::new();
+    let deadline = t0 + Duration::from_secs(2);
+    while !dirs
+        .iter()
+        .all(|dir| seen.contains(&created(&format!("{dir}/new.txt"), false)))
+    {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, changes.recv()).await {
+            Ok(Some(change)) => seen.push(change),
+            other => panic!("not every creation arrived: {other:?} after {seen:?}"),
+        }
+    }
+    seen.extend(drain(&mut changes).await);
+    assert!(
+        seen.iter()
+            .all(|change| matches!(change, TreeChange::Created { .. })),
+        "{seen:?}"
+    );
 }
