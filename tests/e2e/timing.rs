@@ -101,7 +101,8 @@ impl Stopwatch {
                            document.querySelector('[data-testid=chat-input]')?.value,\
                            list?.dataset.query, list?.children.length,\
                            document.querySelector('[data-testid=preview]')?.dataset.state,\
-                           document.querySelector('[data-testid=tree]')?.dataset.loaded];",
+                           document.querySelector('[data-testid=tree]')?.dataset.loaded,\
+                           document.body.innerText.slice(0, 600)];",
                         json!([]),
                     )
                     .await;
