@@ -5,7 +5,7 @@
 //! listed as the tree does; between runs it is closed. Reported: the open (store, policies, tools,
 //! checkpoints, chat; the watcher starts in the background), the root's listing, and how long
 //! after the open the watcher runs (it walks the shown folders once). The rest of the figure
-//! the end-to-end suite reports (about 170 ms at the median from the click to the first rows) is
+//! the end-to-end suite reports (100 to 235 ms at the median from the click to the first rows) is
 //! the webview's. The reference, measured side by side, is one full walk of the project: what an
 //! eager tree would cost before showing anything.
 //!

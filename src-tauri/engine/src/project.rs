@@ -54,6 +54,9 @@ pub struct OpenProject {
     /// Every file and folder, for the chat's @-mentions (filled when the watcher starts).
     mentions: Arc<MentionIndex>,
     watch_state: Mutex<WatchState>,
+    /// Told when the webview has listed the root, which the watcher's start waits for a moment
+    /// (see [`FIRST_LISTING_GRACE`]).
+    first_listing: tokio::sync::Notify,
     /// Serialises policy changes with their saves, so the store ends with the last change.
     policy_writes: tokio::sync::Mutex<()>,
 }
@@ -126,6 +129,7 @@ impl OpenProject {
             watcher: Mutex::new(None),
             mentions: Arc::new(MentionIndex::new()),
             watch_state: Mutex::new(WatchState::Starting),
+            first_listing: tokio::sync::Notify::new(),
             policy_writes: tokio::sync::Mutex::new(()),
         })
     }
@@ -223,6 +227,14 @@ impl OpenProject {
         }
     }
 
+    /// Notes that the webview listed the folder `rel`: the root's first listing lets the watcher
+    /// start.
+    pub fn listed(&self, rel: &str) {
+        if rel.is_empty() || rel == "." {
+            self.first_listing.notify_one();
+        }
+    }
+
     /// Tells the watcher that the webview shows the folder `rel`, so that it is polled if a limit
     /// left it unwatched (one directory read then).
     pub fn shown(&self, rel: &str) {
@@ -241,6 +253,9 @@ impl OpenProject {
     }
 }
 
+/// How long the watcher's start waits for the webview's first listing of the root.
+const FIRST_LISTING_GRACE: Duration = Duration::from_millis(300);
+
 /// Starts `project`'s watcher in the background and forwards its changes to `sink` for as long as
 /// the project stays open. Needs a tokio runtime.
 pub fn watch_in_background(
@@ -253,7 +268,15 @@ pub fn watch_in_background(
     let root = project.root.path().to_path_buf();
     let project_id = project.info.id;
     let mentions = Arc::clone(&project.mentions);
+    let waiting = Arc::downgrade(project);
     tokio::spawn(async move {
+        // The start walks every shown folder and the mention index then walks every file: on a
+        // big project that is a few hundred milliseconds of CPU, which would compete with the
+        // webview's first paint of the tree. So it waits for the root's first listing, briefly.
+        if let Some(project) = waiting.upgrade() {
+            let listed = project.first_listing.notified();
+            let _ = tokio::time::timeout(FIRST_LISTING_GRACE, listed).await;
+        }
         let watched = root.clone();
         let started =
             tokio::task::spawn_blocking(move || TreeWatcher::start_with_options(watched, &options))

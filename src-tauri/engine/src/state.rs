@@ -365,7 +365,9 @@ impl AppState {
         Ok(tokio::task::spawn_blocking(move || {
             // Before listing: a folder the watcher polls compares its next look with this one.
             project.shown(&path);
-            project.tree().list_dir(&path)
+            let listing = project.tree().list_dir(&path);
+            project.listed(&path);
+            listing
         })
         .await??)
     }
