@@ -34,9 +34,14 @@ impl Stopwatch {
             Start::Key => "keydown",
             Start::Outside => "",
         };
-        let armed = app
-            .eval(
-                "const [css, startOn] = arguments;\
+        // WebKitWebDriver now and then answers a script with "unknown error" on a loaded machine;
+        // arming twice is harmless (the second replaces the first).
+        let mut attempt = 0;
+        let armed = loop {
+            attempt += 1;
+            let answer = app
+                .eval(
+                    "const [css, startOn] = arguments;\
                  const m = window.__gantryStopwatch = {start: null, end: null, endEpoch: null};\
                  if (startOn) document.addEventListener(startOn, () => {\
                    if (m.start === null) m.start = performance.now();\
@@ -54,10 +59,18 @@ impl Stopwatch {
                  observer.observe(document.documentElement,\
                    {childList: true, subtree: true, attributes: true, characterData: true});\
                  return document.querySelector(css) === null;",
-                json!([css, start]),
-            )
-            .await
-            .unwrap();
+                    json!([css, start]),
+                )
+                .await;
+            match answer {
+                Ok(armed) => break armed,
+                Err(error) if attempt < 3 => {
+                    eprintln!("arming again after: {error}");
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                }
+                Err(error) => panic!("cannot arm the measurement of {css}: {error}"),
+            }
+        };
         assert_eq!(
             armed,
             json!(true),
