@@ -371,6 +371,26 @@ impl App {
         memory
     }
 
+    /// The inotify watches the app's own process holds (one `inotify wd:` line each in the
+    /// fdinfo of its inotify descriptors).
+    pub fn inotify_watches(&self) -> usize {
+        self.processes()
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|name| name.trim() == "gantry")
+            })
+            .filter_map(|pid| std::fs::read_dir(format!("/proc/{pid}/fdinfo")).ok())
+            .flat_map(|fds| fds.flatten())
+            .filter_map(|fd| std::fs::read_to_string(fd.path()).ok())
+            .map(|info| {
+                info.lines()
+                    .filter(|line| line.starts_with("inotify wd:"))
+                    .count()
+            })
+            .sum()
+    }
+
     /// Ends the session and the driver.
     pub async fn quit(mut self) -> Result<()> {
         let result = self.session.delete().await;

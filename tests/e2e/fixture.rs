@@ -87,7 +87,8 @@ fn write(path: &Path, text: &str) {
 }
 
 /// A project of `dirs * 10 * 100` small files in `pkgNNN/modN/` folders plus `flat/` with
-/// `flat` files in one folder, for the "a large repository opens without freezing" scenario.
+/// `flat` files in each of `flat_folders` folders ([`LargeProject::flat_name`]), for the "a large
+/// repository opens without freezing" scenario.
 pub struct LargeProject {
     _dir: tempfile::TempDir,
     pub root: PathBuf,
@@ -95,7 +96,7 @@ pub struct LargeProject {
 }
 
 impl LargeProject {
-    pub fn new(dirs: usize, flat: usize) -> Self {
+    pub fn new(dirs: usize, flat: usize, flat_folders: usize) -> Self {
         // In memory where there is a tmpfs: making and deleting 105,000 files on a shared disk
         // can take a minute when other builds are writing.
         let shm = Path::new("/dev/shm");
@@ -119,15 +120,27 @@ impl LargeProject {
                 }
             }
         }
-        std::fs::create_dir_all(root.join("flat")).unwrap();
-        for f in 0..flat {
-            std::fs::write(root.join(format!("flat/file{f:05}.txt")), "y").unwrap();
-            files += 1;
+        for folder in 0..flat_folders {
+            let name = Self::flat_name(folder);
+            std::fs::create_dir_all(root.join(&name)).unwrap();
+            for f in 0..flat {
+                std::fs::write(root.join(format!("{name}/file{f:05}.txt")), "y").unwrap();
+                files += 1;
+            }
         }
         Self {
             _dir: dir,
             root,
             files,
+        }
+    }
+
+    /// The name of flat folder `n`: `flat`, `flat2`, `flat3`...
+    pub fn flat_name(n: usize) -> String {
+        if n == 0 {
+            "flat".to_owned()
+        } else {
+            format!("flat{}", n + 1)
         }
     }
 }

@@ -34,6 +34,7 @@ mod panels;
 mod rules;
 mod scenarios;
 mod streaming;
+mod timing;
 mod webdriver;
 mod window;
 

@@ -111,4 +111,18 @@ describe("the file tree", () => {
     emit("tree:status", { projectId: 1, state: { state: "failed", message: "too many watches" } });
     expect(document.body.textContent).toContain("Not updating live: too many watches");
   });
+
+  it("says when the limit on watched folders is reached, and how to raise it", () => {
+    const limit = () => document.querySelector<HTMLElement>("[data-testid=tree-watch-limit]");
+    emit("tree:status", { projectId: 1, state: { state: "watching" } });
+    expect(limit()).toBeNull();
+    emit("tree:status", { projectId: 1, state: { state: "watching", limit: { watched: 8192, unwatched: 40, cap: null } } });
+    expect(limit()?.getAttribute("role")).toBe("status");
+    expect(limit()?.textContent).toContain("40 folders are not watched");
+    expect(limit()?.textContent).toContain("sysctl fs.inotify.max_user_watches=");
+    expect(limit()?.textContent).toContain("/etc/sysctl.d/");
+    emit("tree:status", { projectId: 1, state: { state: "watching", limit: { watched: 1, unwatched: 3, cap: 1 } } });
+    expect(limit()?.textContent).toContain("limit of 1 watched folders (GANTRY_WATCH_MAX_WATCHES)");
+    expect(limit()?.textContent).not.toContain("sysctl");
+  });
 });

@@ -9,7 +9,7 @@
 use std::sync::Mutex;
 
 use gantry_tools::{ApprovalRequest, UserQuestion};
-use gantry_watch::TreeChange;
+use gantry_watch::{TreeChange, WatchLimit};
 use serde::Serialize;
 
 /// A backend-to-webview event.
@@ -49,8 +49,16 @@ pub enum WatchState {
     /// The watcher is starting (it walks the project's shown directories once).
     Starting,
     /// The watcher runs; anything listed before this event should be listed again, since
-    /// changes made while the watcher was starting were not reported.
-    Watching,
+    /// changes made while the watcher was starting were not reported. Sent again, with `limit`,
+    /// if a limit on watched folders is reached later.
+    Watching {
+        /// Set once a limit on watched folders (the system's inotify limit, or
+        /// `GANTRY_WATCH_MAX_WATCHES`) was reached: the folders left over are polled while
+        /// shown, and the user should be told how to raise the limit.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        limit: Option<WatchLimit>,
+    },
     /// The watcher could not start; the tree is shown but not kept current.
     Failed {
         /// Why, for the user.

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use gantry_store::Store;
 use gantry_tools::{ProjectRoot, ToolManager};
-use gantry_watch::{ProjectTree, TreeWatcher};
+use gantry_watch::{ProjectTree, TreeWatcher, WatchLimit, WatchOptions};
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -54,6 +54,9 @@ pub struct OpenProject {
     /// Every file and folder, for the chat's @-mentions (filled when the watcher starts).
     mentions: Arc<MentionIndex>,
     watch_state: Mutex<WatchState>,
+    /// Told when the webview has listed the root, which the watcher's start waits for a moment
+    /// (see [`FIRST_LISTING_GRACE`]).
+    first_listing: tokio::sync::Notify,
     /// Serialises policy changes with their saves, so the store ends with the last change.
     policy_writes: tokio::sync::Mutex<()>,
 }
@@ -126,6 +129,7 @@ impl OpenProject {
             watcher: Mutex::new(None),
             mentions: Arc::new(MentionIndex::new()),
             watch_state: Mutex::new(WatchState::Starting),
+            first_listing: tokio::sync::Notify::new(),
             policy_writes: tokio::sync::Mutex::new(()),
         })
     }
@@ -223,6 +227,24 @@ impl OpenProject {
         }
     }
 
+    /// Notes that the webview listed the folder `rel`: the root's first listing lets the watcher
+    /// start.
+    pub fn listed(&self, rel: &str) {
+        if rel.is_empty() || rel == "." {
+            self.first_listing.notify_one();
+        }
+    }
+
+    /// Tells the watcher that the webview shows the folder `rel`, so that it is polled if a limit
+    /// left it unwatched (one directory read then).
+    pub fn shown(&self, rel: &str) {
+        if let Ok(watcher) = self.watcher.lock()
+            && let Some(watcher) = watcher.as_ref()
+        {
+            watcher.shown(rel);
+        }
+    }
+
     /// Stops the watcher (joining its threads: call from blocking code).
     pub fn stop_watching(&self) {
         self.chat.checkpoints().watch_stopped();
@@ -231,21 +253,34 @@ impl OpenProject {
     }
 }
 
+/// How long the watcher's start waits for the webview's first listing of the root.
+const FIRST_LISTING_GRACE: Duration = Duration::from_millis(300);
+
 /// Starts `project`'s watcher in the background and forwards its changes to `sink` for as long as
 /// the project stays open. Needs a tokio runtime.
 pub fn watch_in_background(
     project: &Arc<OpenProject>,
     sink: Arc<dyn EventSink>,
-    debounce: Duration,
+    options: WatchOptions,
 ) {
+    let debounce = options.debounce;
     let weak = Arc::downgrade(project);
     let root = project.root.path().to_path_buf();
     let project_id = project.info.id;
     let mentions = Arc::clone(&project.mentions);
+    let waiting = Arc::downgrade(project);
     tokio::spawn(async move {
+        // The start walks every shown folder and the mention index then walks every file: on a
+        // big project that is a few hundred milliseconds of CPU, which would compete with the
+        // webview's first paint of the tree. So it waits for the root's first listing, briefly.
+        if let Some(project) = waiting.upgrade() {
+            let listed = project.first_listing.notified();
+            let _ = tokio::time::timeout(FIRST_LISTING_GRACE, listed).await;
+        }
         let watched = root.clone();
         let started =
-            tokio::task::spawn_blocking(move || TreeWatcher::start(watched, debounce)).await;
+            tokio::task::spawn_blocking(move || TreeWatcher::start_with_options(watched, &options))
+                .await;
         // The index is filled once the watcher runs, so no change falls between the two: those
         // made meanwhile wait in the channel and are applied after (applying one twice is
         // harmless).
@@ -255,10 +290,14 @@ pub fn watch_in_background(
             Ok(Err(error)) => return report_failure(&weak, sink.as_ref(), &error.to_string()),
             Err(error) => return report_failure(&weak, sink.as_ref(), &error.to_string()),
         };
-        let Some((status, checkpoints)) = adopt(&weak, watcher, debounce) else {
+        let mut limits = watcher.limit();
+        // Marked seen here: a limit reached from now on is announced by `follow_limit`.
+        let limit = limits.borrow_and_update().clone();
+        let Some((status, checkpoints)) = adopt(&weak, watcher, debounce, limit) else {
             return;
         };
         emit(sink.as_ref(), &status);
+        tokio::spawn(follow_limit(limits, weak.clone(), Arc::clone(&sink)));
         let followed = Followed {
             mentions,
             checkpoints: checkpoints.clone(),
@@ -270,11 +309,12 @@ pub fn watch_in_background(
 
 /// Hands the watcher to its project and returns the status to announce, with the checkpoints
 /// its reports go to (which now rely on them); when the project closed meanwhile, stops the
-/// watcher instead.
+/// watcher instead. `limit` is the limit on watches it reached while starting, if any.
 fn adopt(
     project: &Weak<OpenProject>,
     watcher: TreeWatcher,
     debounce: Duration,
+    limit: Option<WatchLimit>,
 ) -> Option<(TreeStatus, Checkpoints)> {
     if let Some(project) = project.upgrade()
         && let Ok(mut slot) = project.watcher.lock()
@@ -283,11 +323,31 @@ fn adopt(
         drop(slot);
         let checkpoints = project.chat.checkpoints().clone();
         checkpoints.watch_started(debounce);
-        return Some((project.set_watch_state(WatchState::Watching), checkpoints));
+        return Some((
+            project.set_watch_state(WatchState::Watching { limit }),
+            checkpoints,
+        ));
     }
     // Dropping joins the watcher's threads; keep that off the async workers.
     tokio::task::spawn_blocking(move || drop(watcher));
     None
+}
+
+/// Announces each limit on watches the watcher reaches after it started (the one reached while
+/// it started is in its first status). Ends when the watcher stops or the project closes.
+async fn follow_limit(
+    mut limits: tokio::sync::watch::Receiver<Option<WatchLimit>>,
+    project: Weak<OpenProject>,
+    sink: Arc<dyn EventSink>,
+) {
+    while limits.changed().await.is_ok() {
+        let limit = limits.borrow_and_update().clone();
+        let Some(project) = project.upgrade() else {
+            return;
+        };
+        let status = project.set_watch_state(WatchState::Watching { limit });
+        emit(sink.as_ref(), &status);
+    }
 }
 
 fn report_failure(project: &Weak<OpenProject>, sink: &dyn EventSink, message: &str) {

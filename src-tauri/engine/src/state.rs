@@ -65,6 +65,10 @@ pub struct Settings {
     pub dialog_timeout: Duration,
     /// The watcher's debounce interval.
     pub watch_debounce: Duration,
+    /// A cap on the watcher's per-folder watches, handled like the system's limit.
+    pub watch_max_watches: Option<usize>,
+    /// How often folders a limit left unwatched are listed again while shown.
+    pub watch_poll_interval: Duration,
 }
 
 impl Default for Settings {
@@ -72,13 +76,16 @@ impl Default for Settings {
         Self {
             dialog_timeout: DEFAULT_DIALOG_TIMEOUT,
             watch_debounce: Duration::from_millis(50),
+            watch_max_watches: None,
+            watch_poll_interval: gantry_watch::DEFAULT_POLL_INTERVAL,
         }
     }
 }
 
 impl Settings {
-    /// The defaults, overridden by `GANTRY_DIALOG_TIMEOUT_MS` and `GANTRY_WATCH_DEBOUNCE_MS`
-    /// (positive whole milliseconds; anything else is ignored with a warning).
+    /// The defaults, overridden by `GANTRY_DIALOG_TIMEOUT_MS`, `GANTRY_WATCH_DEBOUNCE_MS` and
+    /// `GANTRY_WATCH_POLL_MS` (positive whole milliseconds) and `GANTRY_WATCH_MAX_WATCHES` (a
+    /// whole number of folders); anything else is ignored with a warning.
     pub fn from_env() -> Self {
         let mut settings = Self::default();
         if let Some(timeout) = millis_from_env("GANTRY_DIALOG_TIMEOUT_MS") {
@@ -87,8 +94,32 @@ impl Settings {
         if let Some(debounce) = millis_from_env("GANTRY_WATCH_DEBOUNCE_MS") {
             settings.watch_debounce = debounce;
         }
+        if let Some(poll) = millis_from_env("GANTRY_WATCH_POLL_MS") {
+            settings.watch_poll_interval = poll;
+        }
+        if let Some(cap) = count_from_env("GANTRY_WATCH_MAX_WATCHES") {
+            settings.watch_max_watches = Some(cap);
+        }
         settings
     }
+
+    /// The watcher's options.
+    pub fn watch_options(&self) -> gantry_watch::WatchOptions {
+        gantry_watch::WatchOptions {
+            debounce: self.watch_debounce,
+            max_watches: self.watch_max_watches,
+            poll_interval: self.watch_poll_interval,
+        }
+    }
+}
+
+fn count_from_env(name: &str) -> Option<usize> {
+    let value = std::env::var(name).ok()?;
+    let count = value.trim().parse::<usize>().ok();
+    if count.is_none() {
+        tracing::warn!(name, value, "ignoring: not a whole number");
+    }
+    count
 }
 
 fn millis_from_env(name: &str) -> Option<Duration> {
@@ -311,7 +342,7 @@ impl AppState {
             *error = None;
         }
         close_in_background(previous);
-        watch_in_background(&project, self.sink.clone(), self.settings.watch_debounce);
+        watch_in_background(&project, self.sink.clone(), self.settings.watch_options());
         crate::mcp_events::forward_in_background(&project, self.sink.clone());
         project.mcp().start_in_background();
         Ok(info)
@@ -331,7 +362,14 @@ impl AppState {
     pub async fn list_dir(&self, path: String) -> Result<Vec<TreeEntry>, CommandError> {
         check_path(&path)?;
         let project = self.current()?;
-        Ok(tokio::task::spawn_blocking(move || project.tree().list_dir(&path)).await??)
+        Ok(tokio::task::spawn_blocking(move || {
+            // Before listing: a folder the watcher polls compares its next look with this one.
+            project.shown(&path);
+            let listing = project.tree().list_dir(&path);
+            project.listed(&path);
+            listing
+        })
+        .await??)
     }
 
     /// Whether the open project's tree is kept current.
@@ -1027,6 +1065,48 @@ mod tests {
 
         state.close_project();
         assert_eq!(state.launch_state().project, None);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn past_the_watch_cap_the_user_is_told_and_a_shown_folder_is_polled() {
+        let sink = Arc::new(RecordingSink::default());
+        let data = tempfile::tempdir().unwrap();
+        let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+        let settings = Settings {
+            watch_max_watches: Some(1),
+            watch_poll_interval: Duration::from_millis(100),
+            ..Settings::default()
+        };
+        let state = AppState::new(sink.clone(), settings, store);
+        let dir = project();
+        state.open_project(dir.path().to_path_buf()).await.unwrap();
+
+        // Only the root is watched: src/ and src/nested/ are left over, and the user is told.
+        let status = wait_for(&sink, "tree:status", 1).await;
+        assert_eq!(
+            status[0],
+            json!({"projectId": 1, "state": {"state": "watching",
+                "limit": {"watched": 1, "unwatched": 2, "cap": 1}}})
+        );
+        assert_eq!(
+            state.tree_status().unwrap().state,
+            state.current().unwrap().watch_status().state
+        );
+
+        // The webview lists src/ (it is open in the tree): it is polled from then on, and a
+        // file made there reaches the tree as if it were watched.
+        state.list_dir("src".into()).await.unwrap();
+        std::fs::write(dir.path().join("src/polled.rs"), "").unwrap();
+        let changed = wait_for(&sink, "tree:changed", 1).await;
+        assert_eq!(
+            changed[0],
+            json!({"projectId": 1, "changes": [{"kind": "created", "path": "src/polled.rs", "isDir": false}]})
+        );
+        // A folder that appears there is past the cap too: the status says so again.
+        std::fs::create_dir(dir.path().join("src/more")).unwrap();
+        let status = wait_for(&sink, "tree:status", 2).await;
+        assert_eq!(status[1]["state"]["limit"]["unwatched"], 3);
+        state.close_project();
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

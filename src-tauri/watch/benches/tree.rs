@@ -8,6 +8,9 @@
 //!    (the reference: what an eager tree would cost), as a ratio. Also the time to start a
 //!    watcher on that tree, which walks the shown directories once.
 //!
+//! 3. The watcher's cost on that tree: inotify watches held and resident memory added by its
+//!    start; and, past a cap of one watch, what polling the shown folders costs instead.
+//!
 //! Run with `cargo bench -p gantry-watch` (add `-- --files 20000 --ops 30` for a quick run, and
 //! `--fanout 22` for some 10,000 directories instead of some 1,000).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -136,9 +139,12 @@ fn listing(files: usize, fanout: usize) {
         walk.as_secs_f64() / list_root.as_secs_f64()
     );
 
+    let rss_before = rss_kib();
     let started = Instant::now();
     let (watcher, _changes) = TreeWatcher::start(&root, DEBOUNCE).unwrap();
     let start = started.elapsed();
+    let watches = inotify_watches();
+    let rss_after = rss_kib();
     let stopping = Instant::now();
     drop(watcher);
     println!(
@@ -147,6 +153,103 @@ fn listing(files: usize, fanout: usize) {
         ms(start),
         ms(stopping.elapsed())
     );
+    println!(
+        "the watcher's cost: {watches} inotify watches held (counted in /proc/self/fdinfo), \
+         resident memory +{} KiB (VmRSS {rss_before} -> {rss_after} KiB)",
+        rss_after.saturating_sub(rss_before)
+    );
+    polling(&root);
+}
+
+/// What polling costs when a limit leaves folders unwatched: a watcher capped at one watch (the
+/// root) on the same tree, with 256 leaf folders shown (the most it polls), timed per poll
+/// interval through the time a change in the last shown folder takes to arrive.
+fn polling(root: &Path) {
+    let options = gantry_watch::WatchOptions {
+        max_watches: Some(1),
+        poll_interval: Duration::from_millis(200),
+        ..gantry_watch::WatchOptions::new(DEBOUNCE)
+    };
+    let started = Instant::now();
+    let (watcher, mut changes) = TreeWatcher::start_with_options(root, &options).unwrap();
+    let start = started.elapsed();
+    let limit = watcher.limit().borrow().clone().unwrap();
+    let shown: Vec<String> = (0..256)
+        .map(|n| format!("d{}/d{}/d{}", n % 10, (n / 10) % 10, n / 100))
+        .collect();
+    for dir in &shown {
+        watcher.shown(dir);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let mut samples = Vec::new();
+    for n in 0..10 {
+        let dir = &shown[(n * 37) % shown.len()];
+        let path = format!("{dir}/polled{n}.rs");
+        let at = Instant::now();
+        std::fs::write(root.join(&path), "x").unwrap();
+        runtime.block_on(wait_for(
+            &mut changes,
+            &TreeChange::Created {
+                path,
+                is_dir: false,
+            },
+        ));
+        samples.push(at.elapsed());
+    }
+    samples.sort();
+    let cpu = process_cpu();
+    std::thread::sleep(Duration::from_secs(2));
+    let cpu_per_s = (process_cpu() - cpu) / 2.0;
+    drop(watcher);
+    println!(
+        "past a cap of 1 watch: start {} ({} watched, {} polled while shown); 256 shown folders \
+         polled every 200 ms: a change arrives in median {}, p95 {}; CPU {:.1} % of a core",
+        ms(start),
+        limit.watched,
+        limit.unwatched,
+        ms(percentile(&samples, 50)),
+        ms(percentile(&samples, 95)),
+        cpu_per_s * 100.0
+    );
+}
+
+/// This process's resident memory, in KiB.
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// This process's CPU time (user + system), in seconds.
+fn process_cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let Some(rest) = stat.rfind(')').map(|at| &stat[at + 2..]) else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    ticks as f64 / 100.0
+}
+
+/// The inotify watches this process holds (one `inotify wd:` line each in its fds' fdinfo).
+fn inotify_watches() -> usize {
+    let Ok(fds) = std::fs::read_dir("/proc/self/fdinfo") else {
+        return 0;
+    };
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_to_string(fd.path()).ok())
+        .map(|info| {
+            info.lines()
+                .filter(|line| line.starts_with("inotify wd:"))
+                .count()
+        })
+        .sum()
 }
 
 /// Writes `files` files under `root`: `fanout`^3 leaf directories three levels down sharing them

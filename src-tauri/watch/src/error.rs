@@ -64,8 +64,8 @@ pub enum TreeError {
         #[source]
         source: std::io::Error,
     },
-    /// A watcher was asked to debounce over a zero interval, which would spin.
-    #[error("the debounce interval must be longer than zero")]
+    /// A watcher was asked to debounce or poll over a zero interval, which would spin.
+    #[error("the debounce and poll intervals must be longer than zero")]
     InvalidDebounce,
     /// The operating system refused to watch a directory (for the root) or to start a watcher.
     #[error("cannot watch {}: {source}", path.display())]

@@ -23,6 +23,8 @@ mod classify;
 mod confine;
 mod entry;
 mod error;
+mod limit;
+mod poll;
 mod relpath;
 mod rules;
 #[cfg(test)]
@@ -35,5 +37,6 @@ mod worker;
 pub use change::TreeChange;
 pub use entry::{EntryKind, TreeEntry};
 pub use error::{Result, TreeError};
+pub use limit::{DEFAULT_POLL_INTERVAL, WatchLimit, WatchOptions};
 pub use tree::ProjectTree;
 pub use watcher::TreeWatcher;

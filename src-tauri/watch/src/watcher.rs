@@ -1,16 +1,21 @@
 //! The watcher's lifecycle: start, and stop on drop.
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use notify_debouncer_full::DebounceEventResult;
 use notify_debouncer_full::notify::RecursiveMode;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::sync::watch;
 
 use crate::backend::{SharedDebouncer, new_debouncer, watches_each_directory};
 use crate::change::TreeChange;
 use crate::error::{Result, TreeError};
+use crate::limit::{WatchLimit, WatchOptions};
+use crate::poll::{self, PollSet};
+use crate::relpath::RelPath;
 use crate::tree::canonical_root;
 use crate::watches::Watches;
 use crate::worker::Worker;
@@ -25,6 +30,12 @@ pub struct TreeWatcher {
     root: PathBuf,
     debouncer: Option<SharedDebouncer>,
     worker: Option<JoinHandle<()>>,
+    /// The directories that could not be watched, polled while shown.
+    polled: PollSet,
+    /// Dropped to stop the poller.
+    stop_poller: Option<Sender<()>>,
+    poller: Option<JoinHandle<()>>,
+    limit: watch::Receiver<Option<WatchLimit>>,
 }
 
 impl TreeWatcher {
@@ -42,17 +53,28 @@ impl TreeWatcher {
         root: impl AsRef<Path>,
         debounce: Duration,
     ) -> Result<(Self, UnboundedReceiver<TreeChange>)> {
-        Self::start_with(root.as_ref(), debounce, watches_each_directory())
+        Self::start_with_options(root, &WatchOptions::new(debounce))
     }
 
-    /// [`TreeWatcher::start`], watching each shown directory on its own (`each_directory`) or the
-    /// root recursively.
+    /// [`TreeWatcher::start`] with all its options: a cap on watched directories of our own and
+    /// the interval at which directories left unwatched by a limit are polled (see
+    /// [`TreeWatcher::limit`]).
+    pub fn start_with_options(
+        root: impl AsRef<Path>,
+        options: &WatchOptions,
+    ) -> Result<(Self, UnboundedReceiver<TreeChange>)> {
+        Self::start_with(root.as_ref(), options, watches_each_directory())
+    }
+
+    /// [`TreeWatcher::start_with_options`], watching each shown directory on its own
+    /// (`each_directory`) or the root recursively.
     fn start_with(
         root: &Path,
-        debounce: Duration,
+        options: &WatchOptions,
         each_directory: bool,
     ) -> Result<(Self, UnboundedReceiver<TreeChange>)> {
-        if debounce.is_zero() {
+        let debounce = options.debounce;
+        if debounce.is_zero() || options.poll_interval.is_zero() {
             return Err(TreeError::InvalidDebounce);
         }
         let root = canonical_root(root)?;
@@ -61,9 +83,10 @@ impl TreeWatcher {
             path: root.clone(),
             source,
         };
+        let poll_tx = batches_tx.clone();
         let (mut debouncer, handle) = new_debouncer(debounce, batches_tx).map_err(watch_error)?;
         let mut watches = if each_directory {
-            Watches::new(root.clone(), Some(handle))
+            Watches::new(root.clone(), Some(handle)).with_cap(options.max_watches)
         } else {
             debouncer
                 .watch(&root, RecursiveMode::Recursive)
@@ -71,20 +94,49 @@ impl TreeWatcher {
             Watches::new(root.clone(), None)
         };
         watches.add_tree(Path::new(""))?;
+        tracing::debug!(watched = watches.watched(), "the watcher's initial watches");
+        let polled = watches.polled().clone();
+        let limit = watches.limit();
         let (out, changes) = unbounded_channel();
         let worker = Worker::new(root.clone(), watches, out);
         let worker = std::thread::Builder::new()
             .name("gantry-watch".into())
             .spawn(move || worker.run(batches))
             .map_err(TreeError::Thread)?;
-        Ok((
-            Self {
-                root,
-                debouncer: Some(debouncer),
-                worker: Some(worker),
-            },
-            changes,
-        ))
+        let mut watcher = Self {
+            root,
+            debouncer: Some(debouncer),
+            worker: Some(worker),
+            polled: polled.clone(),
+            stop_poller: None,
+            poller: None,
+            limit,
+        };
+        // From here on, dropping `watcher` stops what started.
+        let (stop_poller, stop) = std::sync::mpsc::channel();
+        let interval = options.poll_interval;
+        let poller = std::thread::Builder::new()
+            .name("gantry-watch-poll".into())
+            .spawn(move || poll::run(&polled, interval, &stop, &poll_tx))
+            .map_err(TreeError::Thread)?;
+        watcher.stop_poller = Some(stop_poller);
+        watcher.poller = Some(poller);
+        Ok((watcher, changes))
+    }
+
+    /// Tells the watcher that the tree shows the project directory `rel` (the webview listed
+    /// it): if a limit left it unwatched, it is polled from now on. Paths that are not a project
+    /// directory are ignored. Cheap unless `rel` is polled (then one directory read).
+    pub fn shown(&self, rel: &str) {
+        if let Ok(parsed) = RelPath::parse(rel) {
+            self.polled.shown(&parsed.to_path());
+        }
+    }
+
+    /// Follows the limit on watched directories: `None` until one is reached, then how many
+    /// directories are watched and how many are polled instead.
+    pub fn limit(&self) -> watch::Receiver<Option<WatchLimit>> {
+        self.limit.clone()
     }
 
     /// The canonical project root.
@@ -97,6 +149,11 @@ impl Drop for TreeWatcher {
     /// Stops the debouncer, then waits for the worker to finish its last batch; the change
     /// channel then closes, and the operating system's watcher goes with the worker's handle.
     fn drop(&mut self) {
+        // The poller holds a sender of the worker's channel: stop it first.
+        drop(self.stop_poller.take());
+        if let Some(poller) = self.poller.take() {
+            let _ = poller.join();
+        }
         if let Some(debouncer) = self.debouncer.take() {
             // Joins the debouncer's thread, which drops the sender the worker reads from.
             debouncer.stop();
@@ -157,7 +214,8 @@ mod tests {
         std::fs::create_dir_all(root.join("node_modules/pkg")).unwrap();
         std::fs::create_dir(root.join("src")).unwrap();
         let (watcher, mut changes) =
-            TreeWatcher::start_with(&root, Duration::from_millis(50), false).unwrap();
+            TreeWatcher::start_with(&root, &WatchOptions::new(Duration::from_millis(50)), false)
+                .unwrap();
 
         std::fs::write(root.join("node_modules/pkg/index.js"), "").unwrap();
         std::fs::write(root.join("src/trace.log"), "").unwrap();

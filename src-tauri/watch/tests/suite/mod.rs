@@ -1,3 +1,4 @@
+mod limit;
 mod list_dir;
 mod support;
 mod watcher;

@@ -8,21 +8,21 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::support::Project;
 
 /// The interval the app uses.
-const DEBOUNCE: Duration = Duration::from_millis(50);
+pub(super) const DEBOUNCE: Duration = Duration::from_millis(50);
 /// How long any one change may take to arrive here: the requirement is 200 ms, this bound is
 /// generous so that a loaded CI machine does not fail the suite.
 const BOUND: Duration = Duration::from_secs(1);
 /// How long to listen for changes that must not come.
 const QUIET: Duration = Duration::from_millis(300);
 
-fn created(path: &str, is_dir: bool) -> TreeChange {
+pub(super) fn created(path: &str, is_dir: bool) -> TreeChange {
     TreeChange::Created {
         path: path.into(),
         is_dir,
     }
 }
 
-fn removed(path: &str, is_dir: bool) -> TreeChange {
+pub(super) fn removed(path: &str, is_dir: bool) -> TreeChange {
     TreeChange::Removed {
         path: path.into(),
         is_dir,
@@ -54,7 +54,7 @@ fn start(project: &Project) -> (TreeWatcher, UnboundedReceiver<TreeChange>) {
 }
 
 /// Waits until `expected` arrives, within [`BOUND`] of `since`; returns what came before it.
-async fn expect(
+pub(super) async fn expect(
     changes: &mut UnboundedReceiver<TreeChange>,
     expected: &TreeChange,
     since: Instant,
@@ -72,7 +72,7 @@ async fn expect(
 }
 
 /// Everything that arrives within [`QUIET`].
-async fn drain(changes: &mut UnboundedReceiver<TreeChange>) -> Vec<TreeChange> {
+pub(super) async fn drain(changes: &mut UnboundedReceiver<TreeChange>) -> Vec<TreeChange> {
     let mut seen = Vec::new();
     let until = Instant::now() + QUIET;
     while let Ok(Some(change)) = tokio::time::timeout(

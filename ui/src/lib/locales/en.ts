@@ -56,6 +56,7 @@ export const en = {
   "preview.binary": "Binary file, not shown.",
   "preview.truncated": "Only the first {size} are shown.",
   "preview.close": "Close preview",
+  "preview.moreLines": "Show more ({count} lines not shown yet)",
 
   // Sessions.
   "sessions.title": "Sessions",
@@ -429,6 +430,8 @@ export const en = {
   "activity.awaitingApproval": "Waiting for your approval of {tool}",
   "activity.elapsed": "{seconds} s",
   "tree.watchStarting": "Starting live updates…",
+  "tree.watchLimitSystem": "The system's limit on watched folders is reached: {unwatched} folders are not watched, so changes in those you open are found by checking every few seconds. To watch them all, raise the limit with sudo sysctl fs.inotify.max_user_watches=524288, and to keep it after a restart, put fs.inotify.max_user_watches=524288 in a file in /etc/sysctl.d/.",
+  "tree.watchLimitCap": "Gantry's limit of {cap} watched folders (GANTRY_WATCH_MAX_WATCHES) is reached: {unwatched} folders are not watched, so changes in those you open are found by checking every few seconds. To watch them all, raise or unset GANTRY_WATCH_MAX_WATCHES.",
 
   // The MCP servers panel: the list, a server's state and buttons, the trust step.
   "mcp.title": "MCP servers",

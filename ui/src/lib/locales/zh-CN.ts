@@ -57,6 +57,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "preview.binary": "二进制文件，不予显示。",
   "preview.truncated": "仅显示前 {size}。",
   "preview.close": "关闭预览",
+  "preview.moreLines": "显示更多（还有 {count} 行未显示）",
 
   // 会话。
   "sessions.title": "会话",
@@ -427,6 +428,8 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "activity.awaitingApproval": "等待你批准 {tool}",
   "activity.elapsed": "{seconds} 秒",
   "tree.watchStarting": "正在启动实时更新…",
+  "tree.watchLimitSystem": "已达到系统可监视文件夹的上限：有 {unwatched} 个文件夹未被监视，其中你展开的文件夹每隔几秒检查一次变化。要全部监视，请用 sudo sysctl fs.inotify.max_user_watches=524288 提高上限；要在重启后保留，请把 fs.inotify.max_user_watches=524288 写入 /etc/sysctl.d/ 下的一个文件。",
+  "tree.watchLimitCap": "已达到 Gantry 可监视文件夹的上限 {cap} 个（GANTRY_WATCH_MAX_WATCHES）：有 {unwatched} 个文件夹未被监视，其中你展开的文件夹每隔几秒检查一次变化。要全部监视，请调大或取消设置 GANTRY_WATCH_MAX_WATCHES。",
 
   // MCP 服务器面板：列表、服务器的状态与按钮、信任步骤。
   "mcp.title": "MCP 服务器",
