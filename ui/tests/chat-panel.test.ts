@@ -78,7 +78,7 @@ function key(name: string, init: KeyboardEventInit = {}, target: EventTarget = w
 let panel: ReturnType<typeof mount> | null = null;
 let stop: (() => void) | null = null;
 
-async function open(): Promise<void> {
+async function open(): Promise<ProjectChat> {
   const chat = new ProjectChat(PROJECT, frames.schedule);
   stop = chat.start();
   panel = mount(ChatPanel, { target: document.body, props: { chat } });
@@ -86,6 +86,7 @@ async function open(): Promise<void> {
     expect(q("[data-testid=chat-empty], [data-testid=chat-message]")).not.toBeNull();
   });
   flushSync();
+  return chat;
 }
 
 beforeEach(() => {
@@ -518,5 +519,22 @@ describe("a long session", () => {
       expect(card?.querySelector("[data-testid=tool-result]")?.textContent).toBe("the whole result 1998");
     });
     expect(call).toHaveBeenCalledWith("chat_message_text", { sessionId: SESSION, ordinal: 1998 });
+  });
+
+  it("reads what is above a search hit far up, then marks it", async () => {
+    // jsdom lays nothing out and has no scrollIntoView.
+    const scrolled = vi.fn();
+    Element.prototype.scrollIntoView = scrolled;
+    const chat = await open();
+    await chat.openHit({ sessionId: SESSION, sessionTitle: "long", ordinal: 8, role: "user", snippet: [] });
+    flushSync();
+    expect(chat.state.firstOrdinal).toBeLessThanOrEqual(8);
+    expect(chat.found).toEqual({ sessionId: SESSION, ordinal: 8 });
+    await vi.waitFor(() => {
+      expect(q(".message.found")?.textContent).toContain("question 2");
+    });
+    await vi.waitFor(() => {
+      expect(scrolled).toHaveBeenCalledWith({ block: "center" });
+    });
   });
 });

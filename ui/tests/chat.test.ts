@@ -643,6 +643,22 @@ describe("a long session, a page at a time", () => {
     expect(withOlder(tail, "other", { ...stale, messages: [...turn(0), message("user", "q")] })).toBe(tail);
   });
 
+  it("marks a live card whose result came shortened", () => {
+    const live = play(
+      sent(shown(), "read it"),
+      { type: "turn_started", sessionId: SESSION },
+      { type: "tool_call_started", id: "big", name: "read_file", arguments: "{}" },
+      { ...event({ type: "tool_result", id: "big", name: "read_file", observation: observation("ok", "the head") }), clippedBytes: 90_000 },
+      { type: "tool_call_started", id: "small", name: "read_file", arguments: "{}" },
+      { type: "tool_result", id: "small", name: "read_file", observation: observation("ok", "all of it") },
+    );
+    const tools = live.items.flatMap((item) => (item.kind === "assistant" ? item.tools : []));
+    expect(tools.map((tool) => [tool.id, tool.result, tool.clipped === true])).toEqual([
+      ["big", "the head", true],
+      ["small", "all of it", false],
+    ]);
+  });
+
   it("replays a running turn from its first message within the page", () => {
     const running = fromView(
       { session, messages: [...turn(1), message("user", "question 2")], running: true, seq: 1, turn: { firstOrdinal: 8, startSeq: 1 }, firstOrdinal: 4, usersBefore: 1, clipped: [] },

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 
-import { anchoredTop, anchorOf, centredTop, ESTIMATED_ROW_PX, RowHeights, rowAt, windowOf } from "../src/lib/windowing";
+import { centredTop, ESTIMATED_ROW_PX, pushedDown, RowHeights, rowAt, windowOf } from "../src/lib/windowing";
 
 const keys = (count: number, from = 1): number[] => Array.from({ length: count }, (_, index) => from + index);
 
@@ -67,28 +67,12 @@ describe("the window", () => {
 });
 
 describe("keeping the view still", () => {
-  it("moves the view down by what older rows put above it take", () => {
+  it("moves the view down by what older rows put above the first take", () => {
     const heights = new RowHeights(100);
-    const before = keys(10, 101);
-    const from = heights.offsets(before);
-    const anchor = anchorOf(before, from, 350);
-    expect(anchor).toEqual({ key: 104, within: 50 });
-    const after = [...keys(20, 1), ...before];
-    expect(anchoredTop(anchor ?? { key: 0, within: 0 }, after, heights.offsets(after))).toBe(2350);
-  });
-
-  it("follows rows above that were measured at last, not those below", () => {
-    const heights = new RowHeights(100);
-    const rows = keys(10);
-    const anchor = anchorOf(rows, heights.offsets(rows), 520);
-    expect(anchor).toEqual({ key: 6, within: 20 });
-    heights.set(2, 160);
-    heights.set(9, 30);
-    expect(anchoredTop(anchor ?? { key: 0, within: 0 }, rows, heights.offsets(rows))).toBe(580);
-  });
-
-  it("has nothing to keep when its row is gone or there are no rows", () => {
-    expect(anchorOf([], [0], 10)).toBeNull();
-    expect(anchoredTop({ key: 5, within: 0 }, [1, 2], [0, 10, 20])).toBeNull();
+    heights.set(3, 40);
+    const after = [...keys(20, 1), ...keys(10, 101)];
+    expect(pushedDown(101, after, heights.offsets(after))).toBe(1940);
+    expect(pushedDown(1, after, heights.offsets(after))).toBe(0);
+    expect(pushedDown(999, after, heights.offsets(after))).toBe(0);
   });
 });

@@ -131,6 +131,27 @@ pub struct ChatEvent {
     pub seq: u64,
     /// What happened.
     pub event: TurnEvent,
+    /// When the event is a tool result longer than [`CLIP_BYTES`]: its whole length in bytes.
+    /// The event carries its first [`HEAD_BYTES`] only; `chat_message_text` reads the whole one
+    /// by its call id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub clipped_bytes: Option<u64>,
+}
+
+impl ChatEvent {
+    /// Event `event` of a turn of session `session_id` (numbered when the log records it), a
+    /// long tool result shortened.
+    pub fn new(project_id: u32, session_id: String, event: TurnEvent) -> Self {
+        let (event, clipped_bytes) = pages::clip_event(event);
+        Self {
+            project_id,
+            session_id,
+            seq: 0,
+            event,
+            clipped_bytes,
+        }
+    }
 }
 
 impl Event for ChatEvent {
@@ -580,12 +601,7 @@ impl ProjectChat {
             async move {
                 while let Some(event) = receiver.recv().await {
                     let finished = matches!(event, TurnEvent::TurnFinished { .. });
-                    let event = log.record(ChatEvent {
-                        project_id,
-                        session_id: session_id.clone(),
-                        seq: 0,
-                        event,
-                    });
+                    let event = log.record(ChatEvent::new(project_id, session_id.clone(), event));
                     if finished {
                         log.end_turn(&session_id);
                         *lock(&turn) = None;
@@ -959,7 +975,11 @@ mod tests {
             );
             assert!(long.starts_with(&message.content));
         }
-        let full = rig.chat.message_text(&id, view.clipped[0]).await.unwrap();
+        let full = rig
+            .chat
+            .message_text(&id, Some(view.clipped[0]), None)
+            .await
+            .unwrap();
         assert_eq!(full, long);
 
         // Scrolling up: the page before, then the rest at once (a search hit far up).
@@ -978,7 +998,11 @@ mod tests {
         assert_eq!(rest.clipped[0], 2);
 
         assert_eq!(
-            rig.chat.message_text(&id, 40_000).await.unwrap_err().kind,
+            rig.chat
+                .message_text(&id, Some(40_000), None)
+                .await
+                .unwrap_err()
+                .kind,
             ErrorKind::NotFound
         );
         assert_eq!(
@@ -1334,7 +1358,38 @@ mod tests {
         assert_eq!(view.clipped, [2]);
         assert!(view.messages[2].content.len() <= HEAD_BYTES);
         let id = view.session.as_ref().unwrap().id.clone();
-        assert!(rig.chat.message_text(&id, 2).await.unwrap().len() > 300_000);
+        assert!(
+            rig.chat
+                .message_text(&id, Some(2), None)
+                .await
+                .unwrap()
+                .len()
+                > 300_000
+        );
+        // The live event carried the result's head and its whole length; the card reads the
+        // whole one by its call id.
+        let result = events
+            .iter()
+            .find(|event| event["event"]["type"] == "tool_result")
+            .unwrap();
+        assert!(result["clippedBytes"].as_u64().unwrap() > 300_000);
+        let head = result["event"]["observation"]["text"].as_str().unwrap();
+        assert!(head.len() <= HEAD_BYTES && head.contains("line 0000"));
+        let call = result["event"]["id"].as_str().unwrap();
+        assert!(
+            rig.chat
+                .message_text(&id, None, Some(call))
+                .await
+                .unwrap()
+                .len()
+                > 300_000
+        );
+        assert!(
+            events
+                .iter()
+                .filter(|event| event["event"]["type"] != "tool_result")
+                .all(|event| event.get("clippedBytes").is_none())
+        );
         rig.chat
             .send("and now?", rig.provider_with_window(16_000))
             .await

@@ -12,7 +12,7 @@
 //! when the user opens it ([`ProjectChat::message_text`]). So a session of many large results
 //! does not keep them all in the page.
 
-use gantry_agent::{Message, Role};
+use gantry_agent::{Message, Role, TurnEvent};
 use gantry_store::SessionId;
 use serde::{Deserialize, Serialize};
 
@@ -55,14 +55,46 @@ pub struct MessagesBeforeRequest {
     pub count: u32,
 }
 
-/// The argument of `chat_message_text`.
+/// The argument of `chat_message_text`: a message by its ordinal, or a tool result by its
+/// call's id (a live card's, which knows no ordinal; the latest result of that id).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageTextRequest {
     /// The session.
     pub session_id: String,
     /// The message's ordinal.
-    pub ordinal: u32,
+    #[serde(default)]
+    #[ts(optional)]
+    pub ordinal: Option<u32>,
+    /// The tool call the result answers.
+    #[serde(default)]
+    #[ts(optional)]
+    pub tool_call_id: Option<String>,
+}
+
+/// `event` with a tool result longer than [`CLIP_BYTES`] shortened to its head, and the whole
+/// result's length when it was.
+pub(super) fn clip_event(event: TurnEvent) -> (TurnEvent, Option<u64>) {
+    match event {
+        TurnEvent::ToolResult {
+            id,
+            name,
+            mut observation,
+        } if observation.text.len() > CLIP_BYTES => {
+            let whole = u64::try_from(observation.text.len()).unwrap_or(u64::MAX);
+            let kept = head(&observation.text, HEAD_BYTES).len();
+            observation.text.truncate(kept);
+            (
+                TurnEvent::ToolResult {
+                    id,
+                    name,
+                    observation,
+                },
+                Some(whole),
+            )
+        }
+        event => (event, None),
+    }
 }
 
 /// `text` cut to at most `bytes` bytes, at a character's boundary.
@@ -141,13 +173,24 @@ impl ProjectChat {
         self.page(session, start, Some(before)).await
     }
 
-    /// The whole text of the message at `ordinal` of session `id` (a shortened tool result).
-    pub async fn message_text(&self, id: &str, ordinal: u32) -> Result<String, CommandError> {
+    /// The whole text of the message at `ordinal` of session `id`, or of the latest result of
+    /// tool call `call` (a shortened tool result).
+    pub async fn message_text(
+        &self,
+        id: &str,
+        ordinal: Option<u32>,
+        call: Option<&str>,
+    ) -> Result<String, CommandError> {
         let session = self.own_session(id).await?.id;
-        let message = self.store.sessions().message_at(session, ordinal).await?;
+        let sessions = self.store.sessions();
+        let message = match (ordinal, call) {
+            (Some(ordinal), _) => sessions.message_at(session, ordinal).await?,
+            (None, Some(call)) => sessions.tool_result(session, call).await?,
+            (None, None) => return Err(CommandError::invalid("which message?")),
+        };
         message
             .map(|message| message.message.content.unwrap_or_default())
-            .ok_or_else(|| CommandError::not_found(format!("no message {ordinal} in session {id}")))
+            .ok_or_else(|| CommandError::not_found(format!("no such message in session {id}")))
     }
 }
 

@@ -397,7 +397,11 @@ impl AppState {
     ) -> Result<String, CommandError> {
         self.current()?
             .chat()
-            .message_text(&request.session_id, request.ordinal)
+            .message_text(
+                &request.session_id,
+                request.ordinal,
+                request.tool_call_id.as_deref(),
+            )
             .await
     }
 

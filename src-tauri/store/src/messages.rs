@@ -335,6 +335,20 @@ impl Sessions<'_> {
         row.as_ref().map(from_row).transpose()
     }
 
+    /// The latest result of tool call `call` in a session, if there is one.
+    pub async fn tool_result(&self, session: SessionId, call: &str) -> Result<Option<Message>> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM messages
+             WHERE session_id = ?1 AND role = 'tool' AND tool_call_id = ?2
+             ORDER BY ordinal DESC LIMIT 1"
+        ))
+        .bind(session.0)
+        .bind(call)
+        .fetch_optional(self.pool)
+        .await?;
+        row.as_ref().map(from_row).transpose()
+    }
+
     /// Where a page of about `count` messages that ends before `before` starts: `count` back,
     /// then further back to the nearest message that is not a tool result, so that a reply and
     /// its tool results are in one page. `before` `None`: the page at the end of the session.

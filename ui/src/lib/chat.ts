@@ -65,7 +65,7 @@ export interface ToolCard {
   /** Its result's position in the stored session (restored cards). */
   readonly ordinal?: number;
   /** Whether `result` is only the start of a long result (the whole one is read on demand,
-   *  `chat_message_text`, by `ordinal`). */
+   *  `chat_message_text`, by `ordinal`, or by `id` for a live card). */
   readonly clipped?: boolean;
 }
 
@@ -363,7 +363,7 @@ export function fromView(view: ChatView, replay?: readonly ChatEvent[]): ChatSta
     const before = view.messages.slice(0, view.turn.firstOrdinal - view.firstOrdinal + 1);
     const base = fromView({ ...view, messages: before, running: false, turn: null });
     return replay.reduce<ChatState>(
-      (state, event) => (event.sessionId === state.sessionId ? applyTurnEvent(state, event.event) : state),
+      (state, event) => (event.sessionId === state.sessionId ? applyChatEvent(state, event) : state),
       { ...base, running: true },
     );
   }
@@ -474,7 +474,16 @@ export function applyEvent(state: ChatState, event: ChatEvent, projectId: number
   if (!concerns(state, event, projectId)) return state;
   const adopted =
     state.sessionId === null ? { ...state, sessionId: event.sessionId, awaitingSession: false } : state;
-  return applyTurnEvent(adopted, event.event);
+  return applyChatEvent(adopted, event);
+}
+
+/** Applies one event of the shown session: its turn event, and a long result's card says it
+ *  holds the result's start only (the whole one is read on demand, by the call's id). */
+export function applyChatEvent(state: ChatState, event: ChatEvent): ChatState {
+  const applied = applyTurnEvent(state, event.event);
+  const turn = event.event;
+  if (turn.type !== "tool_result" || event.clippedBytes === undefined) return applied;
+  return updateTools(applied, (tool) => tool.id === turn.id, (tool) => ({ ...tool, clipped: true }));
 }
 
 function withItems(state: ChatState, items: readonly ChatItem[], added = 0): ChatState {

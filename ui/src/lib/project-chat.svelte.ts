@@ -58,6 +58,9 @@ export class ProjectChat {
   /** Older messages of the shown session are being read. */
   loadingOlder = $state(false);
 
+  /** The older page being read, if one is. */
+  #older: Promise<boolean> | null = null;
+
   /** Which events of the shown session were applied. */
   readonly #gate = new SeqGate();
 
@@ -298,18 +301,24 @@ export class ProjectChat {
    *  than those shown). */
   async openHit(hit: SearchHitView): Promise<void> {
     if (hit.sessionId !== this.state.sessionId) await this.openSession(hit.sessionId);
-    if (this.state.sessionId !== hit.sessionId) return;
-    if (hit.ordinal < this.state.firstOrdinal) {
-      await this.loadOlder(this.state.firstOrdinal - hit.ordinal + OLDER_PAGE_MESSAGES / 2);
+    // A page being read (the user scrolled up) ends first; then what is left is read at once.
+    for (let tries = 0; tries < 3 && this.state.sessionId === hit.sessionId && hit.ordinal < this.state.firstOrdinal; tries += 1) {
+      await (this.#older ?? this.loadOlder(this.state.firstOrdinal - hit.ordinal + OLDER_PAGE_MESSAGES / 2));
     }
     if (this.state.sessionId === hit.sessionId) this.found = { sessionId: hit.sessionId, ordinal: hit.ordinal };
   }
 
   /** Reads about `count` messages before the first one shown (the user scrolled up to it);
    *  false when there was nothing to read or it failed. One read at a time. */
-  async loadOlder(count = OLDER_PAGE_MESSAGES): Promise<boolean> {
+  loadOlder(count = OLDER_PAGE_MESSAGES): Promise<boolean> {
     const sessionId = this.state.sessionId;
-    if (this.loadingOlder || sessionId === null || !hasOlder(this.state)) return false;
+    if (this.#older !== null || sessionId === null || !hasOlder(this.state)) return Promise.resolve(false);
+    const reading = this.#readOlder(sessionId, count);
+    this.#older = reading;
+    return reading;
+  }
+
+  async #readOlder(sessionId: string, count: number): Promise<boolean> {
     this.loadingOlder = true;
     try {
       const page = await call("chat_messages_before", { sessionId, before: this.state.firstOrdinal, count });
@@ -322,16 +331,17 @@ export class ProjectChat {
       return false;
     } finally {
       this.loadingOlder = false;
+      this.#older = null;
     }
   }
 
-  /** The whole text of the shown session's message at `ordinal` (a result sent shortened);
-   *  null when it could not be read. */
-  async fullText(ordinal: number): Promise<string | null> {
+  /** The whole text of a result sent shortened: the shown session's message at `ordinal`, or
+   *  (a live card's) the result of call `toolCallId`; null when it could not be read. */
+  async fullText(ordinal: number | undefined, toolCallId: string): Promise<string | null> {
     const sessionId = this.state.sessionId;
     if (sessionId === null) return null;
     try {
-      return await call("chat_message_text", { sessionId, ordinal });
+      return await call("chat_message_text", ordinal === undefined ? { sessionId, toolCallId } : { sessionId, ordinal });
     } catch (failure) {
       this.fail(failure);
       return null;

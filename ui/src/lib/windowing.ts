@@ -6,8 +6,9 @@
 // - `RowHeights` keeps the measured heights by row key and sums them (with estimates) into the
 //   rows' offsets.
 // - `windowOf` picks the rows that cross the viewport widened by `overscan` above and below.
-// - `anchorOf` / `anchoredTop` keep the view still when rows above it change height (measured
-//   at last, or older rows put before them): the first row in view stays where it was on screen.
+// - `pushedDown` says how far older rows put before the first one move it, which the view
+//   scrolls by (and Transcript.svelte does the same for rows above the view that were measured
+//   at last), so what the user reads stays where it was on screen.
 
 /** The height assumed for a row never rendered, in CSS pixels. */
 export const ESTIMATED_ROW_PX = 96;
@@ -93,26 +94,11 @@ export function windowOf(offsets: readonly number[], top: number, height: number
   return { start, end, before: offsets[start] ?? 0, after: total - (offsets[end] ?? total) };
 }
 
-/** Where the view is, as the first row in view and how far down it the view's top is. */
-export interface Anchor {
-  readonly key: number;
-  readonly within: number;
-}
-
-/** The first row in view of a view scrolled to `top`; null when there are no rows. */
-export function anchorOf(keys: readonly number[], offsets: readonly number[], top: number): Anchor | null {
-  if (keys.length === 0) return null;
-  const index = rowAt(offsets, top);
-  const key = keys[index];
-  return key === undefined ? null : { key, within: top - (offsets[index] ?? 0) };
-}
-
-/** The scroll position that shows `anchor` where it was, after the rows' offsets changed; null
- *  when its row is gone. */
-export function anchoredTop(anchor: Anchor, keys: readonly number[], offsets: readonly number[]): number | null {
-  const index = keys.indexOf(anchor.key);
-  if (index < 0) return null;
-  return (offsets[index] ?? 0) + anchor.within;
+/** How far rows put before the row `first` (the first one until then) push it down, in
+ *  pixels: its offset now; 0 when it is gone. */
+export function pushedDown(first: number, keys: readonly number[], offsets: readonly number[]): number {
+  const index = keys.indexOf(first);
+  return index < 0 ? 0 : (offsets[index] ?? 0);
 }
 
 /** The scroll position that puts row `index` in the middle of a view of `height` pixels. */
