@@ -27,6 +27,7 @@ mod fixture;
 mod keep;
 mod keyboard;
 mod language;
+mod long_session;
 mod mcp;
 mod mcp_edit;
 mod models;

@@ -78,7 +78,7 @@ function key(name: string, init: KeyboardEventInit = {}, target: EventTarget = w
 let panel: ReturnType<typeof mount> | null = null;
 let stop: (() => void) | null = null;
 
-async function open(): Promise<void> {
+async function open(): Promise<ProjectChat> {
   const chat = new ProjectChat(PROJECT, frames.schedule);
   stop = chat.start();
   panel = mount(ChatPanel, { target: document.body, props: { chat } });
@@ -86,6 +86,7 @@ async function open(): Promise<void> {
     expect(q("[data-testid=chat-empty], [data-testid=chat-message]")).not.toBeNull();
   });
   flushSync();
+  return chat;
 }
 
 beforeEach(() => {
@@ -93,7 +94,7 @@ beforeEach(() => {
   handlers.clear();
   call.mockReset();
   seq = 0;
-  view = { session: null, messages: [], running: false, seq: 0, turn: null };
+  view = { session: null, messages: [], running: false, seq: 0, turn: null, firstOrdinal: 0, usersBefore: 0, clipped: [] };
   call.mockImplementation((command: string) => {
     switch (command) {
       case "chat_state":
@@ -136,6 +137,9 @@ describe("the chat panel", () => {
       running: false,
       seq: 0,
       turn: null,
+      firstOrdinal: 0,
+      usersBefore: 0,
+      clipped: [],
       messages: [
         message("user", "Change a.txt"),
         message("assistant", "I'll **write** it.", {
@@ -376,6 +380,9 @@ describe("the chat panel", () => {
       running: false,
       seq: 0,
       turn: null,
+      firstOrdinal: 0,
+      usersBefore: 0,
+      clipped: [],
     };
     await open();
     emit({ type: "turn_started", sessionId: "other" }, "other");
@@ -402,6 +409,9 @@ describe("the chat panel", () => {
         running: false,
         seq: 0,
         turn: null,
+        firstOrdinal: 0,
+        usersBefore: 0,
+        clipped: [],
         messages: [
           message("user", "Change a.txt"),
           message("assistant", "", { toolCalls: [{ id: "c1", name: "write_file", arguments: "{}" }] }),
@@ -431,6 +441,100 @@ describe("the chat panel", () => {
       setLanguage("en");
       flushSync();
       expect(q("[data-testid=chat-notice]")?.textContent.trim()).toBe("Cancelled.");
+    });
+  });
+});
+
+describe("a long session", () => {
+  /** Turn `n` of a long session: its question, a call, its result, the answer (ordinals 4n…). */
+  const turn = (n: number): Message[] => [
+    message("user", `question ${String(n)}`),
+    message("assistant", "", { toolCalls: [{ id: `c${String(n)}`, name: "read_file", arguments: '{"path":"a.txt"}' }] }),
+    message("tool", `head of result ${String(n)}`, { toolCallId: `c${String(n)}` }),
+    message("assistant", `answer ${String(n)}`),
+  ];
+  const session: Message[] = Array.from({ length: 500 }, (_, n) => turn(n)).flat();
+
+  beforeEach(() => {
+    view = {
+      session: { id: SESSION, title: "long", model: null, provider: null, messageCount: 2000, createdAt: 0, updatedAt: 0 },
+      messages: session.slice(1800),
+      running: false,
+      seq: 0,
+      turn: null,
+      firstOrdinal: 1800,
+      usersBefore: 450,
+      clipped: [1998],
+    };
+    const base = call.getMockImplementation();
+    call.mockImplementation((command: string, args: { before?: number; count?: number; ordinal?: number } | undefined) => {
+      if (command === "chat_messages_before") {
+        const before = args?.before ?? 0;
+        const first = Math.max(0, before - (args?.count ?? 0));
+        return Promise.resolve({ firstOrdinal: first, usersBefore: first / 4, messages: session.slice(first, before), clipped: [] });
+      }
+      if (command === "chat_message_text") return Promise.resolve(`the whole result ${String(args?.ordinal)}`);
+      return base?.(command, args) as unknown;
+    });
+  });
+
+  it("renders the rows near the end only, and reads older ones when scrolled up to them", async () => {
+    await open();
+    const rows = q("[data-testid=transcript-rows]");
+    expect(rows?.dataset.rows).toBe("150");
+    expect(all(".transcript-row").length).toBeLessThan(40);
+    expect(all("[data-testid=chat-message]").at(-1)?.textContent).toContain("answer 499");
+    expect(q("[data-testid=jump-latest]")).toBeNull();
+
+    const scroller = q("[data-testid=transcript]");
+    if (!scroller) throw new Error("no transcript");
+    let top = 5000;
+    Object.defineProperty(scroller, "scrollHeight", { configurable: true, get: () => 20_000 });
+    Object.defineProperty(scroller, "clientHeight", { configurable: true, get: () => 500 });
+    Object.defineProperty(scroller, "scrollTop", { configurable: true, get: () => top, set: (value: number) => { top = value; } });
+    const scrollTo = (value: number): void => {
+      top = value;
+      scroller.dispatchEvent(new Event("scroll"));
+      flushSync();
+    };
+    scrollTo(5000);
+    scrollTo(100);
+    await vi.waitFor(() => {
+      expect(q("[data-testid=transcript-rows]")?.dataset.rows).toBe("300");
+    });
+    expect(call).toHaveBeenCalledWith("chat_messages_before", { sessionId: SESSION, before: 1800, count: 200 });
+    // The view moved down by what the older rows take: it still shows what it showed.
+    expect(top).toBeGreaterThan(100);
+    expect(all(".transcript-row").length).toBeLessThan(60);
+  });
+
+  it("reads a shortened result whole when the user asks for all of it", async () => {
+    await open();
+    const card = all("[data-testid=tool-card]").find((element) => element.dataset.callId === "c499");
+    card?.querySelector<HTMLButtonElement>("[data-testid=tool-line]")?.click();
+    flushSync();
+    expect(card?.querySelector("[data-testid=tool-result]")?.textContent).toBe("head of result 499");
+    card?.querySelector<HTMLButtonElement>("[data-testid=tool-show-all]")?.click();
+    await vi.waitFor(() => {
+      expect(card?.querySelector("[data-testid=tool-result]")?.textContent).toBe("the whole result 1998");
+    });
+    expect(call).toHaveBeenCalledWith("chat_message_text", { sessionId: SESSION, ordinal: 1998 });
+  });
+
+  it("reads what is above a search hit far up, then marks it", async () => {
+    // jsdom lays nothing out and has no scrollIntoView.
+    const scrolled = vi.fn();
+    Element.prototype.scrollIntoView = scrolled;
+    const chat = await open();
+    await chat.openHit({ sessionId: SESSION, sessionTitle: "long", ordinal: 8, role: "user", snippet: [] });
+    flushSync();
+    expect(chat.state.firstOrdinal).toBeLessThanOrEqual(8);
+    expect(chat.found).toEqual({ sessionId: SESSION, ordinal: 8 });
+    await vi.waitFor(() => {
+      expect(q(".message.found")?.textContent).toContain("question 2");
+    });
+    await vi.waitFor(() => {
+      expect(scrolled).toHaveBeenCalledWith({ block: "center" });
     });
   });
 });

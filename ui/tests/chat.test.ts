@@ -13,6 +13,7 @@ import {
   emptyChat,
   fromTranscript,
   fromView,
+  hasOlder,
   isLongResult,
   itemAt,
   resultHead,
@@ -22,7 +23,9 @@ import {
   sent,
   statusFromText,
   type ToolCard,
+  withOlder,
 } from "../src/lib/chat";
+import { resentAt, userIndexes } from "../src/lib/changes";
 import { setLanguage } from "../src/lib/i18n.svelte";
 
 const PROJECT = 7;
@@ -489,7 +492,7 @@ describe("the stored transcript", () => {
   it("marks calls without a result cancelled, unless the turn still runs", () => {
     const cut = [message("user", "go"), message("assistant", "", { toolCalls: [{ id: "x", name: "run_command", arguments: "{}" }] })];
     expect((fromTranscript(cut)[1] as AssistantItem).tools[0]?.status).toBe("cancelled");
-    const live = fromView({ session: null, messages: cut, running: true, seq: 0, turn: null });
+    const live = fromView({ session: null, messages: cut, running: true, seq: 0, turn: null, firstOrdinal: 0, usersBefore: 0, clipped: [] });
     expect((live.items[1] as AssistantItem).tools[0]?.status).toBe("running");
     expect(live.running).toBe(true);
   });
@@ -528,13 +531,13 @@ describe("the stored transcript", () => {
       },
     );
     const liveTool = (live.items.at(-1) as AssistantItem).tools[0];
-    expect(tool).toEqual({ ...liveTool, level: "sensitive" });
+    expect(tool).toEqual({ ...liveTool, level: "sensitive", ordinal: 2, clipped: false });
     expect(tool?.diff).toContain("+v1");
     expect(tool?.decision?.rule).toBe(4);
   });
 
   it("finds the item that shows a stored message", () => {
-    const state = fromView({ session: null, messages: transcript, running: false, seq: 0, turn: null });
+    const state = fromView({ session: null, messages: transcript, running: false, seq: 0, turn: null, firstOrdinal: 0, usersBefore: 0, clipped: [] });
     const keys = state.items.map((item) => item.key);
     expect(itemAt(state, 0)).toBe(keys[0]);
     expect(itemAt(state, 1)).toBe(keys[1]);
@@ -559,7 +562,7 @@ describe("the stored transcript", () => {
       event({ type: "text_delta", text: "Reading" }),
     ];
     const state = fromView(
-      { session, messages, running: true, seq: 3, turn: { firstOrdinal: 2, startSeq: 1 } },
+      { session, messages, running: true, seq: 3, turn: { firstOrdinal: 2, startSeq: 1 }, firstOrdinal: 0, usersBefore: 0, clipped: [] },
       replay,
     );
     expect(state.running).toBe(true);
@@ -582,6 +585,88 @@ describe("the stored transcript", () => {
     ["", "ok"],
   ])("reads %j as %s", (text, status) => {
     expect(statusFromText(text)).toBe(status);
+  });
+});
+
+describe("a long session, a page at a time", () => {
+  const session = { id: SESSION, title: "t", model: null, provider: null, messageCount: 12, createdAt: 0, updatedAt: 0 };
+  /** Turn `n`: its question, a call, its result, the answer (ordinals 4n to 4n + 3). */
+  const turn = (n: number): Message[] => [
+    message("user", `question ${String(n)}`),
+    message("assistant", "", { toolCalls: [{ id: `c${String(n)}`, name: "read_file", arguments: "{}" }] }),
+    message("tool", `head of result ${String(n)}`, { toolCallId: `c${String(n)}` }),
+    message("assistant", `answer ${String(n)}`),
+  ];
+  const tail = fromView({
+    session,
+    messages: [...turn(1), ...turn(2)].slice(1),
+    running: false,
+    seq: 0,
+    turn: null,
+    firstOrdinal: 5,
+    usersBefore: 2,
+    clipped: [6],
+  });
+
+  it("opens at the tail: ordinals, shortened results and user numbers count what is not read", () => {
+    expect(tail.firstOrdinal).toBe(5);
+    expect(hasOlder(tail)).toBe(true);
+    expect(itemAt(tail, 8)).toBe(tail.items[2]?.key);
+    const card = (tail.items[0] as AssistantItem).tools[0];
+    expect(card).toMatchObject({ ordinal: 6, clipped: true, result: "head of result 1" });
+    expect((tail.items[3] as AssistantItem).tools[0]).toMatchObject({ ordinal: 10, clipped: false });
+    // The only user message shown is the session's third.
+    expect([...userIndexes(tail.items, tail.usersBefore).values()]).toEqual([2]);
+  });
+
+  it("puts an older page before the items, which keep their keys", () => {
+    const keys = tail.items.map((item) => item.key);
+    const older = withOlder(tail, SESSION, { firstOrdinal: 0, usersBefore: 0, messages: [...turn(0), message("user", "question 1")], clipped: [2] });
+    expect(older.firstOrdinal).toBe(0);
+    expect(older.usersBefore).toBe(0);
+    expect(hasOlder(older)).toBe(false);
+    expect(older.items.slice(-keys.length).map((item) => item.key)).toEqual(keys);
+    expect(new Set(older.items.map((item) => item.key)).size).toBe(older.items.length);
+    expect(older.nextKey).toBe(tail.nextKey + 4);
+    expect(itemAt(older, 0)).toBe(older.items[0]?.key);
+    expect((older.items[1] as AssistantItem).tools[0]).toMatchObject({ ordinal: 2, clipped: true });
+    expect([...userIndexes(older.items, older.usersBefore).values()]).toEqual([0, 1, 2]);
+    // A resend at the session's third user message cuts at the same item, however much is read.
+    const third = (state: ChatState) => resentAt(state, 2, "again").items.at(-1);
+    expect(third(tail)).toMatchObject({ kind: "user", text: "again", key: tail.items[2]?.key });
+    expect(third(older)).toMatchObject({ kind: "user", text: "again", key: tail.items[2]?.key });
+  });
+
+  it("ignores a page that does not end where the items start, or of another session", () => {
+    const stale = { firstOrdinal: 0, usersBefore: 0, messages: turn(0), clipped: [] };
+    expect(withOlder(tail, SESSION, stale)).toBe(tail);
+    expect(withOlder(tail, "other", { ...stale, messages: [...turn(0), message("user", "q")] })).toBe(tail);
+  });
+
+  it("marks a live card whose result came shortened", () => {
+    const live = play(
+      sent(shown(), "read it"),
+      { type: "turn_started", sessionId: SESSION },
+      { type: "tool_call_started", id: "big", name: "read_file", arguments: "{}" },
+      { ...event({ type: "tool_result", id: "big", name: "read_file", observation: observation("ok", "the head") }), clippedBytes: 90_000 },
+      { type: "tool_call_started", id: "small", name: "read_file", arguments: "{}" },
+      { type: "tool_result", id: "small", name: "read_file", observation: observation("ok", "all of it") },
+    );
+    const tools = live.items.flatMap((item) => (item.kind === "assistant" ? item.tools : []));
+    expect(tools.map((tool) => [tool.id, tool.result, tool.clipped === true])).toEqual([
+      ["big", "the head", true],
+      ["small", "all of it", false],
+    ]);
+  });
+
+  it("replays a running turn from its first message within the page", () => {
+    const running = fromView(
+      { session, messages: [...turn(1), message("user", "question 2")], running: true, seq: 1, turn: { firstOrdinal: 8, startSeq: 1 }, firstOrdinal: 4, usersBefore: 1, clipped: [] },
+      [event({ type: "turn_started", sessionId: SESSION }), event({ type: "text_delta", text: "Live" })],
+    );
+    expect(running.items.map((item) => item.kind)).toEqual(["user", "assistant", "assistant", "user", "assistant"]);
+    expect((running.items.at(-1) as AssistantItem).text).toBe("Live");
+    expect(running.firstOrdinal).toBe(4);
   });
 });
 

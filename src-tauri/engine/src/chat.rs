@@ -30,12 +30,13 @@ use crate::error::{CommandError, ErrorKind};
 use crate::events::{Event, EventSink, emit};
 use crate::providers::remember_what_it_learned;
 use crate::sessions::open_session;
-use crate::transcripts::from_stored;
 
 #[path = "chat_changes.rs"]
 mod changes;
 #[path = "chat_events.rs"]
 pub mod events_log;
+#[path = "chat_pages.rs"]
+mod pages;
 #[path = "chat_window.rs"]
 mod window;
 pub use changes::{
@@ -44,6 +45,9 @@ pub use changes::{
 };
 pub use events_log::{EventLog, EventsSince, EventsSinceRequest, TurnReplay};
 pub use gantry_agent::ContextUsage;
+pub use pages::{
+    CLIP_BYTES, HEAD_BYTES, MessagePage, MessageTextRequest, MessagesBeforeRequest, TAIL_MESSAGES,
+};
 pub use window::{
     COMPACT_AT_SETTING, CompactSettings, EditSummaryRequest, compact_settings,
     save_compact_settings,
@@ -94,8 +98,14 @@ impl From<gantry_store::Session> for SessionSummary {
 pub struct ChatView {
     /// The current session; `None` for a fresh chat (its first message creates one).
     pub session: Option<SessionSummary>,
-    /// Its messages, oldest first.
+    /// Its last messages, oldest first (older ones: `chat_messages_before`).
     pub messages: Vec<Message>,
+    /// The ordinal of the first message in `messages` (0: the whole session is there).
+    pub first_ordinal: u32,
+    /// How many user messages of the session come before the first message.
+    pub users_before: u32,
+    /// The ordinals of the tool results sent shortened (see `chat_message_text`).
+    pub clipped: Vec<u32>,
     /// Whether a turn is running in it.
     pub running: bool,
     /// The `seq` of the session's last event when this was read (0: none): events after it
@@ -121,6 +131,27 @@ pub struct ChatEvent {
     pub seq: u64,
     /// What happened.
     pub event: TurnEvent,
+    /// When the event is a tool result longer than [`CLIP_BYTES`]: its whole length in bytes.
+    /// The event carries its first [`HEAD_BYTES`] only; `chat_message_text` reads the whole one
+    /// by its call id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub clipped_bytes: Option<u64>,
+}
+
+impl ChatEvent {
+    /// Event `event` of a turn of session `session_id` (numbered when the log records it), a
+    /// long tool result shortened.
+    pub fn new(project_id: u32, session_id: String, event: TurnEvent) -> Self {
+        let (event, clipped_bytes) = pages::clip_event(event);
+        Self {
+            project_id,
+            session_id,
+            seq: 0,
+            event,
+            clipped_bytes,
+        }
+    }
 }
 
 impl Event for ChatEvent {
@@ -300,6 +331,9 @@ impl ProjectChat {
             return Ok(ChatView {
                 session: None,
                 messages: Vec::new(),
+                first_ordinal: 0,
+                users_before: 0,
+                clipped: Vec::new(),
                 running: false,
                 seq: 0,
                 turn: None,
@@ -307,20 +341,22 @@ impl ProjectChat {
         };
         let session = self.own_session(&id).await?;
         let (seq, turn) = self.events.position(&id);
-        let stored = self.store.sessions().messages(session.id).await?;
-        let messages = stored
-            .into_iter()
-            .filter_map(|stored| from_stored(stored.message))
-            .collect();
         let running = lock(&self.turn)
             .as_ref()
             .is_some_and(|turn| turn.session_id == id);
+        let turn = turn.filter(|_| running);
+        let page = self
+            .tail(session.id, turn.as_ref().map(|turn| turn.first_ordinal))
+            .await?;
         Ok(ChatView {
             session: Some(session.into()),
-            messages,
+            messages: page.messages,
+            first_ordinal: page.first_ordinal,
+            users_before: page.users_before,
+            clipped: page.clipped,
             running,
             seq,
-            turn: turn.filter(|_| running),
+            turn,
         })
     }
 
@@ -565,12 +601,7 @@ impl ProjectChat {
             async move {
                 while let Some(event) = receiver.recv().await {
                     let finished = matches!(event, TurnEvent::TurnFinished { .. });
-                    let event = log.record(ChatEvent {
-                        project_id,
-                        session_id: session_id.clone(),
-                        seq: 0,
-                        event,
-                    });
+                    let event = log.record(ChatEvent::new(project_id, session_id.clone(), event));
                     if finished {
                         log.end_turn(&session_id);
                         *lock(&turn) = None;
@@ -878,6 +909,110 @@ mod tests {
             ErrorKind::NotFound
         );
         rig.provider.verify().unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_long_session_opens_at_its_tail_and_pages_back_with_long_results_shortened() {
+        use gantry_store::{NewMessage, Role as StoredRole};
+        let rig = rig(vec![]).await;
+        let session = rig
+            .store
+            .sessions()
+            .create(rig.chat.store_project(), "long", None)
+            .await
+            .unwrap();
+        // 1,000 turns of user, a call, its result (a long one every other turn), answer.
+        let long = "line of output\n".repeat(1000);
+        let mut transcript = Vec::new();
+        for turn in 0..1000 {
+            let id = format!("call_{turn}");
+            transcript.push(NewMessage::text(
+                StoredRole::User,
+                format!("question {turn}"),
+            ));
+            transcript.push(NewMessage {
+                tool_calls: Some(json!([{"id": id, "type": "function",
+                    "function": {"name": "read_file", "arguments": "{}"}}])),
+                ..NewMessage::text(StoredRole::Assistant, "")
+            });
+            let result = if turn % 2 == 0 {
+                long.clone()
+            } else {
+                "short".to_owned()
+            };
+            transcript.push(NewMessage {
+                tool_call_id: Some(id),
+                ..NewMessage::text(StoredRole::Tool, result)
+            });
+            transcript.push(NewMessage::text(
+                StoredRole::Assistant,
+                format!("answer {turn}"),
+            ));
+        }
+        rig.store
+            .sessions()
+            .append_messages(session.id, &transcript)
+            .await
+            .unwrap();
+        let id = session.id.to_string();
+
+        let view = rig.chat.switch(Some(id.clone())).await.unwrap();
+        let first = view.first_ordinal;
+        assert!(first > 0 && first <= 4000 - TAIL_MESSAGES, "{first}");
+        assert_eq!(view.messages.len(), 4000 - first as usize);
+        assert_ne!(view.messages[0].role, gantry_agent::Role::Tool);
+        assert_eq!(view.users_before, first.div_ceil(4));
+        assert_eq!(view.messages.last().unwrap().content, "answer 999");
+        // The long results (turns 0, 2, 4…: ordinal 4t + 2) are shortened, the short ones not.
+        assert!(!view.clipped.is_empty());
+        for ordinal in &view.clipped {
+            assert_eq!(ordinal % 8, 2, "{ordinal}");
+            let message = &view.messages[(ordinal - first) as usize];
+            assert!(
+                message.content.len() <= HEAD_BYTES,
+                "{}",
+                message.content.len()
+            );
+            assert!(long.starts_with(&message.content));
+        }
+        let full = rig
+            .chat
+            .message_text(&id, Some(view.clipped[0]), None)
+            .await
+            .unwrap();
+        assert_eq!(full, long);
+
+        // Scrolling up: the page before, then the rest at once (a search hit far up).
+        let page = rig.chat.messages_before(&id, first, 100).await.unwrap();
+        assert!(page.first_ordinal < first && first - page.first_ordinal >= 100);
+        assert_eq!(page.messages.len(), (first - page.first_ordinal) as usize);
+        assert_eq!(page.users_before, page.first_ordinal.div_ceil(4));
+        let rest = rig
+            .chat
+            .messages_before(&id, page.first_ordinal, 20_000)
+            .await
+            .unwrap();
+        assert_eq!(rest.first_ordinal, 0);
+        assert_eq!(rest.users_before, 0);
+        assert_eq!(rest.messages[0].content, "question 0");
+        assert_eq!(rest.clipped[0], 2);
+
+        assert_eq!(
+            rig.chat
+                .message_text(&id, Some(40_000), None)
+                .await
+                .unwrap_err()
+                .kind,
+            ErrorKind::NotFound
+        );
+        assert_eq!(
+            rig.chat
+                .messages_before("999", 10, 10)
+                .await
+                .unwrap_err()
+                .kind,
+            ErrorKind::NotFound
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1218,9 +1353,43 @@ mod tests {
                 .any(|event| event["event"]["type"] == "context_shortened"),
             "the request was fitted"
         );
-        // The stored result is whole; the session goes on.
+        // The stored result is whole (the view sends it shortened); the session goes on.
         let view = rig.chat.view().await.unwrap();
-        assert!(view.messages[2].content.len() > 300_000);
+        assert_eq!(view.clipped, [2]);
+        assert!(view.messages[2].content.len() <= HEAD_BYTES);
+        let id = view.session.as_ref().unwrap().id.clone();
+        assert!(
+            rig.chat
+                .message_text(&id, Some(2), None)
+                .await
+                .unwrap()
+                .len()
+                > 300_000
+        );
+        // The live event carried the result's head and its whole length; the card reads the
+        // whole one by its call id.
+        let result = events
+            .iter()
+            .find(|event| event["event"]["type"] == "tool_result")
+            .unwrap();
+        assert!(result["clippedBytes"].as_u64().unwrap() > 300_000);
+        let head = result["event"]["observation"]["text"].as_str().unwrap();
+        assert!(head.len() <= HEAD_BYTES && head.contains("line 0000"));
+        let call = result["event"]["id"].as_str().unwrap();
+        assert!(
+            rig.chat
+                .message_text(&id, None, Some(call))
+                .await
+                .unwrap()
+                .len()
+                > 300_000
+        );
+        assert!(
+            events
+                .iter()
+                .filter(|event| event["event"]["type"] != "tool_result")
+                .all(|event| event.get("clippedBytes").is_none())
+        );
         rig.chat
             .send("and now?", rig.provider_with_window(16_000))
             .await

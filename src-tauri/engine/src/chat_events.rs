@@ -181,12 +181,11 @@ mod tests {
     use super::*;
 
     fn event(session: &str, text: &str) -> ChatEvent {
-        ChatEvent {
-            project_id: 1,
-            session_id: session.to_owned(),
-            seq: 0,
-            event: TurnEvent::TextDelta { text: text.into() },
-        }
+        ChatEvent::new(
+            1,
+            session.to_owned(),
+            TurnEvent::TextDelta { text: text.into() },
+        )
     }
 
     #[test]

@@ -160,12 +160,7 @@ impl ProjectChat {
         let tagged = session_id.to_owned();
         let forwarding = tokio::spawn(async move {
             while let Some(event) = receiver.recv().await {
-                let event = log.record(ChatEvent {
-                    project_id,
-                    session_id: tagged.clone(),
-                    seq: 0,
-                    event,
-                });
+                let event = log.record(ChatEvent::new(project_id, tagged.clone(), event));
                 emit(sink.as_ref(), &event);
             }
         });

@@ -27,7 +27,8 @@ pub struct SearchHitView {
     pub session_id: String,
     /// That session's title.
     pub session_title: String,
-    /// The message's position in its session (the index in `ChatView.messages`).
+    /// The message's position in its session (its ordinal: `ChatView.messages` starts at its
+    /// `first_ordinal`).
     pub ordinal: u32,
     /// Who spoke: `user`, `assistant` (text or tool calls) or `tool` (a result).
     pub role: String,

@@ -417,6 +417,32 @@ impl AppState {
             .await
     }
 
+    /// About `count` messages of a session before ordinal `before` (the webview scrolled up).
+    pub async fn chat_messages_before(
+        &self,
+        request: &crate::chat::MessagesBeforeRequest,
+    ) -> Result<crate::chat::MessagePage, CommandError> {
+        self.current()?
+            .chat()
+            .messages_before(&request.session_id, request.before, request.count)
+            .await
+    }
+
+    /// The whole text of one message of a session (a tool result sent shortened).
+    pub async fn chat_message_text(
+        &self,
+        request: &crate::chat::MessageTextRequest,
+    ) -> Result<String, CommandError> {
+        self.current()?
+            .chat()
+            .message_text(
+                &request.session_id,
+                request.ordinal,
+                request.tool_call_id.as_deref(),
+            )
+            .await
+    }
+
     /// The messages of the open project's sessions that contain `text`.
     pub async fn search_sessions(
         &self,

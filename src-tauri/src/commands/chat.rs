@@ -9,7 +9,8 @@ use gantry_engine::attachments::{
 };
 use gantry_engine::chat::{
     ChatView, CompactSettings, ContextUsage, EditSummaryRequest, EventsSince, EventsSinceRequest,
-    RenameSessionRequest, SendMessageRequest, SessionRequest, SessionSummary,
+    MessagePage, MessageTextRequest, MessagesBeforeRequest, RenameSessionRequest,
+    SendMessageRequest, SessionRequest, SessionSummary,
 };
 use gantry_engine::mentions::{MentionCompletions, MentionQuery};
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
@@ -128,6 +129,24 @@ pub async fn chat_events_since(
     request: EventsSinceRequest,
 ) -> Result<EventsSince, CommandError> {
     state.chat_events_since(&request).await
+}
+
+/// About `count` messages of a session before the first one the webview has (it scrolled up).
+#[tauri::command]
+pub async fn chat_messages_before(
+    state: State<'_, AppState>,
+    request: MessagesBeforeRequest,
+) -> Result<MessagePage, CommandError> {
+    state.chat_messages_before(&request).await
+}
+
+/// The whole text of one message (a tool result the view got shortened).
+#[tauri::command]
+pub async fn chat_message_text(
+    state: State<'_, AppState>,
+    request: MessageTextRequest,
+) -> Result<String, CommandError> {
+    state.chat_message_text(&request).await
 }
 
 /// The messages of the open project's sessions that contain the words searched.

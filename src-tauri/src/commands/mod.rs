@@ -29,9 +29,9 @@ use gantry_engine::attachments::{
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::chat::{
     AcceptChangesRequest, BranchView, ChatView, CompactSettings, ContextUsage, EditSummaryRequest,
-    EventsSince, EventsSinceRequest, RenameSessionRequest, ResendOutcome, ResendRequest,
-    RetryRequest, RevertOutcome, SendMessageRequest, SessionRequest, SessionSummary,
-    SwitchBranchOutcome, SwitchBranchRequest,
+    EventsSince, EventsSinceRequest, MessagePage, MessageTextRequest, MessagesBeforeRequest,
+    RenameSessionRequest, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
+    SendMessageRequest, SessionRequest, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
 };
 use gantry_engine::checkpoints::{
     ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,

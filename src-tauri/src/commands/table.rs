@@ -29,6 +29,8 @@ commands! {
     chat::expand_slash_command(ExpandCommandRequest) -> String;
     chat::cancel_turn(()) -> ();
     chat::chat_events_since(EventsSinceRequest) -> EventsSince;
+    chat::chat_messages_before(MessagesBeforeRequest) -> MessagePage;
+    chat::chat_message_text(MessageTextRequest) -> String;
     chat::search_sessions(SearchSessionsRequest) -> Vec<SearchHitView>;
     chat::export_session(ExportSessionRequest) -> Option<SessionExport>;
     chat::compact_session(()) -> ChatView;

@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
 
 use crate::codec::{parse_json, parse_name, to_u32};
 use crate::error::{Result, StoreError};
@@ -194,6 +194,54 @@ fn from_row(row: &SqliteRow) -> Result<Message> {
     })
 }
 
+/// Inserts `message` after the session's last one.
+async fn insert(
+    conn: &mut SqliteConnection,
+    session: SessionId,
+    message: &NewMessage,
+    now: i64,
+) -> Result<Message> {
+    let tool_calls = message.tool_calls.as_ref().map(Value::to_string);
+    let outcome = message.outcome.as_ref().map(Value::to_string);
+    let attachments = message.attachments.as_ref().map(Value::to_string);
+    let row = sqlx::query(&format!(
+        "INSERT INTO messages (session_id, ordinal, role, content, tool_calls, tool_call_id,
+                               reasoning, prompt_tokens, completion_tokens, status, outcome,
+                               kind, created_at, attachments)
+         SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?11,
+                ?13
+         FROM messages WHERE session_id = ?1
+         RETURNING {COLUMNS}"
+    ))
+    .bind(session.0)
+    .bind(message.role.as_str())
+    .bind(&message.content)
+    .bind(tool_calls)
+    .bind(&message.tool_call_id)
+    .bind(&message.reasoning)
+    .bind(message.prompt_tokens)
+    .bind(message.completion_tokens)
+    .bind(message.status.as_str())
+    .bind(outcome)
+    .bind(now)
+    .bind(message.kind.as_str())
+    .bind(attachments)
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(|error| StoreError::missing_parent(error, "session", session))?;
+    from_row(&row)
+}
+
+/// Makes the session the most recently updated.
+async fn touch(conn: &mut SqliteConnection, session: SessionId, now: i64) -> Result<()> {
+    sqlx::query("UPDATE sessions SET updated_at = MAX(updated_at, ?2) WHERE id = ?1")
+        .bind(session.0)
+        .bind(now)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
 impl Sessions<'_> {
     /// Appends a message to a session (which becomes the most recently updated) and returns it
     /// once committed.
@@ -203,43 +251,28 @@ impl Sessions<'_> {
         message: &NewMessage,
     ) -> Result<Message> {
         let now = Timestamp::now().as_millis();
-        let tool_calls = message.tool_calls.as_ref().map(Value::to_string);
-        let outcome = message.outcome.as_ref().map(Value::to_string);
-        let attachments = message.attachments.as_ref().map(Value::to_string);
         let mut tx = begin_write(self.pool).await?;
-        let row = sqlx::query(&format!(
-            "INSERT INTO messages (session_id, ordinal, role, content, tool_calls, tool_call_id,
-                                   reasoning, prompt_tokens, completion_tokens, status, outcome,
-                                   kind, created_at, attachments)
-             SELECT ?1, COALESCE(MAX(ordinal) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?11,
-                    ?13
-             FROM messages WHERE session_id = ?1
-             RETURNING {COLUMNS}"
-        ))
-        .bind(session.0)
-        .bind(message.role.as_str())
-        .bind(&message.content)
-        .bind(tool_calls)
-        .bind(&message.tool_call_id)
-        .bind(&message.reasoning)
-        .bind(message.prompt_tokens)
-        .bind(message.completion_tokens)
-        .bind(message.status.as_str())
-        .bind(outcome)
-        .bind(now)
-        .bind(message.kind.as_str())
-        .bind(attachments)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(|error| StoreError::missing_parent(error, "session", session))?;
-        let stored = from_row(&row)?;
-        sqlx::query("UPDATE sessions SET updated_at = MAX(updated_at, ?2) WHERE id = ?1")
-            .bind(session.0)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        let stored = insert(&mut tx, session, message, now).await?;
+        touch(&mut tx, session, now).await?;
         tx.commit().await?;
         Ok(stored)
+    }
+
+    /// Appends `messages` to a session in one transaction (an import, a generated test
+    /// session); returns how many were appended.
+    pub async fn append_messages(
+        &self,
+        session: SessionId,
+        messages: &[NewMessage],
+    ) -> Result<usize> {
+        let now = Timestamp::now().as_millis();
+        let mut tx = begin_write(self.pool).await?;
+        for message in messages {
+            insert(&mut tx, session, message, now).await?;
+        }
+        touch(&mut tx, session, now).await?;
+        tx.commit().await?;
+        Ok(messages.len())
     }
 
     /// Replaces the text of the summary at `ordinal` (the user edited it). Only a summary can be
@@ -267,6 +300,100 @@ impl Sessions<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// A session's messages from ordinal `from` on, before `to` (to the end for `None`), in
+    /// order: one page of a long session.
+    pub async fn messages_between(
+        &self,
+        session: SessionId,
+        from: u32,
+        to: Option<u32>,
+    ) -> Result<Vec<Message>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM messages
+             WHERE session_id = ?1 AND ordinal >= ?2 AND (?3 IS NULL OR ordinal < ?3)
+             ORDER BY ordinal"
+        ))
+        .bind(session.0)
+        .bind(from)
+        .bind(to)
+        .fetch_all(self.pool)
+        .await?;
+        rows.iter().map(from_row).collect()
+    }
+
+    /// The message at `ordinal` of a session, if there is one.
+    pub async fn message_at(&self, session: SessionId, ordinal: u32) -> Result<Option<Message>> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM messages WHERE session_id = ?1 AND ordinal = ?2"
+        ))
+        .bind(session.0)
+        .bind(ordinal)
+        .fetch_optional(self.pool)
+        .await?;
+        row.as_ref().map(from_row).transpose()
+    }
+
+    /// The latest result of tool call `call` in a session, if there is one.
+    pub async fn tool_result(&self, session: SessionId, call: &str) -> Result<Option<Message>> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM messages
+             WHERE session_id = ?1 AND role = 'tool' AND tool_call_id = ?2
+             ORDER BY ordinal DESC LIMIT 1"
+        ))
+        .bind(session.0)
+        .bind(call)
+        .fetch_optional(self.pool)
+        .await?;
+        row.as_ref().map(from_row).transpose()
+    }
+
+    /// Where a page of about `count` messages that ends before `before` starts: `count` back,
+    /// then further back to the nearest message that is not a tool result, so that a reply and
+    /// its tool results are in one page. `before` `None`: the page at the end of the session.
+    pub async fn page_start(
+        &self,
+        session: SessionId,
+        before: Option<u32>,
+        count: u32,
+    ) -> Result<u32> {
+        let end: i64 = match before {
+            Some(before) => i64::from(before),
+            None => {
+                sqlx::query_scalar(
+                    "SELECT COALESCE(MAX(ordinal) + 1, 0) FROM messages WHERE session_id = ?1",
+                )
+                .bind(session.0)
+                .fetch_one(self.pool)
+                .await?
+            }
+        };
+        let candidate = (end - i64::from(count)).max(0);
+        if candidate == 0 {
+            return Ok(0);
+        }
+        let start: i64 = sqlx::query_scalar(
+            "SELECT COALESCE(MAX(ordinal), 0) FROM messages
+             WHERE session_id = ?1 AND ordinal <= ?2 AND role <> 'tool'",
+        )
+        .bind(session.0)
+        .bind(candidate)
+        .fetch_one(self.pool)
+        .await?;
+        to_u32("message ordinal", start)
+    }
+
+    /// How many user messages of a session come before `ordinal`.
+    pub async fn users_before(&self, session: SessionId, ordinal: u32) -> Result<u32> {
+        let count: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM messages WHERE session_id = ?1 AND ordinal < ?2 AND role = 'user'",
+        )
+        .bind(session.0)
+        .bind(ordinal)
+        .fetch_one(self.pool)
+        .await?;
+        to_u32("message count", count)
     }
 
     /// A session's messages in order.

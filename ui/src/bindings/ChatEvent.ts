@@ -21,4 +21,10 @@ seq: number,
 /**
  * What happened.
  */
-event: TurnEvent, };
+event: TurnEvent, 
+/**
+ * When the event is a tool result longer than [`CLIP_BYTES`]: its whole length in bytes.
+ * The event carries its first [`HEAD_BYTES`] only; `chat_message_text` reads the whole one
+ * by its call id.
+ */
+clippedBytes?: number, };

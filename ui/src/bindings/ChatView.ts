@@ -12,9 +12,21 @@ export type ChatView = {
  */
 session: SessionSummary | null, 
 /**
- * Its messages, oldest first.
+ * Its last messages, oldest first (older ones: `chat_messages_before`).
  */
 messages: Array<Message>, 
+/**
+ * The ordinal of the first message in `messages` (0: the whole session is there).
+ */
+firstOrdinal: number, 
+/**
+ * How many user messages of the session come before the first message.
+ */
+usersBefore: number, 
+/**
+ * The ordinals of the tool results sent shortened (see `chat_message_text`).
+ */
+clipped: Array<number>, 
 /**
  * Whether a turn is running in it.
  */

@@ -14,7 +14,8 @@ sessionId: string,
  */
 sessionTitle: string, 
 /**
- * The message's position in its session (the index in `ChatView.messages`).
+ * The message's position in its session (its ordinal: `ChatView.messages` starts at its
+ * `first_ordinal`).
  */
 ordinal: number, 
 /**

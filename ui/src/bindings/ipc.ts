@@ -44,6 +44,9 @@ import type { MentionCompletions } from "./MentionCompletions";
 import type { MentionPathRequest } from "./MentionPathRequest";
 import type { MentionQuery } from "./MentionQuery";
 import type { MentionTarget } from "./MentionTarget";
+import type { MessagePage } from "./MessagePage";
+import type { MessageTextRequest } from "./MessageTextRequest";
+import type { MessagesBeforeRequest } from "./MessagesBeforeRequest";
 import type { ModelChoices } from "./ModelChoices";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
 import type { PrepareImageRequest } from "./PrepareImageRequest";
@@ -114,6 +117,8 @@ export type Commands = {
   expand_slash_command: { request: ExpandCommandRequest; response: string };
   cancel_turn: { request: null; response: null };
   chat_events_since: { request: EventsSinceRequest; response: EventsSince };
+  chat_messages_before: { request: MessagesBeforeRequest; response: MessagePage };
+  chat_message_text: { request: MessageTextRequest; response: string };
   search_sessions: { request: SearchSessionsRequest; response: Array<SearchHitView> };
   export_session: { request: ExportSessionRequest; response: SessionExport | null };
   compact_session: { request: null; response: ChatView };
@@ -207,6 +212,8 @@ export const COMMAND_NAMES = [
   "expand_slash_command",
   "cancel_turn",
   "chat_events_since",
+  "chat_messages_before",
+  "chat_message_text",
   "search_sessions",
   "export_session",
   "compact_session",

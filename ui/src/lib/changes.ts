@@ -114,11 +114,12 @@ export function reportSummary(report: RestoreReport): string {
   return text;
 }
 
-/** The position (among the user messages, from 0) of each user item, by item key. */
-export function userIndexes(items: readonly ChatItem[]): ReadonlyMap<number, number> {
+/** The position (among the session's user messages, from 0) of each user item, by item key;
+ *  `before` user messages come before the items (older ones not read yet). */
+export function userIndexes(items: readonly ChatItem[], before = 0): ReadonlyMap<number, number> {
   const indexes = new Map<number, number>();
   for (const item of items) {
-    if (item.kind === "user") indexes.set(item.key, indexes.size);
+    if (item.kind === "user") indexes.set(item.key, before + indexes.size);
   }
   return indexes;
 }
@@ -127,7 +128,7 @@ export function userIndexes(items: readonly ChatItem[]): ReadonlyMap<number, num
  *  and `text` sent in its place with its attachments but those at the positions `dropped`, as a
  *  running turn: what a rewind shows at once. The message keeps its item key, so its view (and what it shows, such as a conflict) stays. */
 export function resentAt(state: ChatState, userIndex: number, text: string, dropped: readonly number[] = []): ChatState {
-  let seen = -1;
+  let seen = state.usersBefore - 1;
   const cut = state.items.findIndex((item) => item.kind === "user" && ++seen === userIndex);
   const at = state.items[cut];
   if (at?.kind !== "user") return state;

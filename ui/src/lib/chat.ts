@@ -21,6 +21,7 @@ import type { CallProgress } from "../bindings/CallProgress";
 import type { ChatEvent } from "../bindings/ChatEvent";
 import type { ChatView } from "../bindings/ChatView";
 import type { ContextUsage } from "../bindings/ContextUsage";
+import type { MessagePage } from "../bindings/MessagePage";
 import type { Decision } from "../bindings/Decision";
 import type { Message } from "../bindings/Message";
 import type { Observation } from "../bindings/Observation";
@@ -61,6 +62,11 @@ export interface ToolCard {
   readonly decision: Decision | null;
   /** The tool's level when it ran (a restored card; a live one reads the tool's level now). */
   readonly level?: PermissionLevel | null;
+  /** Its result's position in the stored session (restored cards). */
+  readonly ordinal?: number;
+  /** Whether `result` is only the start of a long result (the whole one is read on demand,
+   *  `chat_message_text`, by `ordinal`, or by `id` for a live card). */
+  readonly clipped?: boolean;
 }
 
 /** What a user message attached, as its transcript shows it. */
@@ -153,6 +159,12 @@ export interface ChatState {
   readonly compacting: boolean;
   /** The next item key. */
   readonly nextKey: number;
+  /** The ordinal of the first stored message the items show (0: from the session's start);
+   *  older ones are read as the user scrolls up (`chat_messages_before`). */
+  readonly firstOrdinal: number;
+  /** How many user messages of the session come before those shown (user messages are
+   *  numbered among all of the session's). */
+  readonly usersBefore: number;
 }
 
 export const emptyChat: ChatState = {
@@ -164,6 +176,8 @@ export const emptyChat: ChatState = {
   context: null,
   compacting: false,
   nextKey: 1,
+  firstOrdinal: 0,
+  usersBefore: 0,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -243,13 +257,14 @@ function completed(tool: ToolCard, observation: Observation): ToolCard {
 }
 
 /** A stored tool message's card: from its outcome when it has one, else from its text. */
-function restored(tool: ToolCard, text: string, outcome: ToolOutcome | undefined): ToolCard {
+function restored(tool: ToolCard, text: string, outcome: ToolOutcome | undefined, ordinal: number, clipped: boolean): ToolCard {
+  const stored = { ...tool, ordinal, clipped };
   if (!outcome) {
     const status = statusFromText(text);
-    return { ...tool, status, result: text, reason: status === "denied" ? denialReason(text) : null };
+    return { ...stored, status, result: text, reason: status === "denied" ? denialReason(text) : null };
   }
   return {
-    ...tool,
+    ...stored,
     status: outcome.kind,
     result: text,
     durationMs: outcome.durationMs,
@@ -268,13 +283,23 @@ function restored(tool: ToolCard, text: string, outcome: ToolOutcome | undefined
 /**
  * The items of a stored transcript. Calls without a result did not finish — unless a turn is
  * `running`, whose last reply's calls may still be under way (their results arrive as events).
+ * `first` is the ordinal of the first message (a page of a long session), `clipped` the
+ * ordinals of the results sent shortened; keys start at `firstKey`.
  */
-export function fromTranscript(messages: readonly Message[], running = false): ChatItem[] {
+export function fromTranscript(
+  messages: readonly Message[],
+  running = false,
+  first = 0,
+  clipped: readonly number[] = [],
+  firstKey = 1,
+): ChatItem[] {
   const items: ChatItem[] = [];
-  let key = 1;
+  let key = firstKey;
+  const short = new Set(clipped);
   /** Where each tool call's card sits: item index and card index. */
   const cards = new Map<string, { item: number; card: number }>();
-  for (const [ordinal, message] of messages.entries()) {
+  for (const [index, message] of messages.entries()) {
+    const ordinal = first + index;
     // Empty optional fields are left out of the JSON.
     const { reasoning, toolCalls, toolCallId } = message;
     if (message.kind === "summary") {
@@ -301,7 +326,7 @@ export function fromTranscript(messages: readonly Message[], running = false): C
       const owner = place ? items[place.item] : undefined;
       if (place && owner?.kind === "assistant") {
         const tools = owner.tools.map((tool, index) =>
-          index === place.card ? restored(tool, message.content, message.outcome) : tool,
+          index === place.card ? restored(tool, message.content, message.outcome, ordinal, short.has(ordinal)) : tool,
         );
         items[place.item] = { ...owner, tools, ordinals: [...(owner.ordinals ?? []), ordinal] };
       }
@@ -335,14 +360,14 @@ export function itemAt(state: ChatState, ordinal: number): number | null {
  */
 export function fromView(view: ChatView, replay?: readonly ChatEvent[]): ChatState {
   if (replay && view.turn && view.session) {
-    const before = view.messages.slice(0, view.turn.firstOrdinal + 1);
+    const before = view.messages.slice(0, view.turn.firstOrdinal - view.firstOrdinal + 1);
     const base = fromView({ ...view, messages: before, running: false, turn: null });
     return replay.reduce<ChatState>(
-      (state, event) => (event.sessionId === state.sessionId ? applyTurnEvent(state, event.event) : state),
+      (state, event) => (event.sessionId === state.sessionId ? applyChatEvent(state, event) : state),
       { ...base, running: true },
     );
   }
-  const items = fromTranscript(view.messages, view.running);
+  const items = fromTranscript(view.messages, view.running, view.firstOrdinal, view.clipped);
   return {
     sessionId: view.session?.id ?? null,
     items,
@@ -352,6 +377,30 @@ export function fromView(view: ChatView, replay?: readonly ChatEvent[]): ChatSta
     context: null,
     compacting: false,
     nextKey: items.length + 1,
+    firstOrdinal: view.firstOrdinal,
+    usersBefore: view.usersBefore,
+  };
+}
+
+/** Whether older messages of the session are still to be read. */
+export function hasOlder(state: ChatState): boolean {
+  return state.sessionId !== null && state.firstOrdinal > 0;
+}
+
+/**
+ * The state with an older page of its session before its items: the page must end where the
+ * items start (else it is stale, read before a reload or for another session, and ignored).
+ * The page's items take the next keys, so the items shown keep theirs.
+ */
+export function withOlder(state: ChatState, sessionId: string, page: MessagePage): ChatState {
+  if (state.sessionId !== sessionId || page.firstOrdinal + page.messages.length !== state.firstOrdinal) return state;
+  const older = fromTranscript(page.messages, false, page.firstOrdinal, page.clipped, state.nextKey);
+  return {
+    ...state,
+    items: [...older, ...state.items],
+    nextKey: state.nextKey + older.length,
+    firstOrdinal: page.firstOrdinal,
+    usersBefore: page.usersBefore,
   };
 }
 
@@ -425,7 +474,16 @@ export function applyEvent(state: ChatState, event: ChatEvent, projectId: number
   if (!concerns(state, event, projectId)) return state;
   const adopted =
     state.sessionId === null ? { ...state, sessionId: event.sessionId, awaitingSession: false } : state;
-  return applyTurnEvent(adopted, event.event);
+  return applyChatEvent(adopted, event);
+}
+
+/** Applies one event of the shown session: its turn event, and a long result's card says it
+ *  holds the result's start only (the whole one is read on demand, by the call's id). */
+export function applyChatEvent(state: ChatState, event: ChatEvent): ChatState {
+  const applied = applyTurnEvent(state, event.event);
+  const turn = event.event;
+  if (turn.type !== "tool_result" || event.clippedBytes === undefined) return applied;
+  return updateTools(applied, (tool) => tool.id === turn.id, (tool) => ({ ...tool, clipped: true }));
 }
 
 function withItems(state: ChatState, items: readonly ChatItem[], added = 0): ChatState {

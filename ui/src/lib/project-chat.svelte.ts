@@ -22,10 +22,12 @@ import {
   type ChatState,
   emptyChat,
   fromView,
+  hasOlder,
   requestedAttachments,
   sendFailed,
   sent,
   summaryEdited,
+  withOlder,
 } from "./chat";
 import { animationFrames, DeltaBatcher, type FrameScheduler, isDelta } from "./delta-batch";
 import { SeqGate } from "./event-seq";
@@ -36,6 +38,9 @@ const RESYNC_AFTER_CANCEL_MS = 5000;
 
 /** How long after a turn ends the gauge asks for the next request's size. */
 const CONTEXT_AFTER_TURN_MS = 300;
+
+/** About how many messages one scroll up to the first ones read asks for. */
+export const OLDER_PAGE_MESSAGES = 200;
 
 export class ProjectChat {
   /** The shown session's transcript and turn. */
@@ -50,6 +55,11 @@ export class ProjectChat {
   error = $state<string | null>(null);
   /** The stored message a search opened (its ordinal), to scroll to and mark. */
   found = $state<{ sessionId: string; ordinal: number } | null>(null);
+  /** Older messages of the shown session are being read. */
+  loadingOlder = $state(false);
+
+  /** The older page being read, if one is. */
+  #older: Promise<boolean> | null = null;
 
   /** Which events of the shown session were applied. */
   readonly #gate = new SeqGate();
@@ -287,10 +297,55 @@ export class ProjectChat {
     }
   }
 
-  /** Opens the session of a search hit and marks its message. */
+  /** Opens the session of a search hit and marks its message (read first when it is older
+   *  than those shown). */
   async openHit(hit: SearchHitView): Promise<void> {
     if (hit.sessionId !== this.state.sessionId) await this.openSession(hit.sessionId);
+    // A page being read (the user scrolled up) ends first; then what is left is read at once.
+    for (let tries = 0; tries < 3 && this.state.sessionId === hit.sessionId && hit.ordinal < this.state.firstOrdinal; tries += 1) {
+      await (this.#older ?? this.loadOlder(this.state.firstOrdinal - hit.ordinal + OLDER_PAGE_MESSAGES / 2));
+    }
     if (this.state.sessionId === hit.sessionId) this.found = { sessionId: hit.sessionId, ordinal: hit.ordinal };
+  }
+
+  /** Reads about `count` messages before the first one shown (the user scrolled up to it);
+   *  false when there was nothing to read or it failed. One read at a time. */
+  loadOlder(count = OLDER_PAGE_MESSAGES): Promise<boolean> {
+    const sessionId = this.state.sessionId;
+    if (this.#older !== null || sessionId === null || !hasOlder(this.state)) return Promise.resolve(false);
+    const reading = this.#readOlder(sessionId, count);
+    this.#older = reading;
+    return reading;
+  }
+
+  async #readOlder(sessionId: string, count: number): Promise<boolean> {
+    this.loadingOlder = true;
+    try {
+      const page = await call("chat_messages_before", { sessionId, before: this.state.firstOrdinal, count });
+      this.#deltas.flush();
+      const before = this.state;
+      this.state = withOlder(before, sessionId, page);
+      return this.state !== before;
+    } catch (failure) {
+      this.fail(failure);
+      return false;
+    } finally {
+      this.loadingOlder = false;
+      this.#older = null;
+    }
+  }
+
+  /** The whole text of a result sent shortened: the shown session's message at `ordinal`, or
+   *  (a live card's) the result of call `toolCallId`; null when it could not be read. */
+  async fullText(ordinal: number | undefined, toolCallId: string): Promise<string | null> {
+    const sessionId = this.state.sessionId;
+    if (sessionId === null) return null;
+    try {
+      return await call("chat_message_text", ordinal === undefined ? { sessionId, toolCallId } : { sessionId, ordinal });
+    } catch (failure) {
+      this.fail(failure);
+      return null;
+    }
   }
 
   /** Writes session `id` to a file the user picks; null when they cancelled or it failed. */

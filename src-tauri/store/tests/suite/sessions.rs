@@ -196,6 +196,82 @@ async fn messages_keep_every_field_in_order() {
 }
 
 #[tokio::test]
+async fn a_long_session_is_read_a_page_at_a_time_and_a_page_never_starts_on_a_tool_result() {
+    let fixture = Fixture::new().await;
+    let sessions = fixture.store.sessions();
+    let session = sessions
+        .create(fixture.project.id, "long", None)
+        .await
+        .unwrap();
+    // 100 turns: user, assistant calling a tool, five results, answer (8 messages each).
+    let mut transcript = Vec::new();
+    for turn in 0..100 {
+        transcript.push(NewMessage::text(Role::User, format!("question {turn}")));
+        transcript.push(NewMessage {
+            tool_calls: Some(json!([])),
+            ..NewMessage::text(Role::Assistant, "")
+        });
+        for call in 0..5 {
+            transcript.push(NewMessage {
+                tool_call_id: Some(format!("call_{turn}_{call}")),
+                ..NewMessage::text(Role::Tool, "result")
+            });
+        }
+        transcript.push(NewMessage::text(Role::Assistant, format!("answer {turn}")));
+    }
+    assert_eq!(
+        sessions
+            .append_messages(session.id, &transcript)
+            .await
+            .unwrap(),
+        800
+    );
+    assert_eq!(sessions.messages(session.id).await.unwrap().len(), 800);
+
+    // The tail: 800 - 10 = 790 is a tool result (turn 98's fifth); back to its call at 785.
+    let start = sessions.page_start(session.id, None, 10).await.unwrap();
+    assert_eq!(start, 785);
+    let tail = sessions
+        .messages_between(session.id, start, None)
+        .await
+        .unwrap();
+    assert_eq!(tail.len(), 15);
+    assert_eq!(tail[0].message.role, Role::Assistant);
+    assert_eq!(tail.last().unwrap().ordinal, 799);
+    assert_eq!(sessions.users_before(session.id, start).await.unwrap(), 99);
+
+    // The page before it: 785 - 8 = 777 is turn 97's call, where it starts.
+    let before = sessions
+        .page_start(session.id, Some(start), 8)
+        .await
+        .unwrap();
+    assert_eq!(before, 777);
+    let page = sessions
+        .messages_between(session.id, before, Some(start))
+        .await
+        .unwrap();
+    assert_eq!(
+        page.iter().map(|m| m.ordinal).collect::<Vec<_>>(),
+        (777..785).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        sessions.page_start(session.id, Some(5), 100).await.unwrap(),
+        0
+    );
+    assert_eq!(sessions.users_before(session.id, 0).await.unwrap(), 0);
+    assert_eq!(sessions.users_before(session.id, 9).await.unwrap(), 2);
+    let one = sessions.message_at(session.id, 8).await.unwrap().unwrap();
+    assert_eq!(one.message.content.as_deref(), Some("question 1"));
+    assert!(
+        sessions
+            .message_at(session.id, 800)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[tokio::test]
 async fn concurrent_appends_get_distinct_ordinals() {
     let fixture = Fixture::new().await;
     let session = fixture

@@ -102,6 +102,7 @@ export const en = {
   "slash.helpMentions": "Type @ to attach a file or folder of the project; paste or drop an image to send it.",
   "chat.stop": "Stop",
   "chat.jumpToLatest": "Jump to latest",
+  "chat.loadingOlder": "Loading earlier messages…",
   "settings.compact": "Compaction",
   "settings.compactAt": "Summarise the conversation at this % of the window (0: never by itself)",
   "settings.compactSave": "Save",

@@ -103,6 +103,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "slash.helpMentions": "输入 @ 可附加项目中的文件或文件夹；粘贴或拖入图片即可发送图片。",
   "chat.stop": "停止",
   "chat.jumpToLatest": "跳到最新",
+  "chat.loadingOlder": "正在加载更早的消息…",
   "settings.compact": "压缩",
   "settings.compactAt": "上下文窗口用到此百分比时总结对话（0：从不自动）",
   "settings.compactSave": "保存",
