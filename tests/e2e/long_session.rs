@@ -102,6 +102,36 @@ fn generated() -> Vec<NewMessage> {
     messages
 }
 
+/// The page's frame times (page milliseconds) for `millis`, running `each_frame` (a script in
+/// which `view` is the transcript and `frames` the times so far) before asking for the next.
+async fn record_frames(app: &App, millis: u32, each_frame: &str) -> Vec<f64> {
+    let frames = app
+        .session
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];\
+                 const view = document.querySelector('[data-testid=transcript]');\
+                 const frames = [];\
+                 const tick = (at) => {{\
+                   frames.push(at);\
+                   if (at - frames[0] > {millis}) {{ done(frames); return; }}\
+                   {each_frame}\
+                   requestAnimationFrame(tick);\
+                 }};\
+                 requestAnimationFrame(tick);"
+            ),
+            json!([]),
+        )
+        .await
+        .unwrap();
+    frames
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect()
+}
+
 /// Median, 95th percentile, longest gap and dropped frames (a 60 Hz frame missed) of frame
 /// times (page milliseconds).
 fn frame_figures(frames: &[f64]) -> (f64, f64, f64, u64) {
@@ -207,77 +237,18 @@ async fn a_session_of_5000_messages_opens_at_its_tail_and_scrolls_through() {
 
     // The page's frames when nothing moves (the machine's own pace), then scrolling up through
     // the session, a step each frame, for 8 seconds: older pages load as it goes.
-    let still = app
-        .session
-        .execute_async(
-            "const done = arguments[arguments.length - 1];\
-             const frames = [];\
-             const tick = (at) => {\
-               frames.push(at);\
-               if (at - frames[0] > 2000) { done(frames); return; }\
-               requestAnimationFrame(tick);\
-             };\
-             requestAnimationFrame(tick);",
-            json!([]),
-        )
-        .await
-        .unwrap();
-    let still: Vec<f64> = still
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_f64)
-        .collect();
+    let still = record_frames(&app, 2_000, "").await;
     let (still_median, _, _, _) = frame_figures(&still);
     // Scrolling back and forth by a step over rows already rendered: what painting a scrolled
     // view costs here, without rendering any row.
-    let painted = app
-        .session
-        .execute_async(
-            "const done = arguments[arguments.length - 1];\
-             const view = document.querySelector('[data-testid=transcript]');\
-             const frames = [];\
-             const tick = (at) => {\
-               frames.push(at);\
-               if (at - frames[0] > 2000) { done(frames); return; }\
-               view.scrollBy(0, frames.length % 2 === 0 ? 120 : -120);\
-               requestAnimationFrame(tick);\
-             };\
-             requestAnimationFrame(tick);",
-            json!([]),
-        )
-        .await
-        .unwrap();
-    let painted: Vec<f64> = painted
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_f64)
-        .collect();
+    let painted = record_frames(
+        &app,
+        2_000,
+        "view.scrollBy(0, frames.length % 2 === 0 ? 120 : -120);",
+    )
+    .await;
     let (painted_median, _, _, _) = frame_figures(&painted);
-    let frames = app
-        .session
-        .execute_async(
-            "const done = arguments[arguments.length - 1];\
-             const view = document.querySelector('[data-testid=transcript]');\
-             const frames = [];\
-             const tick = (at) => {\
-               frames.push(at);\
-               if (at - frames[0] > 8000) { done(frames); return; }\
-               view.scrollBy(0, -120);\
-               requestAnimationFrame(tick);\
-             };\
-             requestAnimationFrame(tick);",
-            json!([]),
-        )
-        .await
-        .unwrap();
-    let frames: Vec<f64> = frames
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_f64)
-        .collect();
+    let frames = record_frames(&app, 8_000, "view.scrollBy(0, -120);").await;
     let (median, p95, longest, dropped) = frame_figures(&frames);
     app.screenshot("scrolled-up").await.unwrap();
     let (in_dom_scrolled, loaded_scrolled) = rows(&app).await;
