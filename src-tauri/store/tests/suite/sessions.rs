@@ -374,20 +374,12 @@ async fn search_finds_text_and_tool_arguments_in_the_projects_sessions_only() {
     say(first.id, Role::User, "Fix the flaky build on Debian").await;
     say(first.id, Role::Assistant, "The cache was stale.").await;
     let call = NewMessage {
-        role: Role::Assistant,
         content: None,
         tool_calls: Some(json!([{
             "id": "c1", "type": "function",
             "function": {"name": "write_file", "arguments": "{\"path\":\"docs/zebrafish.md\"}"}
         }])),
-        tool_call_id: None,
-        reasoning: None,
-        prompt_tokens: None,
-        completion_tokens: None,
-        status: MessageStatus::Complete,
-        outcome: None,
-        kind: MessageKind::Normal,
-        attachments: None,
+        ..NewMessage::text(Role::Assistant, "")
     };
     say(second.id, Role::User, "Write the docs").await;
     let called = sessions.append_message(second.id, &call).await.unwrap();
