@@ -3,12 +3,12 @@
 //! WebKitGTK composites the page through OpenGL. On a machine without a GPU that GL is Mesa's
 //! software rasteriser, and compositing every frame in software is what a streamed answer paid
 //! for most: in a virtual display on 2 cores, a 13 KB answer arriving as 2,000 deltas showed
-//! 10-15 frames/s composited against 50-62 without compositing, at half the CPU. Painting
-//! without it is not the default yet: with it, a screenshot taken through WebKitWebDriver right
-//! after the first page settled never returned (the accessibility tour in the e2e suite), and
-//! until that is understood it could be a page that stops painting for a user. So it is opt-in:
-//! `GANTRY_COMPOSITING=off` paints without compositing; anything else keeps WebKit's choice.
-//! [`has_render_node`] says whether the machine has a GPU, for the day it becomes automatic.
+//! 10-15 frames/s composited against 50-62 without compositing, at half the CPU. So without a
+//! GPU (no render node under `/dev/dri`) the webview paints without compositing; with one,
+//! WebKit keeps its own choice. `GANTRY_COMPOSITING=on` or `off` overrides either way.
+//!
+//! One thing behaves differently without compositing: WebKitWebDriver's page snapshot never
+//! returns, so the e2e suite takes its pictures from the X server (what a user sees).
 
 use std::path::Path;
 
@@ -24,11 +24,14 @@ pub enum Compositing {
     Off,
 }
 
-/// The choice given the override's value: off only when asked.
-pub fn choose(override_value: Option<&str>) -> Compositing {
+/// The choice given the override's value and whether the machine has a GPU: `on` or `off`
+/// when asked, otherwise composited only with a GPU.
+pub fn choose(override_value: Option<&str>, gpu: bool) -> Compositing {
     match override_value.map(str::trim) {
         Some("off") => Compositing::Off,
-        _ => Compositing::WebKitDefault,
+        Some("on") => Compositing::WebKitDefault,
+        _ if gpu => Compositing::WebKitDefault,
+        _ => Compositing::Off,
     }
 }
 
@@ -43,7 +46,10 @@ pub fn has_render_node(dri: &Path) -> bool {
 
 /// The choice for this environment.
 pub fn for_this_machine() -> Compositing {
-    choose(std::env::var(OVERRIDE_VAR).ok().as_deref())
+    choose(
+        std::env::var(OVERRIDE_VAR).ok().as_deref(),
+        has_render_node(Path::new("/dev/dri")),
+    )
 }
 
 /// Applies `choice` to `window`'s webview (before it shows its page, it takes effect from the
@@ -60,10 +66,9 @@ pub fn apply(window: &tauri::WebviewWindow, choice: Compositing) {
         }
     });
     match applied {
-        Ok(()) => tracing::info!(
-            gpu = has_render_node(Path::new("/dev/dri")),
-            "{OVERRIDE_VAR}=off: the webview paints without compositing"
-        ),
+        Ok(()) => {
+            tracing::info!("the webview paints without compositing (no GPU, or {OVERRIDE_VAR}=off)")
+        }
         Err(error) => tracing::warn!(%error, "cannot turn the webview's compositing off"),
     }
 }
@@ -77,12 +82,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compositing_is_off_only_when_asked() {
-        assert_eq!(choose(None), Compositing::WebKitDefault);
-        assert_eq!(choose(Some("on")), Compositing::WebKitDefault);
-        assert_eq!(choose(Some("off")), Compositing::Off);
-        assert_eq!(choose(Some(" off\n")), Compositing::Off);
-        assert_eq!(choose(Some("maybe")), Compositing::WebKitDefault);
+    fn compositing_follows_the_gpu_unless_overridden() {
+        assert_eq!(choose(None, true), Compositing::WebKitDefault);
+        assert_eq!(choose(None, false), Compositing::Off);
+        assert_eq!(choose(Some("on"), false), Compositing::WebKitDefault);
+        assert_eq!(choose(Some("off"), true), Compositing::Off);
+        assert_eq!(choose(Some(" off\n"), true), Compositing::Off);
+        assert_eq!(choose(Some("maybe"), true), Compositing::WebKitDefault);
+        assert_eq!(choose(Some("maybe"), false), Compositing::Off);
     }
 
     #[test]
