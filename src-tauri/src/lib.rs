@@ -2,41 +2,56 @@
 //!
 //! The engine (`gantry-engine`) owns everything that acts on the world and the app's state
 //! behind every command, with no Tauri types, so it is tested without a window. This crate only
-//! connects it to a window: the commands the webview calls ([`commands`], declared once in a
-//! table), the sink that emits the engine's events to the window, the window's size
-//! ([`window_layout`]) and how it paints ([`compositing`]), the command line ([`args`]), and the
-//! TypeScript contract generated from the types that cross ([`contract`]).
+//! connects it to windows: the commands the webview calls ([`commands`], declared once in a
+//! table), the sink that emits the engine's events to the windows that show their project, the
+//! windows ([`windows`]: one project each, remembered with their size by [`window_layout`]) and
+//! how they paint ([`compositing`]), the command line ([`args`]), and the TypeScript contract
+//! generated from the types that cross ([`contract`]).
 //!
-//! The window is locked down: a strict content security policy (no remote content, no inline
-//! script), navigation that never leaves the app's own pages, no new windows, and capabilities
-//! that grant nothing but Gantry's own commands and its events (no file-system or shell plugin:
-//! the engine owns the file system; the folder picker is opened from here).
+//! Each window is locked down: a strict content security policy (no remote content, no inline
+//! script), navigation that never leaves the app's own pages, no window opened by the page, and
+//! capabilities that grant nothing but Gantry's own commands and its events (no file-system or
+//! shell plugin: the engine owns the file system; the folder picker is opened from here).
 
 pub mod args;
 pub mod commands;
 pub mod compositing;
 pub mod contract;
 pub mod window_layout;
+pub mod windows;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use tauri::webview::NewWindowResponse;
-use tauri::{AppHandle, Emitter, Manager, Url, WebviewWindowBuilder, WindowEvent};
+use tauri::{AppHandle, Emitter, EventTarget, Manager, Url, WindowEvent};
 
-use gantry_engine::{AppState, EventSink, Settings, Store};
+use gantry_engine::{EventSink, Settings, Store, Windows};
 
-use crate::window_layout::{WINDOW_LAYOUT, WindowLayout};
+pub use crate::windows::MAIN_WINDOW;
 
-/// The label of the one window.
-pub const MAIN_WINDOW: &str = "main";
-
-/// Sends events to the webview.
+/// Sends events to the webviews: an event about a project (its payload names the project's
+/// `projectId`) to the windows that show it, any other to every window.
 struct WindowSink(AppHandle);
 
 impl EventSink for WindowSink {
     fn send(&self, name: &'static str, payload: serde_json::Value) {
-        if let Err(error) = self.0.emit(name, payload) {
+        let project = payload
+            .get("projectId")
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|id| u32::try_from(id).ok());
+        let sent = match (project, self.0.try_state::<Windows>()) {
+            (Some(project), Some(windows)) => {
+                let labels = windows.showing(project);
+                self.0.emit_filter(name, payload, |target| match target {
+                    EventTarget::WebviewWindow { label }
+                    | EventTarget::Webview { label }
+                    | EventTarget::Window { label } => labels.contains(label),
+                    _ => false,
+                })
+            }
+            _ => self.0.emit(name, payload),
+        };
+        if let Err(error) = sent {
             tracing::warn!(event = name, %error, "cannot send an event to the webview");
         }
     }
@@ -52,7 +67,8 @@ pub fn is_app_url(url: &Url) -> bool {
     }
 }
 
-/// Runs the app with `folder` open, or on the welcome screen. Returns when the window closed.
+/// Runs the app: the windows of the last run (or one on the welcome screen), the main one showing
+/// `folder` when given. Returns when the last window closed.
 pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
     let settings = Settings::from_env();
     tauri::Builder::default()
@@ -64,28 +80,16 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
                 tracing::error!(%error, "cannot open Gantry's database");
                 error
             })?;
-            let state = AppState::new(sink, settings, store);
-            if let Some(folder) = folder {
-                let opened = tauri::async_runtime::block_on(state.open_project(folder.clone()));
-                if let Err(error) = opened {
-                    tracing::warn!(folder = %folder.display(), %error, "cannot open the project");
-                    state.set_launch_error(&folder, &error);
-                }
-            }
-            app.manage(state);
-            create_window(app.handle())?;
+            let windows = Windows::new(sink, settings, store);
+            app.manage(windows);
+            let windows = app.state::<Windows>();
+            crate::windows::restore(app.handle(), &windows, folder)?;
             Ok(())
         })
-        .on_window_event(|window, event| {
-            if matches!(event, WindowEvent::Resized(_)) {
-                track_layout(window);
-            }
-            if matches!(event, WindowEvent::Destroyed)
-                && let Some(state) = window.try_state::<AppState>()
-            {
-                state.dialogs().window_closed();
-                state.close_project();
-            }
+        .on_window_event(|window, event| match event {
+            WindowEvent::Resized(_) => crate::windows::remember(window.app_handle()),
+            WindowEvent::Destroyed => crate::windows::closed(window.app_handle(), window.label()),
+            _ => {}
         })
         .run(context())
 }
@@ -95,76 +99,6 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 fn context() -> tauri::Context<tauri::Wry> {
     tauri::tauri_build_context!()
-}
-
-/// Notes the window's size as it changes (saved once it settles).
-fn track_layout(window: &tauri::Window) {
-    let (Ok(size), Ok(scale), Ok(maximized)) = (
-        window.inner_size(),
-        window.scale_factor(),
-        window.is_maximized(),
-    ) else {
-        return;
-    };
-    if size.width == 0 || size.height == 0 {
-        return;
-    }
-    let logical = size.to_logical::<f64>(scale);
-    let layout = WindowLayout {
-        width: logical.width,
-        height: logical.height,
-        maximized,
-    };
-    // Window events come on the main thread; the saving waits on the async runtime.
-    let app = window.app_handle().clone();
-    tauri::async_runtime::spawn(async move {
-        if let Some(state) = app.try_state::<AppState>() {
-            state.save_setting_when_settled(WINDOW_LAYOUT, layout.to_setting());
-        }
-    });
-}
-
-/// The window size remembered from the last run, if any.
-fn remembered_layout(app: &AppHandle) -> Option<WindowLayout> {
-    let state = app.try_state::<AppState>()?;
-    let store = state.store().clone();
-    let text =
-        tauri::async_runtime::block_on(async move { store.settings().get(WINDOW_LAYOUT).await })
-            .ok()??;
-    WindowLayout::parse(&text)
-}
-
-/// Creates the main window from its configuration (at the size remembered from the last run),
-/// with navigation locked to the app.
-fn create_window(app: &AppHandle) -> tauri::Result<()> {
-    let mut config = app
-        .config()
-        .app
-        .windows
-        .iter()
-        .find(|window| window.label == MAIN_WINDOW)
-        .cloned()
-        .unwrap_or_default();
-    if let Some(layout) = remembered_layout(app) {
-        config.width = layout.width;
-        config.height = layout.height;
-        config.maximized = layout.maximized;
-    }
-    let window = WebviewWindowBuilder::from_config(app, &config)?
-        .on_navigation(|url| {
-            let allowed = is_app_url(url);
-            if !allowed {
-                tracing::warn!(%url, "blocked navigation away from the app");
-            }
-            allowed
-        })
-        .on_new_window(|url, _features| {
-            tracing::warn!(%url, "blocked a new window");
-            NewWindowResponse::Deny
-        })
-        .build()?;
-    compositing::apply(&window, compositing::for_this_machine());
-    Ok(())
 }
 
 /// Logs to stderr; `RUST_LOG` overrides the default level (info for Gantry, warn otherwise).

@@ -426,6 +426,12 @@ impl App {
     }
 
     /// Ends the session and the driver.
+    /// Ends the app and its driver at once, the way the system ends it at logout: no window
+    /// is closed first.
+    pub fn kill(mut self) {
+        kill_group(&mut self.driver);
+    }
+
     pub async fn quit(mut self) -> Result<()> {
         let result = self.session.delete().await;
         kill_group(&mut self.driver);

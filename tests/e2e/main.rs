@@ -38,6 +38,7 @@ mod streaming;
 mod timing;
 mod webdriver;
 mod window;
+mod windows;
 
 use std::time::Duration;
 

@@ -924,7 +924,7 @@ async fn the_window_size_is_remembered_across_restarts() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let saved = store.settings().get("window.layout").await.unwrap();
+        let saved = store.settings().get("windows.open").await.unwrap();
         if saved
             .as_deref()
             .is_some_and(|text| text.contains("\"width\":1000"))

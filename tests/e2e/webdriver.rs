@@ -122,6 +122,28 @@ impl Session {
         .await
     }
 
+    /// The handles of the app's windows (WebDriver's Get Window Handles).
+    pub async fn window_handles(&self) -> Result<Vec<String>> {
+        let value = self.get("/window/handles").await?;
+        Ok(serde_json::from_value(value)?)
+    }
+
+    /// The handle of the window the session drives.
+    pub async fn window_handle(&self) -> Result<String> {
+        let value = self.get("/window").await?;
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| anyhow!("the window handle is not a string: {value}"))
+    }
+
+    /// Drives window `handle` from now on (WebDriver's Switch To Window).
+    pub async fn switch_to_window(&self, handle: &str) -> Result<()> {
+        self.post("/window", &json!({"handle": handle}), true)
+            .await
+            .map(drop)
+    }
+
     /// The first element matching `css`, if any.
     pub async fn find(&self, css: &str) -> Result<Option<Element>> {
         let body = json!({"using": "css selector", "value": css});

@@ -83,6 +83,7 @@ function commandApproval(id: number, sandbox: "sandboxed" | "network" | "none", 
   return {
     kind: "approval",
     id,
+    projectId: 1,
     request: {
       callId: `call_${id}`,
       sessionId: "1",

@@ -24,6 +24,7 @@ function approval(id: number, tool = "write_file"): DialogRequest {
   return {
     kind: "approval",
     id,
+    projectId: 1,
     request: {
       callId: `call_${id}`,
       sessionId: "1",
@@ -42,7 +43,7 @@ function approval(id: number, tool = "write_file"): DialogRequest {
 }
 
 function question(id: number, text = "Which one?"): DialogRequest {
-  return { kind: "question", id, question: { callId: `call_${id}`, question: text, options: ["a", "b"] } };
+  return { kind: "question", id, projectId: 1, question: { callId: `call_${id}`, question: text, options: ["a", "b"] } };
 }
 
 function emit(event: string, payload: unknown): void {
@@ -185,6 +186,7 @@ describe("the dialog host", () => {
     const command: DialogRequest = {
       kind: "approval",
       id: 16,
+      projectId: 1,
       request: {
         ...((approval(16, "run_command") as Extract<DialogRequest, { kind: "approval" }>).request),
         preview: { kind: "command", command: "echo safe \u202e; rm -rf ~ #", workdir: "" },
@@ -206,6 +208,7 @@ describe("the dialog host", () => {
     emit("dialog:opened", {
       kind: "approval",
       id: 17,
+      projectId: 1,
       request: {
         ...((approval(17) as Extract<DialogRequest, { kind: "approval" }>).request),
         preview: { kind: "diff", path: "a.sh", unified: "@@ -0,0 +1 @@\n+echo ok \u202e# ls\n" },

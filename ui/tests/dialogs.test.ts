@@ -7,6 +7,7 @@ function approval(id: number): DialogRequest {
   return {
     kind: "approval",
     id,
+    projectId: 1,
     request: {
       callId: `call_${id}`,
       sessionId: "1",
@@ -21,7 +22,7 @@ function approval(id: number): DialogRequest {
   };
 }
 function question(id: number): DialogRequest {
-  return { kind: "question", id, question: { callId: `call_${id}`, question: "Which?", options: ["a", "b"] } };
+  return { kind: "question", id, projectId: 1, question: { callId: `call_${id}`, question: "Which?", options: ["a", "b"] } };
 }
 
 describe("the dialog queue", () => {

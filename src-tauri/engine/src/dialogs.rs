@@ -80,7 +80,7 @@ pub struct DialogRegistry {
 impl std::fmt::Debug for DialogRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DialogRegistry")
-            .field("pending", &self.pending().len())
+            .field("pending", &self.lock().pending.len())
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
@@ -109,11 +109,16 @@ impl DialogRegistry {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Asks the user whether a call may run, and waits.
-    pub async fn request_approval(&self, request: ApprovalRequest) -> ApprovalDecision {
+    /// Asks the user whether a call of project `project_id` may run, and waits.
+    pub async fn request_approval(
+        &self,
+        project_id: u32,
+        request: ApprovalRequest,
+    ) -> ApprovalDecision {
         let (tx, rx) = oneshot::channel();
         let request = |id| DialogRequest::Approval {
             id,
+            project_id,
             request: Box::new(request),
         };
         self.wait(
@@ -129,10 +134,18 @@ impl DialogRegistry {
         .await
     }
 
-    /// Asks the user a question, and waits.
-    pub async fn ask(&self, question: UserQuestion) -> Result<String, PromptError> {
+    /// Asks the user a question for project `project_id`, and waits.
+    pub async fn ask(
+        &self,
+        project_id: u32,
+        question: UserQuestion,
+    ) -> Result<String, PromptError> {
         let (tx, rx) = oneshot::channel();
-        let request = |id| DialogRequest::Question { id, question };
+        let request = |id| DialogRequest::Question {
+            id,
+            project_id,
+            question,
+        };
         self.wait(
             request,
             Reply::Question(tx),
@@ -200,27 +213,38 @@ impl DialogRegistry {
     /// makes nobody wait: its receiver is already gone or about to be.
     fn end(&self, id: u32, reason: DialogCloseReason) {
         let removed = self.lock().pending.remove(&id);
-        if removed.is_some() {
-            emit(self.sink.as_ref(), &DialogClosed { id, reason });
+        if let Some(pending) = removed {
+            let project_id = pending.request.project_id();
+            emit(
+                self.sink.as_ref(),
+                &DialogClosed {
+                    id,
+                    project_id,
+                    reason,
+                },
+            );
         }
     }
 
-    /// The requests still waiting, oldest first (what a freshly loaded page shows).
-    pub fn pending(&self) -> Vec<DialogRequest> {
+    /// Project `project_id`'s requests still waiting, oldest first (what a freshly loaded page
+    /// shows).
+    pub fn pending(&self, project_id: u32) -> Vec<DialogRequest> {
         self.lock()
             .pending
             .values()
+            .filter(|pending| pending.request.project_id() == project_id)
             .map(|pending| pending.request.clone())
             .collect()
     }
 
-    /// Delivers the user's decision on approval `id`.
+    /// Delivers the user's decision on approval `id` of project `project_id`.
     ///
-    /// Errors: [`ErrorKind::UnknownDialog`] when no approval with that id is pending (answered,
-    /// timed out, cancelled, or never asked); [`ErrorKind::InvalidInput`] for an over-long
-    /// reason.
+    /// Errors: [`ErrorKind::UnknownDialog`] when no approval with that id is pending for that
+    /// project (answered, timed out, cancelled, never asked, or another project's);
+    /// [`ErrorKind::InvalidInput`] for an over-long reason.
     pub fn resolve_approval(
         &self,
+        project_id: u32,
         id: u32,
         decision: ApprovalDecision,
     ) -> Result<(), CommandError> {
@@ -230,21 +254,31 @@ impl DialogRegistry {
         {
             check_length("the reason", reason)?;
         }
-        let reply = self.take(id, |reply| matches!(reply, Reply::Approval(_)), "approval")?;
+        let reply = self.take(
+            project_id,
+            id,
+            |reply| matches!(reply, Reply::Approval(_)),
+            "approval",
+        )?;
         if let Reply::Approval(tx) = reply {
             // The receiver is gone only if the asking turn was cancelled this very moment; its
             // guard then announces the withdrawal, so there is nothing more to do.
             let _ = tx.send(decision);
         }
-        self.announce_answered(id);
+        self.announce_answered(project_id, id);
         Ok(())
     }
 
-    /// Delivers the user's answer to question `id`.
+    /// Delivers the user's answer to question `id` of project `project_id`.
     ///
-    /// Errors: [`ErrorKind::UnknownDialog`] when no question with that id is pending;
-    /// [`ErrorKind::InvalidInput`] for an empty or over-long answer.
-    pub fn answer_question(&self, id: u32, answer: QuestionAnswer) -> Result<(), CommandError> {
+    /// Errors: [`ErrorKind::UnknownDialog`] when no question with that id is pending for that
+    /// project; [`ErrorKind::InvalidInput`] for an empty or over-long answer.
+    pub fn answer_question(
+        &self,
+        project_id: u32,
+        id: u32,
+        answer: QuestionAnswer,
+    ) -> Result<(), CommandError> {
         let answer = match answer {
             QuestionAnswer::Answer { text } => {
                 if text.trim().is_empty() {
@@ -255,35 +289,43 @@ impl DialogRegistry {
             }
             QuestionAnswer::Dismiss => Err(PromptError::Dismissed),
         };
-        let reply = self.take(id, |reply| matches!(reply, Reply::Question(_)), "question")?;
+        let reply = self.take(
+            project_id,
+            id,
+            |reply| matches!(reply, Reply::Question(_)),
+            "question",
+        )?;
         if let Reply::Question(tx) = reply {
             let _ = tx.send(answer);
         }
-        self.announce_answered(id);
+        self.announce_answered(project_id, id);
         Ok(())
     }
 
     /// Tells the webview that dialog `id` was answered (it closes it).
-    fn announce_answered(&self, id: u32) {
+    fn announce_answered(&self, project_id: u32, id: u32) {
         emit(
             self.sink.as_ref(),
             &DialogClosed {
                 id,
+                project_id,
                 reason: DialogCloseReason::Answered,
             },
         );
     }
 
-    /// Removes pending request `id` if it is of the expected kind.
+    /// Removes pending request `id` if it is project `project_id`'s and of the expected kind.
     fn take(
         &self,
+        project_id: u32,
         id: u32,
         is_kind: impl Fn(&Reply) -> bool,
         kind: &str,
     ) -> Result<Reply, CommandError> {
         let mut inner = self.lock();
         match inner.pending.get(&id) {
-            Some(pending) if is_kind(&pending.reply) => {}
+            Some(pending)
+                if is_kind(&pending.reply) && pending.request.project_id() == project_id => {}
             _ => {
                 return Err(CommandError::new(
                     ErrorKind::UnknownDialog,
@@ -298,7 +340,8 @@ impl DialogRegistry {
             .ok_or_else(|| CommandError::internal("a pending dialog vanished"))
     }
 
-    /// The window is closing: denies everything pending, and everything asked from now on.
+    /// The app's last window is closing: denies everything pending, and everything asked from
+    /// now on.
     pub fn window_closed(&self) {
         let pending = {
             let mut inner = self.lock();
@@ -306,6 +349,7 @@ impl DialogRegistry {
             std::mem::take(&mut inner.pending)
         };
         for (id, pending) in pending {
+            let project_id = pending.request.project_id();
             match pending.reply {
                 Reply::Approval(tx) => {
                     let _ = tx.send(deny(
@@ -320,6 +364,7 @@ impl DialogRegistry {
                 self.sink.as_ref(),
                 &DialogClosed {
                     id,
+                    project_id,
                     reason: DialogCloseReason::WindowClosed,
                 },
             );
@@ -378,25 +423,39 @@ fn describe(duration: Duration) -> String {
     }
 }
 
-/// The engine's [`Approver`] for a project opened in the app: a dialog in the webview.
+/// The engine's [`Approver`] for a project opened in the app: a dialog in the windows that
+/// show the project.
 #[derive(Debug, Clone)]
-pub struct DialogApprover(pub Arc<DialogRegistry>);
+pub struct DialogApprover {
+    /// Where the request waits.
+    pub registry: Arc<DialogRegistry>,
+    /// The app's id of the project whose calls this approver decides.
+    pub project_id: u32,
+}
 
 #[async_trait]
 impl Approver for DialogApprover {
     async fn decide(&self, request: ApprovalRequest) -> ApprovalDecision {
-        self.0.request_approval(request).await
+        self.registry
+            .request_approval(self.project_id, request)
+            .await
     }
 }
 
-/// The engine's [`UserPrompter`] for a project opened in the app: a dialog in the webview.
+/// The engine's [`UserPrompter`] for a project opened in the app: a dialog in the windows that
+/// show the project.
 #[derive(Debug, Clone)]
-pub struct DialogPrompter(pub Arc<DialogRegistry>);
+pub struct DialogPrompter {
+    /// Where the question waits.
+    pub registry: Arc<DialogRegistry>,
+    /// The app's id of the project whose questions this prompter asks.
+    pub project_id: u32,
+}
 
 #[async_trait]
 impl UserPrompter for DialogPrompter {
     async fn ask(&self, question: UserQuestion) -> Result<String, PromptError> {
-        self.0.ask(question).await
+        self.registry.ask(self.project_id, question).await
     }
 }
 
@@ -406,6 +465,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// The project every test asks for.
+    const P: u32 = 1;
     use crate::events::RecordingSink;
 
     fn registry(timeout: Duration) -> (Arc<RecordingSink>, Arc<DialogRegistry>) {
@@ -434,7 +496,7 @@ mod tests {
     /// Waits until `count` requests are pending (the asking task runs concurrently).
     async fn pending_ids(registry: &DialogRegistry, count: usize) -> Vec<u32> {
         for _ in 0..1000 {
-            let pending = registry.pending();
+            let pending = registry.pending(P);
             if pending.len() >= count {
                 return pending.iter().map(DialogRequest::id).collect();
             }
@@ -448,7 +510,7 @@ mod tests {
         let (sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
         let asking = tokio::spawn({
             let registry = registry.clone();
-            async move { registry.request_approval(request("write_file")).await }
+            async move { registry.request_approval(P, request("write_file")).await }
         });
         let [id] = pending_ids(&registry, 1).await[..] else {
             panic!("one request")
@@ -461,13 +523,13 @@ mod tests {
         assert_eq!(opened[0]["request"]["preview"]["kind"], "diff");
 
         registry
-            .resolve_approval(id, ApprovalDecision::AllowForSession)
+            .resolve_approval(P, id, ApprovalDecision::AllowForSession)
             .unwrap();
         assert_eq!(asking.await.unwrap(), ApprovalDecision::AllowForSession);
-        assert!(registry.pending().is_empty());
+        assert!(registry.pending(P).is_empty());
         assert_eq!(
             sink.named("dialog:closed"),
-            [json!({"id": id, "reason": "answered"})]
+            [json!({"id": id, "projectId": P, "reason": "answered"})]
         );
     }
 
@@ -478,7 +540,7 @@ mod tests {
         for tool in ["write_file", "edit_file", "run_command"] {
             let asker = registry.clone();
             tasks.push(tokio::spawn(async move {
-                asker.request_approval(request(tool)).await
+                asker.request_approval(P, request(tool)).await
             }));
             // File them in a known order.
             pending_ids(&registry, tasks.len()).await;
@@ -487,6 +549,7 @@ mod tests {
         assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "{ids:?}");
         registry
             .resolve_approval(
+                P,
                 ids[1],
                 ApprovalDecision::Deny {
                     reason: Some("not that one".into()),
@@ -494,10 +557,10 @@ mod tests {
             )
             .unwrap();
         registry
-            .resolve_approval(ids[2], ApprovalDecision::AllowOnce)
+            .resolve_approval(P, ids[2], ApprovalDecision::AllowOnce)
             .unwrap();
         registry
-            .resolve_approval(ids[0], ApprovalDecision::AllowOnce)
+            .resolve_approval(P, ids[0], ApprovalDecision::AllowOnce)
             .unwrap();
         let decisions: Vec<_> = futures_join(tasks).await;
         assert_eq!(
@@ -524,7 +587,7 @@ mod tests {
     async fn unknown_ids_and_wrong_kinds_are_errors_not_panics() {
         let (_sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
         let error = registry
-            .resolve_approval(42, ApprovalDecision::AllowOnce)
+            .resolve_approval(P, 42, ApprovalDecision::AllowOnce)
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::UnknownDialog);
 
@@ -532,11 +595,14 @@ mod tests {
             let registry = registry.clone();
             async move {
                 registry
-                    .ask(UserQuestion {
-                        call_id: "call_q".into(),
-                        question: "Which?".into(),
-                        options: vec!["a".into(), "b".into()],
-                    })
+                    .ask(
+                        P,
+                        UserQuestion {
+                            call_id: "call_q".into(),
+                            question: "Which?".into(),
+                            options: vec!["a".into(), "b".into()],
+                        },
+                    )
                     .await
             }
         });
@@ -545,15 +611,16 @@ mod tests {
         };
         // A question can't be resolved as an approval, and an empty answer is refused...
         let error = registry
-            .resolve_approval(id, ApprovalDecision::AllowOnce)
+            .resolve_approval(P, id, ApprovalDecision::AllowOnce)
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::UnknownDialog);
         let error = registry
-            .answer_question(id, QuestionAnswer::Answer { text: "  ".into() })
+            .answer_question(P, id, QuestionAnswer::Answer { text: "  ".into() })
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::InvalidInput);
         let error = registry
             .answer_question(
+                P,
                 id,
                 QuestionAnswer::Answer {
                     text: "x".repeat(MAX_ANSWER_BYTES + 1),
@@ -563,20 +630,54 @@ mod tests {
         assert_eq!(error.kind, ErrorKind::InvalidInput);
         // ...and neither mistake consumed the request.
         registry
-            .answer_question(id, QuestionAnswer::Answer { text: "b".into() })
+            .answer_question(P, id, QuestionAnswer::Answer { text: "b".into() })
             .unwrap();
         assert_eq!(asking.await.unwrap(), Ok("b".into()));
         // Answering twice is an error too.
         let error = registry
-            .answer_question(id, QuestionAnswer::Answer { text: "b".into() })
+            .answer_question(P, id, QuestionAnswer::Answer { text: "b".into() })
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::UnknownDialog);
     }
 
     #[tokio::test]
+    async fn a_request_is_seen_and_answered_only_through_its_own_project() {
+        let (sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
+        let asking = tokio::spawn({
+            let registry = registry.clone();
+            async move { registry.request_approval(P, request("write_file")).await }
+        });
+        let [id] = pending_ids(&registry, 1).await[..] else {
+            panic!("one request")
+        };
+        assert_eq!(sink.named("dialog:opened")[0]["projectId"], P);
+        let other = P + 1;
+        assert!(registry.pending(other).is_empty());
+        let refused = registry
+            .resolve_approval(other, id, ApprovalDecision::AllowOnce)
+            .unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::UnknownDialog);
+        assert_eq!(
+            registry.pending(P).len(),
+            1,
+            "still waiting for its own project"
+        );
+        registry
+            .resolve_approval(P, id, ApprovalDecision::Deny { reason: None })
+            .unwrap();
+        assert_eq!(
+            asking.await.unwrap(),
+            ApprovalDecision::Deny { reason: None }
+        );
+    }
+
+    #[tokio::test]
     async fn a_dismissed_question_reports_dismissed() {
         let (_sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
-        let prompter = DialogPrompter(registry.clone());
+        let prompter = DialogPrompter {
+            registry: registry.clone(),
+            project_id: P,
+        };
         let asking = tokio::spawn(async move {
             prompter
                 .ask(UserQuestion {
@@ -590,7 +691,7 @@ mod tests {
             panic!("one request")
         };
         registry
-            .answer_question(id, QuestionAnswer::Dismiss)
+            .answer_question(P, id, QuestionAnswer::Dismiss)
             .unwrap();
         assert_eq!(asking.await.unwrap(), Err(PromptError::Dismissed));
     }
@@ -598,7 +699,10 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_unanswered_request_is_denied_after_the_timeout() {
         let (sink, registry) = registry(Duration::from_secs(600));
-        let approver = DialogApprover(registry.clone());
+        let approver = DialogApprover {
+            registry: registry.clone(),
+            project_id: P,
+        };
         let decision = approver.decide(request("write_file")).await;
         assert_eq!(
             decision,
@@ -606,17 +710,20 @@ mod tests {
                 reason: Some("the user did not answer within 10 minutes".into())
             }
         );
-        assert!(registry.pending().is_empty());
+        assert!(registry.pending(P).is_empty());
         let closed = sink.named("dialog:closed");
         assert_eq!(closed.len(), 1);
         assert_eq!(closed[0]["reason"], "timed_out");
 
         let question = registry
-            .ask(UserQuestion {
-                call_id: "call_q".into(),
-                question: "?".into(),
-                options: vec![],
-            })
+            .ask(
+                P,
+                UserQuestion {
+                    call_id: "call_q".into(),
+                    question: "?".into(),
+                    options: vec![],
+                },
+            )
             .await;
         assert_eq!(question, Err(PromptError::TimedOut));
     }
@@ -626,17 +733,20 @@ mod tests {
         let (sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
         let approval = tokio::spawn({
             let registry = registry.clone();
-            async move { registry.request_approval(request("write_file")).await }
+            async move { registry.request_approval(P, request("write_file")).await }
         });
         let question = tokio::spawn({
             let registry = registry.clone();
             async move {
                 registry
-                    .ask(UserQuestion {
-                        call_id: "call_q".into(),
-                        question: "?".into(),
-                        options: vec![],
-                    })
+                    .ask(
+                        P,
+                        UserQuestion {
+                            call_id: "call_q".into(),
+                            question: "?".into(),
+                            options: vec![],
+                        },
+                    )
                     .await
             }
         });
@@ -655,7 +765,7 @@ mod tests {
         assert_eq!(reasons, [json!("window_closed"), json!("window_closed")]);
 
         // After the window is gone nothing is asked at all.
-        let late = registry.request_approval(request("write_file")).await;
+        let late = registry.request_approval(P, request("write_file")).await;
         assert_eq!(late, deny("the Gantry window is closed"));
         assert_eq!(sink.named("dialog:opened").len(), 2);
     }
@@ -665,20 +775,20 @@ mod tests {
         let (sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
         let asking = tokio::spawn({
             let registry = registry.clone();
-            async move { registry.request_approval(request("write_file")).await }
+            async move { registry.request_approval(P, request("write_file")).await }
         });
         let [id] = pending_ids(&registry, 1).await[..] else {
             panic!("one request")
         };
         asking.abort();
         let _ = asking.await;
-        assert!(registry.pending().is_empty());
+        assert!(registry.pending(P).is_empty());
         assert_eq!(
             sink.named("dialog:closed"),
-            [json!({"id": id, "reason": "cancelled"})]
+            [json!({"id": id, "projectId": P, "reason": "cancelled"})]
         );
         let error = registry
-            .resolve_approval(id, ApprovalDecision::AllowOnce)
+            .resolve_approval(P, id, ApprovalDecision::AllowOnce)
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::UnknownDialog);
     }

@@ -78,6 +78,9 @@ pub enum DialogRequest {
     Approval {
         /// The request's id, unique for the app's lifetime.
         id: u32,
+        /// The app's id of the project whose call asks (its windows show the dialog).
+        #[serde(rename = "projectId")]
+        project_id: u32,
         /// What the engine asks about (boxed: it is much larger than a question).
         request: Box<ApprovalRequest>,
     },
@@ -85,6 +88,9 @@ pub enum DialogRequest {
     Question {
         /// The request's id, unique for the app's lifetime.
         id: u32,
+        /// The app's id of the project whose call asks (its windows show the dialog).
+        #[serde(rename = "projectId")]
+        project_id: u32,
         /// The question and its suggested answers.
         question: UserQuestion,
     },
@@ -95,6 +101,13 @@ impl DialogRequest {
     pub fn id(&self) -> u32 {
         match self {
             Self::Approval { id, .. } | Self::Question { id, .. } => *id,
+        }
+    }
+
+    /// The app's id of the project that asks.
+    pub fn project_id(&self) -> u32 {
+        match self {
+            Self::Approval { project_id, .. } | Self::Question { project_id, .. } => *project_id,
         }
     }
 }
@@ -109,6 +122,8 @@ impl Event for DialogRequest {
 pub struct DialogClosed {
     /// The request's id.
     pub id: u32,
+    /// The app's id of the project that asked.
+    pub project_id: u32,
     /// Why it ended.
     pub reason: DialogCloseReason,
 }

@@ -19,7 +19,7 @@
 //!   view models ([`tool_panel`], [`mcp_panel`], [`mcp_servers`], [`audit_view`],
 //!   [`provider_settings`], [`preview`]), what the chat box puts in a message ([`attachments`]:
 //!   mentioned files and folders, images; [`mentions`]: the @-completion index;
-//!   [`slash_commands`]: the project's own commands), the app's state behind every command ([`state`]) and
+//!   [`slash_commands`]: the project's own commands), a window's state behind every command ([`state`]), the app's windows ([`windows`]) and
 //!   the one error every command returns ([`error`]).
 //!
 //! The types the webview sees derive `ts_rs::TS`; the desktop shell generates the TypeScript
@@ -52,6 +52,7 @@ pub mod slash_commands;
 pub mod state;
 pub mod tool_panel;
 pub mod transcripts;
+pub mod windows;
 
 pub use error::{CommandError, ErrorKind, ErrorReason};
 pub use events::{Event, EventSink};
@@ -62,8 +63,9 @@ pub use providers::{
     ProviderSource, find_provider, provider_key, remember_what_it_learned, resolve_provider,
 };
 pub use sessions::{SessionError, open_session};
-pub use state::{AppState, Settings};
+pub use state::{AppShared, AppState, Settings};
 pub use transcripts::StoreTranscripts;
+pub use windows::{Opened, Windows};
 
 /// Gantry's database (re-exported so front ends need no other crate to open it).
 pub use gantry_store::Store;

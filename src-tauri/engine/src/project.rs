@@ -88,8 +88,14 @@ impl OpenProject {
         })
         .await??;
         let people = People {
-            approver: Some(Arc::new(DialogApprover(dialogs.clone()))),
-            prompter: Some(Arc::new(DialogPrompter(dialogs.clone()))),
+            approver: Some(Arc::new(DialogApprover {
+                registry: dialogs.clone(),
+                project_id: id,
+            })),
+            prompter: Some(Arc::new(DialogPrompter {
+                registry: dialogs.clone(),
+                project_id: id,
+            })),
         };
         let opened = open_tools(store, root.path(), people).await?;
         let mcp_choices = opened.mcp();

@@ -1,5 +1,6 @@
-//! The app's state behind the commands: the store, the open project (with its chat), the
-//! pending dialogs, the settings.
+//! A window's state behind the commands: the project it shows (with its chat), over what the
+//! app's windows share ([`AppShared`]: the store, the pending dialogs, the settings). The
+//! windows themselves are listed in [`crate::windows`].
 //!
 //! Everything here is plain Rust over the engine crates — no Tauri types — so the behaviour of
 //! every command is unit-tested without a window; `commands/` only unwraps Tauri's arguments
@@ -12,6 +13,7 @@ use std::time::Duration;
 
 use gantry_agent::ContextUsage;
 use gantry_store::{Secrets, Store};
+use gantry_tools::ApprovalDecision;
 use gantry_watch::TreeEntry;
 use serde::{Deserialize, Serialize};
 
@@ -28,9 +30,9 @@ use crate::chat::{
 use crate::checkpoints::{
     ChangesView, CheckpointLimits, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
 };
-use crate::dialogs::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry};
+use crate::dialogs::{DEFAULT_DIALOG_TIMEOUT, DialogRegistry, QuestionAnswer};
 use crate::error::CommandError;
-use crate::events::{EventSink, TreeStatus};
+use crate::events::{DialogRequest, EventSink, TreeStatus};
 use crate::local_servers::{self, LocalServer};
 use crate::mentions::{MentionCompletions, MentionQuery};
 use crate::model_choice::{self, ChooseModelRequest, ListModelsRequest, ModelChoices};
@@ -190,6 +192,16 @@ pub struct OpenProjectRequest {
     pub path: String,
 }
 
+/// The argument of `open_project_window`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenProjectWindowRequest {
+    /// The folder, as an absolute path; none to let the user pick one.
+    #[serde(default)]
+    #[ts(optional)]
+    pub path: Option<String>,
+}
+
 /// The argument of `list_dir`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
@@ -198,30 +210,20 @@ pub struct ListDirRequest {
     pub path: String,
 }
 
-/// The state shared by all commands.
-pub struct AppState {
+/// What every window of the app shares: the database and the keychain, the settings, the
+/// pending dialogs, where events go, and the counters behind project ids and settled settings.
+pub struct AppShared {
     sink: Arc<dyn EventSink>,
     settings: Settings,
     store: Store,
     secrets: Secrets,
     dialogs: Arc<DialogRegistry>,
-    project: Mutex<Option<Arc<OpenProject>>>,
-    launch_error: Mutex<Option<LaunchError>>,
     next_project_id: AtomicU32,
     setting_generation: Arc<AtomicU32>,
 }
 
-impl std::fmt::Debug for AppState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AppState")
-            .field("settings", &self.settings)
-            .field("project", &self.current().ok().map(|p| p.info().clone()))
-            .finish_non_exhaustive()
-    }
-}
-
-impl AppState {
-    /// A state with no project open, remembering in `store` and sending events through `sink`.
+impl AppShared {
+    /// The shared part of an app remembering in `store` and sending events through `sink`.
     pub fn new(sink: Arc<dyn EventSink>, settings: Settings, store: Store) -> Self {
         let dialogs = Arc::new(DialogRegistry::new(sink.clone(), settings.dialog_timeout));
         Self {
@@ -230,8 +232,6 @@ impl AppState {
             store,
             secrets: Secrets::new(),
             dialogs,
-            project: Mutex::new(None),
-            launch_error: Mutex::new(None),
             next_project_id: AtomicU32::new(0),
             setting_generation: Arc::new(AtomicU32::new(0)),
         }
@@ -240,6 +240,11 @@ impl AppState {
     /// Gantry's database.
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The pending approvals and questions of every window.
+    pub fn dialogs(&self) -> &Arc<DialogRegistry> {
+        &self.dialogs
     }
 
     /// Saves the app setting `name` once it has stayed the same for a moment (dragging a
@@ -258,10 +263,84 @@ impl AppState {
             }
         });
     }
+}
 
-    /// The pending approvals and questions.
+/// One window's state: the project it shows (none on the welcome screen) over what all windows
+/// share. Every command of a window goes through its `AppState`.
+pub struct AppState {
+    shared: Arc<AppShared>,
+    project: Mutex<Option<Arc<OpenProject>>>,
+    launch_error: Mutex<Option<LaunchError>>,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("settings", &self.shared.settings)
+            .field("project", &self.current().ok().map(|p| p.info().clone()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// The state of an app's only window, with no project open, remembering in `store` and
+    /// sending events through `sink`.
+    pub fn new(sink: Arc<dyn EventSink>, settings: Settings, store: Store) -> Self {
+        Self::in_app(Arc::new(AppShared::new(sink, settings, store)))
+    }
+
+    /// The state of a new window of the app whose windows share `shared`, on the welcome
+    /// screen.
+    pub fn in_app(shared: Arc<AppShared>) -> Self {
+        Self {
+            shared,
+            project: Mutex::new(None),
+            launch_error: Mutex::new(None),
+        }
+    }
+
+    /// Gantry's database.
+    pub fn store(&self) -> &Store {
+        &self.shared.store
+    }
+
+    /// Saves the app setting `name` once it has stayed the same for a moment (see
+    /// [`AppShared::save_setting_when_settled`]).
+    pub fn save_setting_when_settled(&self, name: &'static str, value: String) {
+        self.shared.save_setting_when_settled(name, value);
+    }
+
+    /// The pending approvals and questions of every window.
     pub fn dialogs(&self) -> &Arc<DialogRegistry> {
-        &self.dialogs
+        &self.shared.dialogs
+    }
+
+    /// The approvals and questions of the window's project waiting for the user, oldest first
+    /// (none on the welcome screen).
+    pub fn pending_dialogs(&self) -> Vec<DialogRequest> {
+        self.current()
+            .map(|project| self.shared.dialogs.pending(project.info().id))
+            .unwrap_or_default()
+    }
+
+    /// The user's decision on a pending approval of the window's project.
+    pub fn resolve_approval(
+        &self,
+        id: u32,
+        decision: ApprovalDecision,
+    ) -> Result<(), CommandError> {
+        let project = self.current()?;
+        self.shared
+            .dialogs
+            .resolve_approval(project.info().id, id, decision)
+    }
+
+    /// The user's answer to a pending question of the window's project.
+    pub fn answer_question(&self, id: u32, answer: QuestionAnswer) -> Result<(), CommandError> {
+        let project = self.current()?;
+        self.shared
+            .dialogs
+            .answer_question(project.info().id, id, answer)
     }
 
     /// The open project, or [`crate::error::ErrorKind::NoProject`].
@@ -298,7 +377,7 @@ impl AppState {
 
     /// Projects opened before, the most recently opened first.
     pub async fn recent_projects(&self) -> Result<Vec<RecentProject>, CommandError> {
-        let mut projects = self.store.projects().list().await?;
+        let mut projects = self.shared.store.projects().list().await?;
         projects.sort_by_key(|project| std::cmp::Reverse(project.last_opened_at));
         projects.truncate(RECENT_PROJECTS);
         Ok(projects
@@ -322,13 +401,13 @@ impl AppState {
                 path.display()
             )));
         }
-        let id = self.next_project_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = self.shared.next_project_id.fetch_add(1, Ordering::Relaxed) + 1;
         let project = OpenProject::open(
             id,
             &path,
-            self.store.clone(),
-            &self.dialogs,
-            self.sink.clone(),
+            self.shared.store.clone(),
+            &self.shared.dialogs,
+            self.shared.sink.clone(),
         )
         .await?;
         let project = Arc::new(project);
@@ -342,8 +421,12 @@ impl AppState {
             *error = None;
         }
         close_in_background(previous);
-        watch_in_background(&project, self.sink.clone(), self.settings.watch_options());
-        crate::mcp_events::forward_in_background(&project, self.sink.clone());
+        watch_in_background(
+            &project,
+            self.shared.sink.clone(),
+            self.shared.settings.watch_options(),
+        );
+        crate::mcp_events::forward_in_background(&project, self.shared.sink.clone());
         project.mcp().start_in_background();
         Ok(info)
     }
@@ -525,7 +608,7 @@ impl AppState {
             })
             .await??
         };
-        let provider = model_choice::session_provider(&self.store, project.chat()).await?;
+        let provider = model_choice::session_provider(&self.shared.store, project.chat()).await?;
         let message = gantry_agent::Message::user(request.text.clone()).with_attachments(built);
         project.chat().send_with(message, provider).await
     }
@@ -557,7 +640,8 @@ impl AppState {
         request: PrepareImageRequest,
     ) -> Result<gantry_agent::Attachment, CommandError> {
         let project = self.current()?;
-        if let Ok(provider) = model_choice::session_provider(&self.store, project.chat()).await
+        if let Ok(provider) =
+            model_choice::session_provider(&self.shared.store, project.chat()).await
             && !provider.flags().images
         {
             return Err(CommandError::invalid(format!(
@@ -598,20 +682,20 @@ impl AppState {
     /// Asks the model for a summary of the current session and continues from it (`/compact`).
     pub async fn compact_session(&self) -> Result<ChatView, CommandError> {
         let project = self.current()?;
-        let provider = model_choice::session_provider(&self.store, project.chat()).await?;
+        let provider = model_choice::session_provider(&self.shared.store, project.chat()).await?;
         project.chat().compact(provider).await
     }
 
     /// How full the current session's window is (`None`: a fresh chat, or a turn is running).
     pub async fn context_usage(&self) -> Result<Option<ContextUsage>, CommandError> {
         let project = self.current()?;
-        let provider = model_choice::session_provider(&self.store, project.chat()).await?;
+        let provider = model_choice::session_provider(&self.shared.store, project.chat()).await?;
         project.chat().context_usage(provider).await
     }
 
     /// The compaction threshold (Settings).
     pub async fn compact_settings(&self) -> CompactSettings {
-        crate::chat::compact_settings(&self.store).await
+        crate::chat::compact_settings(&self.shared.store).await
     }
 
     /// Saves the compaction threshold.
@@ -619,7 +703,7 @@ impl AppState {
         &self,
         settings: CompactSettings,
     ) -> Result<CompactSettings, CommandError> {
-        crate::chat::save_compact_settings(&self.store, settings).await
+        crate::chat::save_compact_settings(&self.shared.store, settings).await
     }
 
     /// Replaces the text of a summary of the current session.
@@ -637,7 +721,12 @@ impl AppState {
         request: &ListModelsRequest,
     ) -> Result<ModelChoices, CommandError> {
         let project = self.current()?;
-        model_choice::choices(&self.store, project.chat(), request.provider.as_deref()).await
+        model_choice::choices(
+            &self.shared.store,
+            project.chat(),
+            request.provider.as_deref(),
+        )
+        .await
     }
 
     /// Switches the current session to a provider and model (or back to the active provider).
@@ -646,15 +735,15 @@ impl AppState {
         request: ChooseModelRequest,
     ) -> Result<ModelChoices, CommandError> {
         let project = self.current()?;
-        model_choice::choose(&self.store, project.chat(), request).await?;
-        model_choice::choices(&self.store, project.chat(), None).await
+        model_choice::choose(&self.shared.store, project.chat(), request).await?;
+        model_choice::choices(&self.shared.store, project.chat(), None).await
     }
 
     /// The local model servers that answer, and whether a provider was chosen (the first
     /// run's offer).
     pub async fn local_servers(&self) -> Result<LocalServers, CommandError> {
         let (configured, servers) = tokio::join!(
-            provider_settings::configured(&self.store),
+            provider_settings::configured(&self.shared.store),
             local_servers::detect()
         );
         Ok(LocalServers {
@@ -696,14 +785,14 @@ impl AppState {
         request: &ResendRequest,
     ) -> Result<ResendOutcome, CommandError> {
         let project = self.current()?;
-        let provider = provider_settings::active_provider(&self.store).await?;
+        let provider = provider_settings::active_provider(&self.shared.store).await?;
         project.chat().resend(request, provider).await
     }
 
     /// Re-runs the last turn, with the active provider.
     pub async fn retry_turn(&self, request: &RetryRequest) -> Result<ResendOutcome, CommandError> {
         let project = self.current()?;
-        let provider = provider_settings::active_provider(&self.store).await?;
+        let provider = provider_settings::active_provider(&self.shared.store).await?;
         project.chat().retry(request.on_conflict, provider).await
     }
 
@@ -722,7 +811,7 @@ impl AppState {
 
     /// The checkpoint limits, and what the open project's checkpoints take.
     pub async fn checkpoint_settings(&self) -> Result<CheckpointSettings, CommandError> {
-        let limits = CheckpointLimits::load(&self.store).await;
+        let limits = CheckpointLimits::load(&self.shared.store).await;
         let used_bytes = match self.current() {
             Ok(project) => Some(project.chat().checkpoints().used_bytes().await),
             Err(_) => None,
@@ -740,7 +829,7 @@ impl AppState {
         request: &SaveCheckpointSettingsRequest,
     ) -> Result<CheckpointSettings, CommandError> {
         let limits = request.limits()?;
-        limits.save(&self.store).await?;
+        limits.save(&self.shared.store).await?;
         if let Ok(project) = self.current() {
             let checkpoints = project.chat().checkpoints();
             checkpoints.set_limits(limits);
@@ -751,7 +840,7 @@ impl AppState {
 
     /// The provider settings.
     pub async fn provider_settings(&self) -> Result<ProviderSettings, CommandError> {
-        provider_settings::settings(&self.store, &self.secrets).await
+        provider_settings::settings(&self.shared.store, &self.shared.secrets).await
     }
 
     /// Saves a provider and makes it the active one.
@@ -759,7 +848,7 @@ impl AppState {
         &self,
         request: SaveProviderRequest,
     ) -> Result<ProviderSettings, CommandError> {
-        provider_settings::save(&self.store, &self.secrets, request).await
+        provider_settings::save(&self.shared.store, &self.shared.secrets, request).await
     }
 
     /// Asks a provider for its models (the settings' connection test).
@@ -767,12 +856,12 @@ impl AppState {
         &self,
         request: ProbeProviderRequest,
     ) -> Result<ProviderProbe, CommandError> {
-        provider_settings::probe(&self.secrets, request).await
+        provider_settings::probe(&self.shared.secrets, request).await
     }
 
     /// Removes a provider's key from the keychain.
     pub async fn delete_provider_key(&self, name: &str) -> Result<ProviderSettings, CommandError> {
-        provider_settings::delete_key(&self.store, &self.secrets, name).await
+        provider_settings::delete_key(&self.shared.store, &self.shared.secrets, name).await
     }
 
     /// The open project's tools with the policies in force.

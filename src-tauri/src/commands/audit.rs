@@ -1,17 +1,17 @@
 //! The audit view: the open project's tool calls, and their export as JSON lines.
 
-use tauri::{AppHandle, State, WebviewWindow};
+use tauri::{AppHandle, WebviewWindow};
 
 use gantry_engine::CommandError;
 use gantry_engine::audit_view::{AuditEntryView, AuditExport, AuditRequest};
-use gantry_engine::state::AppState;
 
+use super::WindowState;
 use super::save_dialog::{SaveAs, ask_where};
 
 /// The open project's tool calls that pass the filter, newest first.
 #[tauri::command]
 pub async fn audit_log(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: AuditRequest,
 ) -> Result<Vec<AuditEntryView>, CommandError> {
     state.audit_log(&request).await
@@ -23,7 +23,7 @@ pub async fn audit_log(
 pub async fn export_audit(
     app: AppHandle,
     window: WebviewWindow,
-    state: State<'_, AppState>,
+    state: WindowState,
     request: AuditRequest,
 ) -> Result<Option<AuditExport>, CommandError> {
     let project = state.current()?;

@@ -1,7 +1,7 @@
 //! The chat: sessions, messages, turns.
 
 use gantry_tools::ToolInfo;
-use tauri::{AppHandle, State, WebviewWindow};
+use tauri::{AppHandle, WebviewWindow};
 
 use gantry_engine::CommandError;
 use gantry_engine::attachments::{
@@ -17,28 +17,26 @@ use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelCh
 use gantry_engine::session_export::{ExportFormat, ExportSessionRequest, SessionExport};
 use gantry_engine::session_search::{SearchHitView, SearchSessionsRequest};
 use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
-use gantry_engine::state::AppState;
 
+use super::WindowState;
 use super::save_dialog::{SaveAs, ask_where};
 
 /// The open project's sessions, the most recently updated first.
 #[tauri::command]
-pub async fn list_sessions(
-    state: State<'_, AppState>,
-) -> Result<Vec<SessionSummary>, CommandError> {
+pub async fn list_sessions(state: WindowState) -> Result<Vec<SessionSummary>, CommandError> {
     state.list_sessions().await
 }
 
 /// The current session and its messages (what the chat panel shows on load).
 #[tauri::command]
-pub async fn chat_state(state: State<'_, AppState>) -> Result<ChatView, CommandError> {
+pub async fn chat_state(state: WindowState) -> Result<ChatView, CommandError> {
     state.chat_view().await
 }
 
 /// Switches to another session (its approvals start afresh).
 #[tauri::command]
 pub async fn open_session(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: SessionRequest,
 ) -> Result<ChatView, CommandError> {
     state.switch_session(Some(request.id)).await
@@ -46,14 +44,14 @@ pub async fn open_session(
 
 /// Starts a fresh chat; its first message creates the session.
 #[tauri::command]
-pub async fn new_session(state: State<'_, AppState>) -> Result<ChatView, CommandError> {
+pub async fn new_session(state: WindowState) -> Result<ChatView, CommandError> {
     state.switch_session(None).await
 }
 
 /// Renames a session.
 #[tauri::command]
 pub async fn rename_session(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: RenameSessionRequest,
 ) -> Result<SessionSummary, CommandError> {
     state.rename_session(&request.id, &request.title).await
@@ -62,7 +60,7 @@ pub async fn rename_session(
 /// Deletes a session and its messages; returns what the chat shows afterwards.
 #[tauri::command]
 pub async fn delete_session(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: SessionRequest,
 ) -> Result<ChatView, CommandError> {
     state.delete_session(&request.id).await
@@ -71,7 +69,7 @@ pub async fn delete_session(
 /// Sends a message; the turn reports through `chat:event` events. Returns the session's id.
 #[tauri::command]
 pub async fn send_message(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: SendMessageRequest,
 ) -> Result<String, CommandError> {
     state.send_message_with(&request).await
@@ -80,7 +78,7 @@ pub async fn send_message(
 /// The project's files and folders that best match what follows an `@` in the chat box.
 #[tauri::command]
 pub fn complete_mentions(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: MentionQuery,
 ) -> Result<MentionCompletions, CommandError> {
     state.complete_mentions(&request)
@@ -90,7 +88,7 @@ pub fn complete_mentions(
 /// relative to the project; a path outside it is refused.
 #[tauri::command]
 pub async fn mention_path(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: MentionPathRequest,
 ) -> Result<MentionTarget, CommandError> {
     state.mention_path(&request).await
@@ -99,7 +97,7 @@ pub async fn mention_path(
 /// Checks and downscales a pasted or dropped image, ready to send.
 #[tauri::command]
 pub async fn prepare_image(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: PrepareImageRequest,
 ) -> Result<Attachment, CommandError> {
     state.prepare_image(request).await
@@ -107,16 +105,14 @@ pub async fn prepare_image(
 
 /// The project's own slash commands (`.gantry/commands/*.md`).
 #[tauri::command]
-pub async fn slash_commands(
-    state: State<'_, AppState>,
-) -> Result<Vec<SlashCommandView>, CommandError> {
+pub async fn slash_commands(state: WindowState) -> Result<Vec<SlashCommandView>, CommandError> {
     state.slash_commands().await
 }
 
 /// A project command's prompt, with what followed it in place of `$ARGUMENTS`.
 #[tauri::command]
 pub async fn expand_slash_command(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: ExpandCommandRequest,
 ) -> Result<String, CommandError> {
     state.expand_slash_command(&request).await
@@ -125,7 +121,7 @@ pub async fn expand_slash_command(
 /// The events of a session after the one the webview applied last (it missed some).
 #[tauri::command]
 pub async fn chat_events_since(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: EventsSinceRequest,
 ) -> Result<EventsSince, CommandError> {
     state.chat_events_since(&request).await
@@ -134,7 +130,7 @@ pub async fn chat_events_since(
 /// About `count` messages of a session before the first one the webview has (it scrolled up).
 #[tauri::command]
 pub async fn chat_messages_before(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: MessagesBeforeRequest,
 ) -> Result<MessagePage, CommandError> {
     state.chat_messages_before(&request).await
@@ -143,7 +139,7 @@ pub async fn chat_messages_before(
 /// The whole text of one message (a tool result the view got shortened).
 #[tauri::command]
 pub async fn chat_message_text(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: MessageTextRequest,
 ) -> Result<String, CommandError> {
     state.chat_message_text(&request).await
@@ -152,7 +148,7 @@ pub async fn chat_message_text(
 /// The messages of the open project's sessions that contain the words searched.
 #[tauri::command]
 pub async fn search_sessions(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: SearchSessionsRequest,
 ) -> Result<Vec<SearchHitView>, CommandError> {
     state.search_sessions(&request.text).await
@@ -168,7 +164,7 @@ const EXPORT_PATH_ENV: &str = "GANTRY_E2E_SAVE_PATH";
 pub async fn export_session(
     app: AppHandle,
     window: WebviewWindow,
-    state: State<'_, AppState>,
+    state: WindowState,
     request: ExportSessionRequest,
 ) -> Result<Option<SessionExport>, CommandError> {
     let project = state.current()?;
@@ -196,22 +192,20 @@ pub async fn export_session(
 
 /// Asks the model for a summary of the current session and continues from it (`/compact`).
 #[tauri::command]
-pub async fn compact_session(state: State<'_, AppState>) -> Result<ChatView, CommandError> {
+pub async fn compact_session(state: WindowState) -> Result<ChatView, CommandError> {
     state.compact_session().await
 }
 
 /// How full the current session's context window is (`None`: a fresh chat, or a turn runs).
 #[tauri::command]
-pub async fn context_usage(
-    state: State<'_, AppState>,
-) -> Result<Option<ContextUsage>, CommandError> {
+pub async fn context_usage(state: WindowState) -> Result<Option<ContextUsage>, CommandError> {
     state.context_usage().await
 }
 
 /// Replaces the text of a summary of the current session (the user corrected it).
 #[tauri::command]
 pub async fn edit_summary(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: EditSummaryRequest,
 ) -> Result<ChatView, CommandError> {
     state.edit_summary(&request).await
@@ -219,14 +213,14 @@ pub async fn edit_summary(
 
 /// The compaction threshold (Settings).
 #[tauri::command]
-pub async fn compact_settings(state: State<'_, AppState>) -> Result<CompactSettings, CommandError> {
+pub async fn compact_settings(state: WindowState) -> Result<CompactSettings, CommandError> {
     Ok(state.compact_settings().await)
 }
 
 /// Saves the compaction threshold (0: off, or 10 to 100 percent of the window).
 #[tauri::command]
 pub async fn save_compact_settings(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: CompactSettings,
 ) -> Result<CompactSettings, CommandError> {
     state.save_compact_settings(request).await
@@ -234,13 +228,13 @@ pub async fn save_compact_settings(
 
 /// Stops the running turn (Stop button, Esc).
 #[tauri::command]
-pub fn cancel_turn(state: State<'_, AppState>) -> Result<(), CommandError> {
+pub fn cancel_turn(state: WindowState) -> Result<(), CommandError> {
     state.cancel_turn()
 }
 
 /// The open project's tools (built-in and MCP) with their levels and policies.
 #[tauri::command]
-pub fn list_tools(state: State<'_, AppState>) -> Result<Vec<ToolInfo>, CommandError> {
+pub fn list_tools(state: WindowState) -> Result<Vec<ToolInfo>, CommandError> {
     state.list_tools()
 }
 
@@ -248,7 +242,7 @@ pub fn list_tools(state: State<'_, AppState>) -> Result<Vec<ToolInfo>, CommandEr
 /// providers to switch to: the chat header's model picker.
 #[tauri::command]
 pub async fn list_models(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: ListModelsRequest,
 ) -> Result<ModelChoices, CommandError> {
     state.list_models(&request).await
@@ -258,7 +252,7 @@ pub async fn list_models(
 /// provider); the session remembers it.
 #[tauri::command]
 pub async fn choose_model(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: ChooseModelRequest,
 ) -> Result<ModelChoices, CommandError> {
     state.choose_model(request).await

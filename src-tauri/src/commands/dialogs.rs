@@ -2,12 +2,12 @@
 
 use gantry_tools::ApprovalDecision;
 use serde::Deserialize;
-use tauri::State;
 
 use gantry_engine::CommandError;
+
+use super::WindowState;
 use gantry_engine::dialogs::QuestionAnswer;
 use gantry_engine::events::DialogRequest;
-use gantry_engine::state::AppState;
 
 /// The argument of `resolve_approval`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
@@ -29,28 +29,26 @@ pub struct AnswerQuestionRequest {
     pub answer: QuestionAnswer,
 }
 
-/// The approvals and questions waiting for the user, oldest first.
+/// The approvals and questions of the window's project waiting for the user, oldest first.
 #[tauri::command]
-pub fn pending_dialogs(state: State<'_, AppState>) -> Result<Vec<DialogRequest>, CommandError> {
-    Ok(state.dialogs().pending())
+pub fn pending_dialogs(state: WindowState) -> Result<Vec<DialogRequest>, CommandError> {
+    Ok(state.pending_dialogs())
 }
 
 /// The user's decision on a pending approval.
 #[tauri::command]
 pub fn resolve_approval(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: ResolveApprovalRequest,
 ) -> Result<(), CommandError> {
-    state
-        .dialogs()
-        .resolve_approval(request.id, request.decision)
+    state.resolve_approval(request.id, request.decision)
 }
 
 /// The user's answer to a pending question.
 #[tauri::command]
 pub fn answer_question(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: AnswerQuestionRequest,
 ) -> Result<(), CommandError> {
-    state.dialogs().answer_question(request.id, request.answer)
+    state.answer_question(request.id, request.answer)
 }

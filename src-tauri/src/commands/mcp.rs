@@ -1,25 +1,24 @@
 //! The MCP servers panel.
 
-use tauri::State;
-
 use gantry_engine::CommandError;
+
+use super::WindowState;
 use gantry_engine::mcp_panel::{
     ClaudeImportPreview, ImportClaudeDesktopRequest, McpCatalog, McpPanel, McpRenderedPrompt,
     McpResourceContent, McpResourceRequest, McpServerEntry, McpServerRequest,
     RenderMcpPromptRequest, SaveMcpServersRequest, SetMcpServerEnabledRequest,
 };
-use gantry_engine::state::AppState;
 
 /// The open project's MCP servers: transport, state, tools, last stderr lines.
 #[tauri::command]
-pub fn mcp_servers(state: State<'_, AppState>) -> Result<McpPanel, CommandError> {
+pub fn mcp_servers(state: WindowState) -> Result<McpPanel, CommandError> {
     Ok(state.current()?.mcp().panel())
 }
 
 /// Restarts one MCP server.
 #[tauri::command]
 pub async fn restart_mcp_server(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: McpServerRequest,
 ) -> Result<McpPanel, CommandError> {
     state.current()?.mcp().restart(&request.name).await
@@ -27,14 +26,14 @@ pub async fn restart_mcp_server(
 
 /// Trusts the project's `.mcp.json` as it is now and starts its servers.
 #[tauri::command]
-pub async fn trust_project_mcp(state: State<'_, AppState>) -> Result<McpPanel, CommandError> {
+pub async fn trust_project_mcp(state: WindowState) -> Result<McpPanel, CommandError> {
     state.current()?.mcp().trust_project().await
 }
 
 /// One server of the user-wide file as written, for the editor.
 #[tauri::command]
 pub async fn mcp_server_entry(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: McpServerRequest,
 ) -> Result<McpServerEntry, CommandError> {
     state.current()?.mcp().entry(&request.name).await
@@ -44,7 +43,7 @@ pub async fn mcp_server_entry(
 /// applies the change.
 #[tauri::command]
 pub async fn save_mcp_servers(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: SaveMcpServersRequest,
 ) -> Result<McpPanel, CommandError> {
     state
@@ -57,7 +56,7 @@ pub async fn save_mcp_servers(
 /// Removes a server from the user-wide file and applies the change.
 #[tauri::command]
 pub async fn remove_mcp_server(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: McpServerRequest,
 ) -> Result<McpPanel, CommandError> {
     state.current()?.mcp().remove(&request.name).await
@@ -66,7 +65,7 @@ pub async fn remove_mcp_server(
 /// Switches a server off for the open project, or on again.
 #[tauri::command]
 pub async fn set_mcp_server_enabled(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: SetMcpServerEnabledRequest,
 ) -> Result<McpPanel, CommandError> {
     state
@@ -79,7 +78,7 @@ pub async fn set_mcp_server_enabled(
 /// What importing from Claude Desktop would bring.
 #[tauri::command]
 pub async fn claude_desktop_import_preview(
-    state: State<'_, AppState>,
+    state: WindowState,
 ) -> Result<ClaudeImportPreview, CommandError> {
     state.current()?.mcp().claude_preview().await
 }
@@ -87,7 +86,7 @@ pub async fn claude_desktop_import_preview(
 /// Copies Claude Desktop's chosen servers into the user-wide file and applies the change.
 #[tauri::command]
 pub async fn import_claude_desktop(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: ImportClaudeDesktopRequest,
 ) -> Result<McpPanel, CommandError> {
     state.current()?.mcp().import_claude(request.names).await
@@ -97,7 +96,7 @@ pub async fn import_claude_desktop(
 /// waits for the user.
 #[tauri::command]
 pub async fn mcp_sign_in(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: McpServerRequest,
 ) -> Result<McpPanel, CommandError> {
     let servers = state.current()?.mcp().clone();
@@ -107,7 +106,7 @@ pub async fn mcp_sign_in(
 /// Forgets a remote MCP server's sign-in.
 #[tauri::command]
 pub async fn mcp_sign_out(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: McpServerRequest,
 ) -> Result<McpPanel, CommandError> {
     let servers = state.current()?.mcp().clone();
@@ -116,14 +115,14 @@ pub async fn mcp_sign_out(
 
 /// Every connected server's resources and prompts.
 #[tauri::command]
-pub fn mcp_catalog(state: State<'_, AppState>) -> Result<McpCatalog, CommandError> {
+pub fn mcp_catalog(state: WindowState) -> Result<McpCatalog, CommandError> {
     Ok(state.current()?.mcp().catalog())
 }
 
 /// Reads a server's resource, to attach it to a message.
 #[tauri::command]
 pub async fn read_mcp_resource(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: McpResourceRequest,
 ) -> Result<McpResourceContent, CommandError> {
     let servers = state.current()?.mcp().clone();
@@ -133,7 +132,7 @@ pub async fn read_mcp_resource(
 /// Subscribes to (or unsubscribes from) a resource's changes (`mcp:notice` events).
 #[tauri::command]
 pub async fn subscribe_mcp_resource(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: McpResourceRequest,
 ) -> Result<(), CommandError> {
     let servers = state.current()?.mcp().clone();
@@ -145,7 +144,7 @@ pub async fn subscribe_mcp_resource(
 /// Renders a server's prompt into the messages to insert.
 #[tauri::command]
 pub async fn render_mcp_prompt(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: RenderMcpPromptRequest,
 ) -> Result<McpRenderedPrompt, CommandError> {
     let servers = state.current()?.mcp().clone();

@@ -1,8 +1,10 @@
 //! The Tauri commands: one file per area, each a thin wrapper that unwraps Tauri's arguments and
-//! calls into [`crate::state::AppState`].
+//! calls into the window's [`gantry_engine::AppState`].
 //!
 //! Every command takes at most one argument, `request` (a generated TypeScript type), and returns
 //! `Result<_, CommandError>`, so a bad argument is an error the webview can read, never a panic.
+//! A command that acts on a project takes [`WindowState`]: the state of the window it came
+//! from, which shows its own project.
 //!
 //! Each command is declared once, in `table.rs`: its area, name, request and response. From that
 //! table come the handler list ([`handler`]), the command table of the TypeScript contract
@@ -56,7 +58,8 @@ use gantry_engine::session_export::{ExportSessionRequest, SessionExport};
 use gantry_engine::session_search::{SearchHitView, SearchSessionsRequest};
 use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
 use gantry_engine::state::{
-    LaunchState, ListDirRequest, LocalServers, OpenProjectRequest, RecentProject,
+    LaunchState, ListDirRequest, LocalServers, OpenProjectRequest, OpenProjectWindowRequest,
+    RecentProject,
 };
 use gantry_engine::tool_panel::{GrantView, RevokeGrantRequest, SetToolPolicyRequest};
 use gantry_tools::ToolInfo;
@@ -64,6 +67,31 @@ use gantry_watch::TreeEntry;
 
 use self::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
 use crate::contract::Contract;
+
+/// The state of the window a command came from (each window shows its own project), taken by
+/// every command that acts on a project.
+pub struct WindowState(std::sync::Arc<gantry_engine::AppState>);
+
+impl std::ops::Deref for WindowState {
+    type Target = gantry_engine::AppState;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl<'de, R: tauri::Runtime> tauri::ipc::CommandArg<'de, R> for WindowState {
+    fn from_command(
+        command: tauri::ipc::CommandItem<'de, R>,
+    ) -> Result<Self, tauri::ipc::InvokeError> {
+        use tauri::Manager;
+        let webview = command.message.webview();
+        let windows = webview
+            .try_state::<gantry_engine::Windows>()
+            .ok_or_else(|| tauri::ipc::InvokeError::from("the app is not set up yet"))?;
+        Ok(Self(windows.state(webview.window().label())))
+    }
+}
 
 /// Expands the command table into [`COMMAND_NAMES`], [`handler`] and [`declare`].
 macro_rules! commands {

@@ -1,25 +1,23 @@
 //! The model provider settings.
 
-use tauri::State;
-
 use gantry_engine::CommandError;
+
+use super::WindowState;
 use gantry_engine::provider_settings::{
     ProbeProviderRequest, ProviderNameRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
-use gantry_engine::state::{AppState, LocalServers};
+use gantry_engine::state::LocalServers;
 
 /// The active provider, whether its key is stored, and the presets.
 #[tauri::command]
-pub async fn provider_settings(
-    state: State<'_, AppState>,
-) -> Result<ProviderSettings, CommandError> {
+pub async fn provider_settings(state: WindowState) -> Result<ProviderSettings, CommandError> {
     state.provider_settings().await
 }
 
 /// Saves a provider (its key to the OS keychain) and makes it the active one.
 #[tauri::command]
 pub async fn save_provider(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: SaveProviderRequest,
 ) -> Result<ProviderSettings, CommandError> {
     state.save_provider(request).await
@@ -28,7 +26,7 @@ pub async fn save_provider(
 /// Tests the connection: asks the provider in the form for its models.
 #[tauri::command]
 pub async fn probe_provider(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: ProbeProviderRequest,
 ) -> Result<ProviderProbe, CommandError> {
     state.probe_provider(request).await
@@ -37,7 +35,7 @@ pub async fn probe_provider(
 /// Removes a provider's key from the OS keychain.
 #[tauri::command]
 pub async fn delete_provider_key(
-    state: State<'_, AppState>,
+    state: WindowState,
     request: ProviderNameRequest,
 ) -> Result<ProviderSettings, CommandError> {
     state.delete_provider_key(&request.name).await
@@ -46,6 +44,6 @@ pub async fn delete_provider_key(
 /// The local model servers that answer (Ollama, LM Studio, llama.cpp) with their models, and
 /// whether a provider was chosen: what the first run offers.
 #[tauri::command]
-pub async fn local_servers(state: State<'_, AppState>) -> Result<LocalServers, CommandError> {
+pub async fn local_servers(state: WindowState) -> Result<LocalServers, CommandError> {
     state.local_servers().await
 }

@@ -6,8 +6,9 @@
 commands! {
     project::launch_state(()) -> LaunchState;
     project::recent_projects(()) -> Vec<RecentProject>;
-    project::open_project(OpenProjectRequest) -> ProjectInfo;
+    project::open_project(OpenProjectRequest) -> Option<ProjectInfo>;
     project::pick_project_folder(()) -> Option<ProjectInfo>;
+    project::open_project_window(OpenProjectWindowRequest) -> ();
     project::close_project(()) -> ();
     tree::list_dir(ListDirRequest) -> Vec<TreeEntry>;
     tree::tree_status(()) -> TreeStatus;

@@ -10,6 +10,10 @@ export type DialogClosed = {
  */
 id: number, 
 /**
+ * The app's id of the project that asked.
+ */
+projectId: number, 
+/**
  * Why it ended.
  */
 reason: DialogCloseReason, };

@@ -11,6 +11,10 @@ export type DialogRequest = { "kind": "approval",
  */
 id: number, 
 /**
+ * The app's id of the project whose call asks (its windows show the dialog).
+ */
+projectId: number, 
+/**
  * What the engine asks about (boxed: it is much larger than a question).
  */
 request: ApprovalRequest, } | { "kind": "question", 
@@ -18,6 +22,10 @@ request: ApprovalRequest, } | { "kind": "question",
  * The request's id, unique for the app's lifetime.
  */
 id: number, 
+/**
+ * The app's id of the project whose call asks (its windows show the dialog).
+ */
+projectId: number, 
 /**
  * The question and its suggested answers.
  */

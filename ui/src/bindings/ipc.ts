@@ -49,6 +49,7 @@ import type { MessageTextRequest } from "./MessageTextRequest";
 import type { MessagesBeforeRequest } from "./MessagesBeforeRequest";
 import type { ModelChoices } from "./ModelChoices";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
+import type { OpenProjectWindowRequest } from "./OpenProjectWindowRequest";
 import type { PrepareImageRequest } from "./PrepareImageRequest";
 import type { PreviewRequest } from "./PreviewRequest";
 import type { ProbeProviderRequest } from "./ProbeProviderRequest";
@@ -94,8 +95,9 @@ import type { TreeStatus } from "./TreeStatus";
 export type Commands = {
   launch_state: { request: null; response: LaunchState };
   recent_projects: { request: null; response: Array<RecentProject> };
-  open_project: { request: OpenProjectRequest; response: ProjectInfo };
+  open_project: { request: OpenProjectRequest; response: ProjectInfo | null };
   pick_project_folder: { request: null; response: ProjectInfo | null };
+  open_project_window: { request: OpenProjectWindowRequest; response: null };
   close_project: { request: null; response: null };
   list_dir: { request: ListDirRequest; response: Array<TreeEntry> };
   tree_status: { request: null; response: TreeStatus };
@@ -191,6 +193,7 @@ export const COMMAND_NAMES = [
   "recent_projects",
   "open_project",
   "pick_project_folder",
+  "open_project_window",
   "close_project",
   "list_dir",
   "tree_status",

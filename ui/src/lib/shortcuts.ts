@@ -38,6 +38,7 @@ export const SHORTCUTS: readonly { readonly area: MessageKey; readonly items: re
     area: "shortcuts.area.everywhere",
     items: [
       { keys: "F1 / ?", action: "shortcuts.help" },
+      { keys: "Ctrl+Shift+O", action: "shortcuts.newWindow" },
       { keys: "Esc", action: "shortcuts.closePanel" },
       { keys: "Tab / Shift+Tab", action: "shortcuts.moveFocus" },
     ],

@@ -41,6 +41,7 @@ export const en = {
   "project.audit": "Audit",
   "project.settings": "Settings",
   "project.close": "Close project",
+  "project.newWindow": "Open project in new window…",
   "project.more": "More",
   "project.changes": "Changes",
   "project.changesCount": "Changes ({count})",
@@ -409,6 +410,7 @@ export const en = {
   "shortcuts.sendAnswer": "Send the answer typed",
   "shortcuts.dismiss": "Dismiss",
   "shortcuts.help": "Show or hide this help",
+  "shortcuts.newWindow": "Open a project in a new window",
   "shortcuts.closePanel": "Close a panel or a dialog",
   "shortcuts.moveFocus": "Move between controls",
 

@@ -42,6 +42,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "project.audit": "审计",
   "project.settings": "设置",
   "project.close": "关闭项目",
+  "project.newWindow": "在新窗口中打开项目…",
   "project.more": "更多",
   "project.changes": "更改",
   "project.changesCount": "更改（{count}）",
@@ -407,6 +408,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "shortcuts.sendAnswer": "发送已输入的回答",
   "shortcuts.dismiss": "暂不回答",
   "shortcuts.help": "显示或隐藏本帮助",
+  "shortcuts.newWindow": "在新窗口中打开项目",
   "shortcuts.closePanel": "关闭面板或对话框",
   "shortcuts.moveFocus": "在控件之间移动",
 

@@ -1,0 +1,155 @@
+//! Several projects at once: a project opened in a new window chats beside the first one, each
+//! window shows its own project and its own chat, both windows come back after a restart, and
+//! the memory two windows take against one is reported.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use gantry_scripted_provider::{Expect, Turn};
+use serde_json::json;
+
+use crate::app::{App, STORAGE_FLUSH};
+use crate::chat::{ChatRig, assistant_says, idle, send};
+use crate::fixture::Fixture;
+use crate::scenarios::{invoke, report};
+use crate::{SERIAL, enabled};
+
+/// The folder the window driven now shows, as `launch_state` reports it.
+async fn shown_folder(app: &App) -> Option<String> {
+    let state = invoke(app, "launch_state", json!({})).await;
+    state["ok"]["project"]["path"].as_str().map(str::to_owned)
+}
+
+/// Waits until the app has `count` windows, returning their handles.
+async fn window_handles(app: &App, count: usize) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let handles = app.session.window_handles().await.unwrap();
+        if handles.len() == count {
+            return handles;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "expected {count} windows, have {handles:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Drives the window that shows `folder` (among `handles`).
+async fn switch_to_folder(app: &App, handles: &[String], folder: &Path) {
+    let wanted = std::fs::canonicalize(folder).unwrap();
+    for handle in handles {
+        app.session.switch_to_window(handle).await.unwrap();
+        app.wait_for_css("[data-testid=project]").await.unwrap();
+        if shown_folder(app).await.map(std::path::PathBuf::from) == Some(wanted.clone()) {
+            return;
+        }
+    }
+    panic!("no window shows {}", folder.display());
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_project_opens_in_its_own_window_both_chat_and_both_come_back() {
+    if !enabled() {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let rig = ChatRig::new(vec![
+        Turn::text("Reply in the second window.")
+            .expect(Expect::new().last_contains("hello from the second window")),
+        Turn::text("Reply in the first window.")
+            .expect(Expect::new().last_contains("hello from the first window")),
+    ])
+    .await;
+    let second = Fixture::new();
+    let mut app = rig.launch("windows", true).await;
+    let main = app.session.window_handle().await.unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let one_window = app.memory();
+
+    // Open the second project in a new window, as the menu does (without the native picker).
+    let opened = invoke(
+        &app,
+        "open_project_window",
+        json!({"request": {"path": second.arg()}}),
+    )
+    .await;
+    assert_eq!(opened, json!({"ok": null}), "{opened}");
+    let handles = window_handles(&app, 2).await;
+    let new = handles.iter().find(|h| **h != main).unwrap().clone();
+    app.session.switch_to_window(&new).await.unwrap();
+    app.wait_for_css("[data-testid=chat-input]").await.unwrap();
+    assert_eq!(
+        shown_folder(&app).await.map(std::path::PathBuf::from),
+        Some(std::fs::canonicalize(&second.root).unwrap()),
+        "the new window shows the second project"
+    );
+    send(&app, "hello from the second window").await;
+    assistant_says(&app, "Reply in the second window.").await;
+    idle(&app).await;
+    app.screenshot("second-window").await.unwrap();
+
+    // The first window still shows its own project, and its chat did not see the other's.
+    app.session.switch_to_window(&main).await.unwrap();
+    assert_eq!(
+        shown_folder(&app).await.map(std::path::PathBuf::from),
+        Some(std::fs::canonicalize(rig.root()).unwrap())
+    );
+    let foreign = app
+        .eval(
+            "return document.body.textContent.includes('Reply in the second window.');",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(foreign, json!(false), "the other window's chat stays there");
+    send(&app, "hello from the first window").await;
+    assistant_says(&app, "Reply in the first window.").await;
+    idle(&app).await;
+    app.screenshot("first-window").await.unwrap();
+
+    // Opening the first project again from the second window opens nothing new.
+    app.session.switch_to_window(&new).await.unwrap();
+    let again = invoke(
+        &app,
+        "open_project_window",
+        json!({"request": {"path": rig.fixture.arg()}}),
+    )
+    .await;
+    assert_eq!(again, json!({"ok": null}), "{again}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(app.session.window_handles().await.unwrap().len(), 2);
+
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let two_windows = app.memory();
+    report(
+        "windows",
+        &format!(
+            "memory (PSS of the app and its WebKit processes): one window {:.1} MiB, two windows \
+             {:.1} MiB: the second project's window adds {:.1} MiB ({:.2}x)",
+            mib(one_window.pss_kib),
+            mib(two_windows.pss_kib),
+            mib(two_windows.pss_kib.saturating_sub(one_window.pss_kib)),
+            two_windows.pss_kib as f64 / one_window.pss_kib.max(1) as f64
+        ),
+    );
+
+    // Quit as the system does at logout (the windows are not closed one by one), and start
+    // again without a folder: both windows come back with their projects.
+    tokio::time::sleep(STORAGE_FLUSH).await;
+    app.kill();
+    let mut app = App::launch_with_data("windows", &[], rig.data.path(), false)
+        .await
+        .unwrap();
+    let handles = window_handles(&app, 2).await;
+    switch_to_folder(&app, &handles, &second.root).await;
+    switch_to_folder(&app, &handles, rig.root()).await;
+    app.screenshot("restored").await.unwrap();
+    app.quit().await.unwrap();
+    rig.verify();
+}
