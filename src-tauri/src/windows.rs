@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use tauri::webview::NewWindowResponse;
 use tauri::{AppHandle, Manager, WebviewWindow, WebviewWindowBuilder};
 
+use gantry_engine::project::ProjectInfo;
 use gantry_engine::{CommandError, Opened, Windows};
 
 use crate::compositing;
@@ -72,13 +73,14 @@ pub async fn open_in_new_window(
 ) -> Result<(), CommandError> {
     let label = next_label();
     match windows.open_project(&label, path).await? {
-        Opened::Here(_) => {
+        Opened::Here(project) => {
             if let Err(error) = create(app, &label, None) {
                 windows.window_closed(&label);
                 return Err(CommandError::internal(format!(
                     "cannot open a new window: {error}"
                 )));
             }
+            set_title(app, &label, Some(&project));
             remember(app);
         }
         Opened::Elsewhere { window } => {
@@ -94,6 +96,20 @@ fn next_label() -> String {
         "{PROJECT_WINDOW_PREFIX}{}",
         NEXT_WINDOW.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// Names window `label` after its project ("name — Gantry"), or "Gantry" on the welcome screen,
+/// so windows can be told apart in the task bar and the window switcher.
+pub fn set_title(app: &AppHandle, label: &str, project: Option<&ProjectInfo>) {
+    let title = match project {
+        Some(project) => format!("{} — Gantry", project.name),
+        None => "Gantry".to_owned(),
+    };
+    if let Some(window) = app.get_webview_window(label)
+        && let Err(error) = window.set_title(&title)
+    {
+        tracing::warn!(%error, label, "cannot set the window's title");
+    }
 }
 
 /// Brings window `label` to the front.
@@ -131,16 +147,22 @@ pub fn restore(app: &AppHandle, windows: &Windows, folder: Option<PathBuf>) -> t
             }
         }
     }
-    windows.state(MAIN_WINDOW);
     create(app, MAIN_WINDOW, first.layout)?;
+    let shown = windows.state(MAIN_WINDOW).current().ok();
+    set_title(
+        app,
+        MAIN_WINDOW,
+        shown.as_ref().map(|project| project.info()),
+    );
     for window in remembered {
         let Some(path) = window.folder else {
             continue;
         };
         let label = next_label();
         match tauri::async_runtime::block_on(windows.open_project(&label, path.clone())) {
-            Ok(Opened::Here(_)) => {
+            Ok(Opened::Here(project)) => {
                 create(app, &label, window.layout)?;
+                set_title(app, &label, Some(&project));
             }
             Ok(Opened::Elsewhere { .. }) => windows.window_closed(&label),
             Err(error) => {

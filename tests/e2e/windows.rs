@@ -49,6 +49,24 @@ async fn switch_to_folder(app: &App, handles: &[String], folder: &Path) {
     panic!("no window shows {}", folder.display());
 }
 
+/// The names of the display's windows, as the X server has them.
+fn window_names() -> Vec<String> {
+    let ids = std::process::Command::new("xdotool")
+        .args(["search", "--name", "."])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&ids.stdout)
+        .lines()
+        .filter_map(|id| {
+            let name = std::process::Command::new("xdotool")
+                .args(["getwindowname", id])
+                .output()
+                .ok()?;
+            Some(String::from_utf8_lossy(&name.stdout).trim().to_owned())
+        })
+        .collect()
+}
+
 fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
@@ -150,6 +168,16 @@ async fn a_second_project_opens_in_its_own_window_both_chat_and_both_come_back()
     switch_to_folder(&app, &handles, &second.root).await;
     switch_to_folder(&app, &handles, rig.root()).await;
     app.screenshot("restored").await.unwrap();
+    // Each window is named after its project (both fixtures' folders are called "project").
+    let names = window_names();
+    assert_eq!(
+        names
+            .iter()
+            .filter(|name| *name == "project — Gantry")
+            .count(),
+        2,
+        "two windows titled after their project: {names:?}"
+    );
     app.quit().await.unwrap();
     rig.verify();
 }

@@ -73,8 +73,13 @@ pub async fn open_project_window(
 
 /// Closes the open project and returns to the welcome screen.
 #[tauri::command]
-pub fn close_project(app: AppHandle, state: WindowState) -> Result<(), CommandError> {
+pub fn close_project(
+    app: AppHandle,
+    window: WebviewWindow,
+    state: WindowState,
+) -> Result<(), CommandError> {
     state.close_project();
+    crate::windows::set_title(&app, window.label(), None);
     crate::windows::remember(&app);
     Ok(())
 }
@@ -88,6 +93,7 @@ async fn open_in(
 ) -> Result<Option<ProjectInfo>, CommandError> {
     match windows.open_project(label, path).await? {
         Opened::Here(info) => {
+            crate::windows::set_title(app, label, Some(&info));
             crate::windows::remember(app);
             Ok(Some(info))
         }
