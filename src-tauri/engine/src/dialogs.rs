@@ -534,6 +534,7 @@ mod tests {
                 registry
                     .ask(UserQuestion {
                         call_id: "call_q".into(),
+                        session_id: Some("1".into()),
                         question: "Which?".into(),
                         options: vec!["a".into(), "b".into()],
                     })
@@ -581,6 +582,7 @@ mod tests {
             prompter
                 .ask(UserQuestion {
                     call_id: "call_q".into(),
+                    session_id: Some("1".into()),
                     question: "Go on?".into(),
                     options: vec![],
                 })
@@ -614,6 +616,7 @@ mod tests {
         let question = registry
             .ask(UserQuestion {
                 call_id: "call_q".into(),
+                session_id: Some("1".into()),
                 question: "?".into(),
                 options: vec![],
             })
@@ -634,6 +637,7 @@ mod tests {
                 registry
                     .ask(UserQuestion {
                         call_id: "call_q".into(),
+                        session_id: Some("1".into()),
                         question: "?".into(),
                         options: vec![],
                     })
