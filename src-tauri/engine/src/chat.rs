@@ -745,16 +745,23 @@ impl ProjectChat {
                 }
             };
             drop(queued);
-            if let Some(session) = slot.as_mut() {
-                // Cancelled while queued: the turn saves the message and ends at once, before
-                // any request.
-                let outcome = session.run_turn_with(message, &cancel, sender).await;
-                drop(permit);
-                tracing::info!(reason = outcome.reason.as_str(), "turn ended");
-                remember_what_it_learned(&store, session.provider()).await;
+            match slot.as_mut() {
+                Some(session) => {
+                    // Cancelled while queued: the turn saves the message and ends at once,
+                    // before any request.
+                    let outcome = session.run_turn_with(message, &cancel, sender).await;
+                    tracing::info!(reason = outcome.reason.as_str(), "turn ended");
+                    // Every event of the turn is out before a queued turn takes the permit.
+                    let _ = forwarding.await;
+                    drop(permit);
+                    remember_what_it_learned(&store, session.provider()).await;
+                }
+                None => {
+                    drop(sender);
+                    let _ = forwarding.await;
+                }
             }
             drop(slot);
-            let _ = forwarding.await;
         });
         Ok(())
     }

@@ -537,3 +537,25 @@ async fn a_question_names_its_session_and_marks_it_waiting_until_answered() {
     assert_eq!(rig.activity(&a), ["running", "waiting", "running", "idle"]);
     alpha.verify().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compaction_takes_the_slot_of_its_own_session_only() {
+    let rig = rig(4).await;
+    let beta = scripted(vec![Turn::text("B."), Turn::text("NOTES: B said B.")]).await;
+    let b = rig.new_session("first", &beta).await;
+    rig.finished(&b, 1).await;
+    let alpha = scripted(vec![Turn::hang()]).await;
+    let a = rig.new_session("hang", &alpha).await;
+    alpha.wait_for_requests(1, PATIENCE).await.unwrap();
+    // A's own slot is taken by its turn.
+    let busy = rig.chat.compact(provider(&alpha)).await.unwrap_err();
+    assert_eq!(busy.kind, ErrorKind::Busy);
+    // B compacts while A's turn runs.
+    rig.chat.switch(Some(b.clone())).await.unwrap();
+    let view = rig.chat.compact(provider(&beta)).await.unwrap();
+    assert!(view.messages.iter().any(Message::is_summary), "{view:?}");
+    assert!(rig.finished_turns(&a).is_empty(), "A still runs");
+    rig.chat.cancel_session(&a).await.unwrap();
+    assert_eq!(rig.finished(&a, 1).await["reason"], "cancelled");
+    beta.verify().unwrap();
+}
