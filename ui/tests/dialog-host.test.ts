@@ -42,7 +42,7 @@ function approval(id: number, tool = "write_file"): DialogRequest {
 }
 
 function question(id: number, text = "Which one?"): DialogRequest {
-  return { kind: "question", id, question: { callId: `call_${id}`, question: text, options: ["a", "b"] } };
+  return { kind: "question", id, question: { callId: `call_${id}`, sessionId: "1", question: text, options: ["a", "b"] } };
 }
 
 function emit(event: string, payload: unknown): void {

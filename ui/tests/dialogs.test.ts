@@ -21,7 +21,7 @@ function approval(id: number): DialogRequest {
   };
 }
 function question(id: number): DialogRequest {
-  return { kind: "question", id, question: { callId: `call_${id}`, question: "Which?", options: ["a", "b"] } };
+  return { kind: "question", id, question: { callId: `call_${id}`, sessionId: "1", question: "Which?", options: ["a", "b"] } };
 }
 
 describe("the dialog queue", () => {

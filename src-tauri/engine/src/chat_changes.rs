@@ -128,8 +128,8 @@ impl ProjectChat {
             .ok_or_else(|| CommandError::invalid("this chat has no messages yet"))
     }
 
-    /// Holds the turn slot while files are restored, so no turn starts meanwhile.
-    /// Takes session `session`'s turn slot for a restore, or says it is busy.
+    /// Holds session `session`'s turn slot while files are restored, so no turn of that session
+    /// starts meanwhile; [`crate::ErrorKind::Busy`] while one runs.
     fn reserve(&self, session: SessionId) -> Result<Reserved, CommandError> {
         let runtime = self.runtime(&session.to_string());
         runtime.claim(&self.activities, Hold::Restore, CancellationToken::new())?;
@@ -344,7 +344,6 @@ impl ProjectChat {
     }
 }
 
-/// Frees the turn slot when dropped.
 /// A session's turn slot held for a restore, freed when dropped.
 struct Reserved {
     runtime: Arc<Runtime>,
