@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use gantry_engine::CommandError;
-use gantry_engine::chat::ChatEvent;
+use gantry_engine::chat::{ChatEvent, SessionActivity};
 use gantry_engine::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
 use gantry_engine::mcp_events::{McpNoticeEvent, ToolsChanged};
 use ts_rs::{Config, ExportError, TS, TypeVisitor};
@@ -33,6 +33,7 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.event::<DialogRequest>();
     contract.event::<DialogClosed>();
     contract.event::<ChatEvent>();
+    contract.event::<SessionActivity>();
     contract.event::<ToolsChanged>();
     contract.event::<McpNoticeEvent>();
     contract.finish()

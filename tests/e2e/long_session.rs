@@ -302,10 +302,12 @@ async fn a_session_of_5000_messages_opens_at_its_tail_and_scrolls_through() {
     .unwrap();
     app.screenshot("search-hit-at-start").await.unwrap();
 
-    // Generous ceilings for a loaded 2-core machine; the figures are in metrics.txt.
+    // Ceilings with room for a loaded 2-core machine; the figures are in metrics.txt (painted
+    // without compositing, this debug build scrolled at a median frame of 16 ms, longest gap
+    // 33 ms; composited in software it was 77-80 ms).
     assert!(opened < 1_500.0, "{metrics}");
-    assert!(longest < 2_000.0, "{metrics}");
-    assert!(median < 250.0, "{metrics}");
+    assert!(longest < 1_000.0, "{metrics}");
+    assert!(median < 50.0, "{metrics}");
     app.quit().await.unwrap();
 }
 
@@ -398,8 +400,9 @@ async fn a_hundred_turns_with_large_tool_outputs_keep_the_page_lean() {
     );
     report("long-session-memory", &metrics);
     assert!(in_dom < 80, "{metrics}");
-    // The goal is under 50 MiB; this ceiling only catches a page that keeps everything.
-    assert!(growth_pss < 250.0, "{metrics}");
+    // The goal is under 50 MiB (31 measured painting without compositing; 162 composited in
+    // software); this ceiling leaves room for a loaded machine.
+    assert!(growth_pss < 80.0, "{metrics}");
     rig.verify();
     app.quit().await.unwrap();
 }

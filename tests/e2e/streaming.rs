@@ -252,14 +252,14 @@ async fn a_long_answer_streams_as_fast_as_it_arrives() {
         typing_took.as_secs_f64() * 1000.0
     );
     report("streaming", &metrics);
-    // Generous ceilings against a regression to per-delta re-rendering (which measured 1.2
-    // frames/s, 5.4 s freezes and 93 s late on the medium answer) that still hold on a loaded
-    // machine; the real figures are in metrics.txt (compositing in software costs the most:
-    // src-tauri/src/compositing.rs).
+    // Floors against a regression (per-delta re-rendering measured 1.2 frames/s, 5.4 s freezes
+    // and 93 s late on the medium answer; compositing in software 10-15 frames/s, see
+    // src-tauri/src/compositing.rs), with room for a loaded machine: this debug build measured
+    // about 60 frames/s, gaps under 60 ms and the end within 30 ms here.
     for figures in [&medium_figures, &large_figures] {
-        assert!(figures.fps >= 3.0, "{metrics}");
-        assert!(figures.longest_gap_ms < 2_000.0, "{metrics}");
-        assert!(figures.end_after_last_delta_ms < 5_000.0, "{metrics}");
+        assert!(figures.fps >= 30.0, "{metrics}");
+        assert!(figures.longest_gap_ms < 200.0, "{metrics}");
+        assert!(figures.end_after_last_delta_ms < 500.0, "{metrics}");
     }
     rig.verify();
 }

@@ -133,7 +133,7 @@ describe("the chat panel", () => {
 
   it("renders a stored transcript with tool cards and their levels", async () => {
     view = {
-      session: { id: SESSION, title: "Change a.txt", model: null, provider: null, messageCount: 4, createdAt: 0, updatedAt: 0 },
+      session: { id: SESSION, title: "Change a.txt", model: null, provider: null, messageCount: 4, createdAt: 0, updatedAt: 0, activity: "idle" },
       running: false,
       seq: 0,
       turn: null,
@@ -375,7 +375,7 @@ describe("the chat panel", () => {
 
   it("ignores another session's events", async () => {
     view = {
-      session: { id: SESSION, title: "t", model: null, provider: null, messageCount: 0, createdAt: 0, updatedAt: 0 },
+      session: { id: SESSION, title: "t", model: null, provider: null, messageCount: 0, createdAt: 0, updatedAt: 0, activity: "idle" },
       messages: [],
       running: false,
       seq: 0,
@@ -405,7 +405,7 @@ describe("the chat panel", () => {
 
     it("words a stored transcript's cards, the running turn and its notices in Chinese", async () => {
       view = {
-        session: { id: SESSION, title: "t", model: null, provider: null, messageCount: 2, createdAt: 0, updatedAt: 0 },
+        session: { id: SESSION, title: "t", model: null, provider: null, messageCount: 2, createdAt: 0, updatedAt: 0, activity: "idle" },
         running: false,
         seq: 0,
         turn: null,
@@ -457,7 +457,7 @@ describe("a long session", () => {
 
   beforeEach(() => {
     view = {
-      session: { id: SESSION, title: "long", model: null, provider: null, messageCount: 2000, createdAt: 0, updatedAt: 0 },
+      session: { id: SESSION, title: "long", model: null, provider: null, messageCount: 2000, createdAt: 0, updatedAt: 0, activity: "idle" },
       messages: session.slice(1800),
       running: false,
       seq: 0,

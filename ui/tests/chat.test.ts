@@ -548,7 +548,7 @@ describe("the stored transcript", () => {
   });
 
   it("rebuilds a running turn from its user message and its events", () => {
-    const session = { id: SESSION, title: "t", model: null, provider: null, messageCount: 4, createdAt: 0, updatedAt: 0 };
+    const session = { id: SESSION, title: "t", model: null, provider: null, messageCount: 4, createdAt: 0, updatedAt: 0, activity: "idle" as const };
     const messages = [
       message("user", "one"),
       message("assistant", "First."),
@@ -589,7 +589,7 @@ describe("the stored transcript", () => {
 });
 
 describe("a long session, a page at a time", () => {
-  const session = { id: SESSION, title: "t", model: null, provider: null, messageCount: 12, createdAt: 0, updatedAt: 0 };
+  const session = { id: SESSION, title: "t", model: null, provider: null, messageCount: 12, createdAt: 0, updatedAt: 0, activity: "idle" as const };
   /** Turn `n`: its question, a call, its result, the answer (ordinals 4n to 4n + 3). */
   const turn = (n: number): Message[] => [
     message("user", `question ${String(n)}`),

@@ -9,6 +9,7 @@ import type { DialogRequest } from "../src/bindings/DialogRequest";
 import DialogHost from "../src/components/DialogHost.svelte";
 import { ENTER_DELAY_MS } from "../src/lib/approval-keys";
 import { setLanguage } from "../src/lib/i18n.svelte";
+import { shownSession } from "../src/lib/shown-session.svelte";
 
 const { call, handlers } = vi.hoisted(() => ({
   call: vi.fn(),
@@ -20,14 +21,14 @@ vi.mock("../src/lib/ipc", async (importOriginal) => {
   return mockedIpc(await importOriginal(), call, handlers);
 });
 
-function approval(id: number, tool = "write_file"): DialogRequest {
+function approval(id: number, tool = "write_file", sessionId = "1"): DialogRequest {
   return {
     kind: "approval",
     id,
     projectId: 1,
     request: {
       callId: `call_${id}`,
-      sessionId: "1",
+      sessionId,
       tool,
       level: tool === "run_command" ? "dangerous" : "sensitive",
       description: "Write a file.",
@@ -43,7 +44,7 @@ function approval(id: number, tool = "write_file"): DialogRequest {
 }
 
 function question(id: number, text = "Which one?"): DialogRequest {
-  return { kind: "question", id, projectId: 1, question: { callId: `call_${id}`, question: text, options: ["a", "b"] } };
+  return { kind: "question", id, projectId: 1, question: { callId: `call_${id}`, sessionId: "1", question: text, options: ["a", "b"] } };
 }
 
 function emit(event: string, payload: unknown): void {
@@ -82,6 +83,7 @@ function dialog(): HTMLElement | null {
 let host: ReturnType<typeof mount> | null = null;
 
 beforeEach(async () => {
+  shownSession.id = "1";
   handlers.clear();
   call.mockReset();
   call.mockImplementation((command: string) => Promise.resolve(command === "pending_dialogs" ? [] : null));
@@ -100,6 +102,19 @@ afterEach(() => {
 });
 
 describe("the dialog host", () => {
+  it("shows a session's request only while that session is shown, and the shown one's first", () => {
+    emit("dialog:opened", approval(1, "write_file", "2"));
+    expect(dialog(), "another session's approval waits").toBeNull();
+    emit("dialog:opened", question(2));
+    expect(dialog()?.dataset.testid).toBe("question-dialog");
+    shownSession.id = "2";
+    flushSync();
+    expect(dialog()?.dataset.testid, "its session is shown: its approval shows").toBe("approval-dialog");
+    shownSession.id = null;
+    flushSync();
+    expect(dialog(), "a fresh chat shows neither").toBeNull();
+  });
+
   it("shows one request at a time and answers with Enter on the focused Allow once, then the next", () => {
     vi.useFakeTimers();
     emit("dialog:opened", approval(1));

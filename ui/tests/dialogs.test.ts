@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 
 import type { DialogRequest } from "../src/bindings/DialogRequest";
-import { closed, decision, opened, synced } from "../src/lib/dialogs";
+import { closed, decision, opened, sessionOf, shownIn, synced } from "../src/lib/dialogs";
 
-function approval(id: number): DialogRequest {
+function approval(id: number, sessionId: string | null = "1"): DialogRequest {
   return {
     kind: "approval",
     id,
     projectId: 1,
     request: {
       callId: `call_${id}`,
-      sessionId: "1",
+      sessionId,
       tool: "write_file",
       level: "sensitive",
       description: "Write a file.",
@@ -22,7 +22,7 @@ function approval(id: number): DialogRequest {
   };
 }
 function question(id: number): DialogRequest {
-  return { kind: "question", id, projectId: 1, question: { callId: `call_${id}`, question: "Which?", options: ["a", "b"] } };
+  return { kind: "question", id, projectId: 1, question: { callId: `call_${id}`, sessionId: "1", question: "Which?", options: ["a", "b"] } };
 }
 
 describe("the dialog queue", () => {
@@ -37,6 +37,17 @@ describe("the dialog queue", () => {
     const queue = closed([approval(1), question(2), approval(3)], 2);
     expect(queue.map((r) => r.id)).toEqual([1, 3]);
     expect(closed(queue, 99)).toEqual(queue);
+  });
+
+  it("shows the shown session's requests and those that name no session", () => {
+    const elsewhere = approval(3, "2");
+    const nowhere = approval(4, null);
+    const queue = [approval(1), question(2), elsewhere, nowhere];
+    expect(sessionOf(question(2))).toBe("1");
+    expect(sessionOf(elsewhere)).toBe("2");
+    expect(shownIn(queue, "1").map((r) => r.id)).toEqual([1, 2, 4]);
+    expect(shownIn(queue, "2").map((r) => r.id)).toEqual([3, 4]);
+    expect(shownIn(queue, null).map((r) => r.id)).toEqual([4]);
   });
 
   it("takes the backend's pending list after a reload", () => {

@@ -59,8 +59,8 @@ afterEach(() => {
 
 const now = Date.now();
 const sessions: SessionSummary[] = [
-  { id: "a", title: "Fix the build", model: "m", provider: null, messageCount: 4, createdAt: now - 7_200_000, updatedAt: now - 3 * 3_600_000 },
-  { id: "b", title: "", model: null, provider: null, messageCount: 0, createdAt: now, updatedAt: now },
+  { id: "a", title: "Fix the build", model: "m", provider: null, messageCount: 4, createdAt: now - 7_200_000, updatedAt: now - 3 * 3_600_000, activity: "idle" },
+  { id: "b", title: "", model: null, provider: null, messageCount: 0, createdAt: now, updatedAt: now, activity: "idle" },
 ];
 
 describe("the session list", () => {

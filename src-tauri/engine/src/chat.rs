@@ -1,18 +1,28 @@
-//! A project's chat: its sessions, the current one, and the turn running in it.
+//! A project's chat: its sessions, the one the front end shows, and the turns running in them.
 //!
 //! The agent loop is the engine's ([`gantry_agent::Session::run_turn`]); this module decides
 //! which session a message goes to and forwards the turn's [`TurnEvent`]s to the webview as
-//! [`ChatEvent`]s, tagged with the project and the session so a page that switched away ignores
-//! a finishing turn's last events.
+//! [`ChatEvent`]s, tagged with the project and the session so a page that shows another session
+//! ignores them (or a tab shows them).
 //!
-//! - The **current session** is a [`ToolSession`] — its id, its grants and its file ledger — or
-//!   none: a fresh chat whose session is created by its first message. Switching cancels a
-//!   running turn and makes another session current, with the grants of its own (none, until
-//!   the user allows something in it); the agent's `Session` is loaded lazily by the next
-//!   message and shares the same `ToolSession`, so the id is kept in one place.
-//! - **One turn at a time** per project: `send` refuses with [`ErrorKind::Busy`] while one runs.
-//!   The running flag is cleared *before* the final `turn_finished` event is sent, so the webview
-//!   can send the next message as soon as it sees the turn end.
+//! - **A runtime per open session** (`chat_runtime.rs`): its [`ToolSession`] (id, grants, file
+//!   ledger), its engine `Session` and its turn slot. Several sessions of one project run turns
+//!   at once, each with its own grants; two turns writing one file meet the ledger, which
+//!   refuses the stale write. Going back to a session finds the same runtime while the app runs
+//!   (idle ones past a bound are dropped: see [`MAX_IDLE_RUNTIMES`]).
+//! - The **shown session** ("current") is the one the front end shows and the commands without a
+//!   session id act on; `None` is a fresh chat, whose first message creates its session.
+//!   Switching does not stop the turn of the session left.
+//! - **One turn at a time per session**: `send` refuses with [`ErrorKind::Busy`] while one runs
+//!   (or is queued) in the same session; restores, rewinds and compaction take the same slot.
+//!   The slot is freed *before* the final `turn_finished` event is sent, so the webview can send
+//!   the next message as soon as it sees the turn end.
+//! - **A per-app limit** on turns running at once ([`TurnLimit`], shared by every project): a
+//!   turn past it is accepted, reported `queued`, and starts when a turn ends; Stop on a queued
+//!   turn ends it without a request to the provider (the message stays, the turn is cancelled).
+//! - **Activity** ([`SessionActivity`]): each session is `queued`, `running`, `waiting` (a dialog
+//!   of its turn is pending) or `idle`; every change is an event, and the sessions list carries
+//!   it.
 //! - **What the chat shows** is read from the store, which saves every message as it completes,
 //!   so a reloaded page (or a restarted app) shows the same transcript as the engine holds.
 
@@ -31,23 +41,39 @@ use crate::events::{Event, EventSink, emit};
 use crate::providers::remember_what_it_learned;
 use crate::sessions::open_session;
 
+#[path = "chat_activity.rs"]
+pub mod activity;
 #[path = "chat_changes.rs"]
 mod changes;
 #[path = "chat_events.rs"]
 pub mod events_log;
+#[path = "chat_limit.rs"]
+pub mod limit;
 #[path = "chat_pages.rs"]
 mod pages;
+#[cfg(test)]
+#[path = "chat_parallel_tests.rs"]
+mod parallel_tests;
+#[path = "chat_runtime.rs"]
+mod runtime;
 #[path = "chat_window.rs"]
 mod window;
+use activity::TurnPhase;
+pub use activity::{
+    ActivityApprover, ActivityPrompter, ActivityState, SessionActivities, SessionActivity,
+};
 pub use changes::{
     AcceptChangesRequest, BranchView, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
     SwitchBranchOutcome, SwitchBranchRequest,
 };
 pub use events_log::{EventLog, EventsSince, EventsSinceRequest, TurnReplay};
 pub use gantry_agent::ContextUsage;
+pub use limit::{DEFAULT_MAX_TURNS, TurnLimit};
 pub use pages::{
     CLIP_BYTES, HEAD_BYTES, MessagePage, MessageTextRequest, MessagesBeforeRequest, TAIL_MESSAGES,
 };
+pub use runtime::MAX_IDLE_RUNTIMES;
+use runtime::{Hold, Runtime, Runtimes};
 pub use window::{
     COMPACT_AT_SETTING, CompactSettings, EditSummaryRequest, compact_settings,
     save_compact_settings,
@@ -76,6 +102,8 @@ pub struct SessionSummary {
     pub created_at: i64,
     /// When it last changed, in milliseconds since the epoch.
     pub updated_at: i64,
+    /// What it is doing now (a turn queued, running or waiting for the user; idle).
+    pub activity: ActivityState,
 }
 
 impl From<gantry_store::Session> for SessionSummary {
@@ -88,6 +116,7 @@ impl From<gantry_store::Session> for SessionSummary {
             message_count: session.message_count,
             created_at: session.created_at.as_millis(),
             updated_at: session.updated_at.as_millis(),
+            activity: ActivityState::Idle,
         }
     }
 }
@@ -106,7 +135,7 @@ pub struct ChatView {
     pub users_before: u32,
     /// The ordinals of the tool results sent shortened (see `chat_message_text`).
     pub clipped: Vec<u32>,
-    /// Whether a turn is running in it.
+    /// Whether a turn is running (or queued) in it.
     pub running: bool,
     /// The `seq` of the session's last event when this was read (0: none): events after it
     /// are what the view does not show yet.
@@ -196,14 +225,6 @@ pub struct ModelChoice {
     pub model: String,
 }
 
-/// The turn running now.
-struct RunningTurn {
-    session_id: String,
-    cancel: CancellationToken,
-}
-
-type TurnSlot = Arc<Mutex<Option<RunningTurn>>>;
-
 /// A project's sessions and turns.
 pub struct ProjectChat {
     project_id: u32,
@@ -213,16 +234,22 @@ pub struct ProjectChat {
     sink: Arc<dyn EventSink>,
     /// What the project's tool calls changed in its files.
     checkpoints: Checkpoints,
-    /// The current session (its id, grants and file ledger); `None` for a fresh chat.
-    current: Mutex<Option<Arc<ToolSession>>>,
+    /// The session the front end shows; `None` for a fresh chat.
+    shown: Mutex<Option<String>>,
+    /// The open sessions' runtimes (see `chat_runtime.rs` for which are kept).
+    runtimes: Mutex<Runtimes>,
+    /// Held while a fresh chat's first message creates its session, so a second message sent
+    /// meanwhile goes to the same session (and is refused as busy) instead of creating another.
+    creating: tokio::sync::Mutex<()>,
     /// The provider and model chosen for a fresh chat, given to its session when its first
     /// message creates it.
     pending_model: Mutex<Option<ModelChoice>>,
-    /// The engine's session, once a message was sent in it (held by a running turn).
-    session: Arc<tokio::sync::Mutex<Option<Session>>>,
-    turn: TurnSlot,
     /// The sessions' numbered events, recent ones kept.
     events: Arc<EventLog>,
+    /// What each session is doing.
+    activities: Arc<SessionActivities>,
+    /// The app's limit on turns running at once.
+    limit: TurnLimit,
 }
 
 impl std::fmt::Debug for ProjectChat {
@@ -251,7 +278,8 @@ fn check_message(text: &str) -> Result<(), CommandError> {
 
 impl ProjectChat {
     /// The chat of store project `project` (app project `project_id`) with its `tools` and
-    /// their `checkpoints`. Continues the project's most recent session.
+    /// their `checkpoints`. Shows the project's most recent session. Its turns share a limit of
+    /// their own until [`ProjectChat::with_turn_limit`] gives it the app's.
     pub async fn open(
         project_id: u32,
         project: ProjectId,
@@ -266,20 +294,37 @@ impl ProjectChat {
             .await?
             .into_iter()
             .next()
-            .map(|session| Arc::new(ToolSession::new(session.id.to_string())));
+            .map(|session| session.id.to_string());
         Ok(Self {
             project_id,
             project,
             store,
             tools,
+            activities: Arc::new(SessionActivities::new(project_id, Arc::clone(&sink))),
             sink,
             checkpoints,
-            current: Mutex::new(latest),
+            shown: Mutex::new(latest),
+            runtimes: Mutex::default(),
+            creating: tokio::sync::Mutex::new(()),
             pending_model: Mutex::new(None),
-            session: Arc::new(tokio::sync::Mutex::new(None)),
-            turn: Arc::new(Mutex::new(None)),
             events: Arc::new(EventLog::default()),
+            limit: TurnLimit::default(),
         })
+    }
+
+    /// The same chat keeping its sessions' activity in `activities` (shared with the
+    /// [`ActivityApprover`] and [`ActivityPrompter`] of its tools, so dialogs count).
+    #[must_use]
+    pub fn with_activities(mut self, activities: Arc<SessionActivities>) -> Self {
+        self.activities = activities;
+        self
+    }
+
+    /// The same chat with its turns counted against `limit` (the app's, shared by projects).
+    #[must_use]
+    pub fn with_turn_limit(mut self, limit: TurnLimit) -> Self {
+        self.limit = limit;
+        self
     }
 
     /// The database the chat (and the project's policies and audit log) live in.
@@ -297,35 +342,68 @@ impl ProjectChat {
         &self.checkpoints
     }
 
-    /// The current session's id, grants and file ledger; `None` for a fresh chat.
+    /// What the project's sessions are doing.
+    pub fn activities(&self) -> &Arc<SessionActivities> {
+        &self.activities
+    }
+
+    /// The shown session's id, grants and file ledger; `None` for a fresh chat.
     pub fn current(&self) -> Option<Arc<ToolSession>> {
-        lock(&self.current).clone()
+        self.shown_runtime()
+            .map(|runtime| Arc::clone(runtime.tools()))
     }
 
     fn current_id(&self) -> Option<String> {
-        self.current()
-            .and_then(|session| session.id().map(str::to_owned))
+        lock(&self.shown).clone()
     }
 
-    /// What the current session has allowed so far (nothing for a fresh chat).
+    /// The runtime of session `id` (made, with no grants, if none is kept); trims the others.
+    fn runtime(&self, id: &str) -> Arc<Runtime> {
+        let shown = self.current_id();
+        let mut runtimes = lock(&self.runtimes);
+        let runtime = runtimes.get_or_make(id);
+        runtimes.trim(shown.as_deref());
+        runtime
+    }
+
+    /// The runtime of session `id` if one is kept.
+    fn kept(&self, id: &str) -> Option<Arc<Runtime>> {
+        lock(&self.runtimes).get(id)
+    }
+
+    /// The shown session's runtime; `None` for a fresh chat.
+    fn shown_runtime(&self) -> Option<Arc<Runtime>> {
+        self.current_id().map(|id| self.runtime(&id))
+    }
+
+    /// What the shown session has allowed so far (nothing for a fresh chat).
     pub fn grants(&self) -> Vec<SessionGrant> {
         self.current()
             .map(|session| session.session_grants())
             .unwrap_or_default()
     }
 
-    /// Withdraws one of the current session's grants; true when it existed.
+    /// Withdraws one of the shown session's grants; true when it existed.
     pub fn revoke(&self, grant: &SessionGrant) -> bool {
         self.current().is_some_and(|session| session.revoke(grant))
     }
 
-    /// The project's sessions, the most recently updated first.
+    /// The project's sessions, the most recently updated first, with what each is doing.
     pub async fn sessions(&self) -> Result<Vec<SessionSummary>, CommandError> {
         let sessions = self.store.sessions().list(self.project).await?;
-        Ok(sessions.into_iter().map(SessionSummary::from).collect())
+        Ok(sessions
+            .into_iter()
+            .map(|session| self.summary(session))
+            .collect())
     }
 
-    /// The current session and its messages.
+    fn summary(&self, session: gantry_store::Session) -> SessionSummary {
+        let mut summary = SessionSummary::from(session);
+        summary.activity = self.activities.state(&summary.id);
+        summary
+    }
+
+    /// The shown session and its messages.
     pub async fn view(&self) -> Result<ChatView, CommandError> {
         let Some(id) = self.current_id() else {
             return Ok(ChatView {
@@ -341,15 +419,13 @@ impl ProjectChat {
         };
         let session = self.own_session(&id).await?;
         let (seq, turn) = self.events.position(&id);
-        let running = lock(&self.turn)
-            .as_ref()
-            .is_some_and(|turn| turn.session_id == id);
+        let running = self.kept(&id).is_some_and(|runtime| runtime.has_turn());
         let turn = turn.filter(|_| running);
         let page = self
             .tail(session.id, turn.as_ref().map(|turn| turn.first_ordinal))
             .await?;
         Ok(ChatView {
-            session: Some(session.into()),
+            session: Some(self.summary(session)),
             messages: page.messages,
             first_ordinal: page.first_ordinal,
             users_before: page.users_before,
@@ -376,14 +452,17 @@ impl ProjectChat {
         }
     }
 
-    /// Makes `id` the current session (a fresh chat for `None`): stops a running turn; the
-    /// session starts with no grants.
+    /// Shows session `id` (a fresh chat for `None`). A turn running in the session left goes
+    /// on; the session shown keeps the grants it had while the app runs (none at first).
     pub async fn switch(&self, id: Option<String>) -> Result<ChatView, CommandError> {
         if let Some(id) = &id {
             self.own_session(id).await?;
         }
-        self.cancel();
-        *lock(&self.current) = id.map(|id| Arc::new(ToolSession::new(id)));
+        lock(&self.shown).clone_from(&id);
+        match &id {
+            Some(id) => drop(self.runtime(id)),
+            None => lock(&self.runtimes).trim(None),
+        }
         *lock(&self.pending_model) = None;
         self.view().await
     }
@@ -436,15 +515,20 @@ impl ProjectChat {
         sessions.rename(session.id, title).await?;
         let renamed = sessions.get(session.id).await?;
         renamed
-            .map(SessionSummary::from)
+            .map(|session| self.summary(session))
             .ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no session {id}")))
     }
 
     /// Deletes session `id` (its messages, audit rows and checkpoints; the contents no other
-    /// checkpoint needs are deleted in the background); deleting the current session leaves a
-    /// fresh chat.
+    /// checkpoint needs are deleted in the background) after stopping its turn; deleting the
+    /// shown session leaves a fresh chat.
     pub async fn delete(&self, id: &str) -> Result<ChatView, CommandError> {
         let session = self.own_session(id).await?;
+        if let Some(runtime) = self.kept(id) {
+            runtime.cancel();
+            runtime.wait_for_stop().await;
+        }
+        lock(&self.runtimes).remove(id);
         if self.current_id().as_deref() == Some(id) {
             self.switch(None).await?;
         }
@@ -453,32 +537,43 @@ impl ProjectChat {
         self.view().await
     }
 
-    /// Stops the running turn, if any (its stream and its tools; pending dialogs are denied).
+    /// Stops the shown session's turn, if any (its stream and its tools; its pending dialogs
+    /// are withdrawn; a queued turn ends without a request).
     pub fn cancel(&self) {
-        if let Some(turn) = lock(&self.turn).as_ref() {
-            turn.cancel.cancel();
+        if let Some(id) = self.current_id()
+            && let Some(runtime) = self.kept(&id)
+        {
+            runtime.cancel();
         }
     }
 
-    /// Whether a turn is running.
-    pub fn is_running(&self) -> bool {
-        lock(&self.turn).is_some()
-    }
-
-    /// Takes the chat's one turn slot (a turn, or a restore of files), or says it is busy.
-    pub(crate) fn claim_turn(&self, cancel: CancellationToken) -> Result<(), CommandError> {
-        let mut turn = lock(&self.turn);
-        if turn.is_some() {
-            return Err(CommandError::new(
-                ErrorKind::Busy,
-                "a turn is running: wait for it or stop it",
-            ));
+    /// Stops the turn of session `id`, if one runs or is queued; [`ErrorKind::NotFound`] for a
+    /// session of another project.
+    pub async fn cancel_session(&self, id: &str) -> Result<(), CommandError> {
+        self.own_session(id).await?;
+        if let Some(runtime) = self.kept(id) {
+            runtime.cancel();
         }
-        *turn = Some(RunningTurn {
-            session_id: String::new(),
-            cancel,
-        });
         Ok(())
+    }
+
+    /// Stops every turn of the project (it is closing).
+    pub fn cancel_all(&self) {
+        for runtime in lock(&self.runtimes).all() {
+            runtime.cancel();
+        }
+    }
+
+    /// Whether a turn is running (or queued) in the shown session.
+    pub fn is_running(&self) -> bool {
+        self.current_id()
+            .and_then(|id| self.kept(&id))
+            .is_some_and(|runtime| runtime.has_turn())
+    }
+
+    /// The project's sessions that are not idle (queued, running, waiting), by id.
+    pub fn running_sessions(&self) -> Vec<SessionActivity> {
+        self.activities.active()
     }
 
     /// Starts a turn with `text` in the current session (creating one for a fresh chat), talking
@@ -490,6 +585,7 @@ impl ProjectChat {
     /// [`ProjectChat::send`] for a user `message` with attachments (built by
     /// [`crate::attachments`]). A message with images is refused before anything is sent when
     /// the provider's model does not accept images ([`gantry_agent::ProviderFlags::images`]).
+    /// Past the app's turn limit the turn is queued (and the id still comes back at once).
     pub async fn send_with(
         &self,
         message: Message,
@@ -508,63 +604,86 @@ impl ProjectChat {
                 provider.config().name,
             )));
         }
-        self.wait_for_cancelled_turn().await;
+        let runtime = self.runtime_for_message(&provider).await?;
+        runtime.wait_for_stop().await;
         let cancel = CancellationToken::new();
-        self.claim_turn(cancel.clone())?;
-        match self.start_turn(message, provider, cancel).await {
-            Ok(id) => Ok(id),
+        let permit = self.limit.try_start();
+        let phase = if permit.is_some() {
+            TurnPhase::Running
+        } else {
+            TurnPhase::Queued
+        };
+        runtime.claim(&self.activities, Hold::Turn(phase), cancel.clone())?;
+        match self
+            .start_turn(&runtime, message, provider, cancel, permit)
+            .await
+        {
+            Ok(()) => Ok(runtime.id().to_owned()),
             Err(error) => {
-                *lock(&self.turn) = None;
+                runtime.release(&self.activities);
                 Err(error)
             }
         }
     }
 
-    /// Waits (a moment at most) for a turn that was told to stop, so a message sent right after
-    /// Stop or a session switch is not refused as busy.
-    async fn wait_for_cancelled_turn(&self) {
-        for _ in 0..100 {
-            let stopping = lock(&self.turn)
-                .as_ref()
-                .is_some_and(|turn| turn.cancel.is_cancelled());
-            if !stopping {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    /// The runtime a message goes to: the shown session's, or for a fresh chat a new session's
+    /// (created now, with the model chosen for it, and shown unless another was shown since).
+    async fn runtime_for_message(&self, provider: &Provider) -> Result<Arc<Runtime>, CommandError> {
+        if let Some(runtime) = self.shown_runtime() {
+            return Ok(runtime);
         }
+        let _creating = self.creating.lock().await;
+        if let Some(runtime) = self.shown_runtime() {
+            return Ok(runtime);
+        }
+        let options = window::session_options(&self.store).await;
+        let session =
+            open_session(&self.tools, &self.store, provider.clone(), options, None).await?;
+        let id = session.id().to_owned();
+        let pending = lock(&self.pending_model).take();
+        if let (Some(choice), Ok(parsed)) = (pending, id.parse::<SessionId>()) {
+            self.store
+                .sessions()
+                .switch_model(parsed, Some(&choice.provider), Some(&choice.model))
+                .await?;
+        }
+        let tools = Arc::clone(session.tool_session());
+        let runtime = Arc::new(Runtime::new(id.clone(), tools, Some(session)));
+        lock(&self.runtimes).insert(Arc::clone(&runtime));
+        lock(&self.shown).get_or_insert(id);
+        Ok(runtime)
     }
 
-    /// Makes `slot` hold the current session's engine session (loading it, or creating one
-    /// for a fresh chat), with the options the settings say.
+    /// Makes `slot` hold `runtime`'s engine session (loading it with the runtime's grants and
+    /// ledger), with the options the settings say.
     async fn load_session(
         &self,
+        runtime: &Runtime,
         slot: &mut Option<Session>,
         provider: &Provider,
     ) -> Result<(), CommandError> {
-        let current = self.current();
-        let loaded = slot.as_ref().map(Session::tool_session);
-        let is_current = match (loaded, &current) {
-            (Some(loaded), Some(current)) => Arc::ptr_eq(loaded, current),
-            _ => false,
-        };
-        if !is_current {
-            *slot = None;
+        if slot.is_none() {
             let options = window::session_options(&self.store).await;
+            let resume = Some(Arc::clone(runtime.tools()));
             let session =
-                open_session(&self.tools, &self.store, provider.clone(), options, current).await?;
+                open_session(&self.tools, &self.store, provider.clone(), options, resume).await?;
             *slot = Some(session);
         }
         Ok(())
     }
 
+    /// Starts the turn whose slot `runtime` holds: at once with `permit`, else once the app's
+    /// limit gives one (or, cancelled while queued, without asking the provider anything).
     async fn start_turn(
         &self,
+        runtime: &Arc<Runtime>,
         message: Message,
         provider: Provider,
         cancel: CancellationToken,
-    ) -> Result<String, CommandError> {
-        let mut slot = Arc::clone(&self.session).lock_owned().await;
-        self.load_session(&mut slot, &provider).await?;
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    ) -> Result<(), CommandError> {
+        let mut slot = Arc::clone(&runtime.engine).lock_owned().await;
+        self.load_session(runtime, &mut slot, &provider).await?;
         let Some(session) = slot.as_mut() else {
             return Err(CommandError::internal("the session went away"));
         };
@@ -575,55 +694,76 @@ impl ProjectChat {
                 .await
                 .compact_at_percent,
         );
-        let session_id = session.id().to_owned();
-        let pending = lock(&self.pending_model).take();
-        if let (Some(choice), Ok(id)) = (pending, session_id.parse::<SessionId>()) {
-            self.store
-                .sessions()
-                .switch_model(id, Some(&choice.provider), Some(&choice.model))
-                .await?;
-        }
+        let session_id = runtime.id().to_owned();
         let ordinal = u32::try_from(session.transcript().len()).unwrap_or(u32::MAX);
         self.checkpoints.begin_turn(&session_id, ordinal);
         self.events.begin_turn(&session_id, ordinal);
-        *lock(&self.current) = Some(Arc::clone(session.tool_session()));
-        if let Some(turn) = lock(&self.turn).as_mut() {
-            turn.session_id.clone_from(&session_id);
-        }
 
         let (sender, mut receiver) = unbounded_channel();
         let forward = {
             let sink = Arc::clone(&self.sink);
-            let turn = Arc::clone(&self.turn);
+            let runtime = Arc::clone(runtime);
+            let activities = Arc::clone(&self.activities);
             let log = Arc::clone(&self.events);
             let project_id = self.project_id;
-            let session_id = session_id.clone();
             async move {
+                let mut released = false;
                 while let Some(event) = receiver.recv().await {
                     let finished = matches!(event, TurnEvent::TurnFinished { .. });
                     let event = log.record(ChatEvent::new(project_id, session_id.clone(), event));
-                    if finished {
+                    if finished && !released {
                         log.end_turn(&session_id);
-                        *lock(&turn) = None;
+                        runtime.release(&activities);
+                        released = true;
                     }
                     emit(sink.as_ref(), &event);
                 }
-                log.end_turn(&session_id);
-                *lock(&turn) = None;
+                if !released {
+                    log.end_turn(&session_id);
+                    runtime.release(&activities);
+                }
             }
         };
         let store = self.store.clone();
+        let limit = self.limit.clone();
+        let activities = Arc::clone(&self.activities);
+        let queued = Arc::clone(runtime);
         tokio::spawn(async move {
             let forwarding = tokio::spawn(forward);
-            if let Some(session) = slot.as_mut() {
-                let outcome = session.run_turn_with(message, &cancel, sender).await;
-                tracing::info!(reason = outcome.reason.as_str(), "turn ended");
-                remember_what_it_learned(&store, session.provider()).await;
+            let permit = match permit {
+                Some(permit) => Some(permit),
+                None => {
+                    let waited = tokio::select! {
+                        biased;
+                        () = cancel.cancelled() => None,
+                        permit = limit.wait() => permit,
+                    };
+                    if waited.is_some() {
+                        queued.started(&activities);
+                    }
+                    waited
+                }
+            };
+            drop(queued);
+            match slot.as_mut() {
+                Some(session) => {
+                    // Cancelled while queued: the turn saves the message and ends at once,
+                    // before any request.
+                    let outcome = session.run_turn_with(message, &cancel, sender).await;
+                    tracing::info!(reason = outcome.reason.as_str(), "turn ended");
+                    // Every event of the turn is out before a queued turn takes the permit.
+                    let _ = forwarding.await;
+                    drop(permit);
+                    remember_what_it_learned(&store, session.provider()).await;
+                }
+                None => {
+                    drop(sender);
+                    let _ = forwarding.await;
+                }
             }
             drop(slot);
-            let _ = forwarding.await;
         });
-        Ok(session_id)
+        Ok(())
     }
 }
 

@@ -8,7 +8,11 @@
 //!   ([`ProjectChat::switch_branch`]), and sends the edited message. "Retry"
 //!   ([`ProjectChat::retry`]) does the same with the last message as it was.
 //!
-//! None of this runs beside a turn: the agent's writes and a restore would race.
+//! None of this runs beside a turn of the same session: the agent's writes and a restore would
+//! race. (A turn of another session may run meanwhile; its writes to the same files meet the
+//! file ledger.)
+
+use std::sync::Arc;
 
 use gantry_agent::Provider;
 use gantry_store::{BranchId, Role, SessionId};
@@ -16,7 +20,8 @@ use gantry_tools::text::excerpt;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::{ChatView, ProjectChat, lock};
+use super::runtime::{Hold, Runtime};
+use super::{ChatView, ProjectChat, SessionActivities};
 use crate::checkpoints::{ChangesView, OnConflict, RestoreReport, RevertRequest};
 use crate::error::CommandError;
 
@@ -123,10 +128,15 @@ impl ProjectChat {
             .ok_or_else(|| CommandError::invalid("this chat has no messages yet"))
     }
 
-    /// Holds the turn slot while files are restored, so no turn starts meanwhile.
-    fn reserve(&self) -> Result<Reserved<'_>, CommandError> {
-        self.claim_turn(CancellationToken::new())?;
-        Ok(Reserved(self))
+    /// Holds session `session`'s turn slot while files are restored, so no turn of that session
+    /// starts meanwhile; [`crate::ErrorKind::Busy`] while one runs.
+    fn reserve(&self, session: SessionId) -> Result<Reserved, CommandError> {
+        let runtime = self.runtime(&session.to_string());
+        runtime.claim(&self.activities, Hold::Restore, CancellationToken::new())?;
+        Ok(Reserved {
+            runtime,
+            activities: Arc::clone(&self.activities),
+        })
     }
 
     /// The current session's changes (empty for a fresh chat).
@@ -141,7 +151,7 @@ impl ProjectChat {
     pub async fn revert(&self, request: &RevertRequest) -> Result<RevertOutcome, CommandError> {
         let session = self.require_session()?;
         let report = {
-            let _reserved = self.reserve()?;
+            let _reserved = self.reserve(session)?;
             self.checkpoints
                 .revert(session, &request.target, request.on_conflict)
                 .await?
@@ -214,7 +224,7 @@ impl ProjectChat {
             .collect();
         let message = gantry_agent::Message::user(&request.text).with_attachments(attachments);
         let report = {
-            let _reserved = self.reserve()?;
+            let reserved = self.reserve(session)?;
             let plan = self.checkpoints.rewind_plan(session, ordinal).await?;
             let report = self
                 .checkpoints
@@ -232,7 +242,7 @@ impl ProjectChat {
                 .set_aside(session, ordinal, &title(&old), restore)
                 .await?;
             // The loaded session holds the old transcript: the next turn loads it again.
-            *self.session.lock().await = None;
+            *reserved.runtime.engine.lock().await = None;
             report
         };
         let session_id = self.send_with(message, provider).await?;
@@ -301,7 +311,7 @@ impl ProjectChat {
             .map_err(|_| CommandError::not_found(format!("no version {}", request.branch_id)))?;
         let found = self.store.branches().get(session, branch).await?;
         let report = {
-            let _reserved = self.reserve()?;
+            let reserved = self.reserve(session)?;
             let plan = self
                 .checkpoints
                 .branch_plan(session, branch, found.from_ordinal, found.restore_id)
@@ -323,7 +333,7 @@ impl ProjectChat {
                     .branches()
                     .bring_back(session, branch, &live, restore)
                     .await?;
-                *self.session.lock().await = None;
+                *reserved.runtime.engine.lock().await = None;
             }
             report
         };
@@ -334,12 +344,15 @@ impl ProjectChat {
     }
 }
 
-/// Frees the turn slot when dropped.
-struct Reserved<'a>(&'a ProjectChat);
+/// A session's turn slot held for a restore, freed when dropped.
+struct Reserved {
+    runtime: Arc<Runtime>,
+    activities: Arc<SessionActivities>,
+}
 
-impl Drop for Reserved<'_> {
+impl Drop for Reserved {
     fn drop(&mut self) {
-        *lock(&self.0.turn) = None;
+        self.runtime.release(&self.activities);
     }
 }
 

@@ -2,8 +2,8 @@
 //!
 //! A turn reports how full the window is as it sends each request (`context` events); between
 //! turns the gauge asks [`ProjectChat::context_usage`]. [`ProjectChat::compact`] is what the
-//! `/compact` command and the `compact_session` command run: it takes the turn slot like a
-//! message (so nothing else runs meanwhile), asks the model for a summary
+//! `/compact` command and the `compact_session` command run: it takes the session's turn slot
+//! like a message (so nothing else runs in the session meanwhile), asks the model for a summary
 //! ([`gantry_agent::Session::compact`]), and returns what the chat shows then. The threshold at
 //! which turns compact by themselves is the app setting [`COMPACT_AT_SETTING`].
 
@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
-use super::{ChatEvent, ChatView, ProjectChat, RunningTurn, lock};
+use super::activity::TurnPhase;
+use super::runtime::{Hold, Runtime};
+use super::{ChatEvent, ChatView, ProjectChat};
 use crate::error::{CommandError, ErrorKind};
 use crate::events::emit;
 
@@ -100,13 +102,16 @@ impl ProjectChat {
         &self,
         provider: Provider,
     ) -> Result<Option<ContextUsage>, CommandError> {
-        if self.current_id().is_none() || self.is_running() {
-            return Ok(None);
-        }
-        let Ok(mut slot) = Arc::clone(&self.session).try_lock_owned() else {
+        let Some(runtime) = self.shown_runtime() else {
             return Ok(None);
         };
-        self.load_session(&mut slot, &provider).await?;
+        if runtime.hold().is_some() {
+            return Ok(None);
+        }
+        let Ok(mut slot) = Arc::clone(&runtime.engine).try_lock_owned() else {
+            return Ok(None);
+        };
+        self.load_session(&runtime, &mut slot, &provider).await?;
         let Some(session) = slot.as_mut() else {
             return Ok(None);
         };
@@ -117,38 +122,30 @@ impl ProjectChat {
     /// Asks the model for a summary of the current session and continues from it (the
     /// `/compact` command). Refused while a turn runs; returns what the chat shows after.
     pub async fn compact(&self, provider: Provider) -> Result<ChatView, CommandError> {
-        let Some(session_id) = self.current_id() else {
+        let Some(runtime) = self.shown_runtime() else {
             return Err(CommandError::invalid("there is nothing to compact yet"));
         };
-        self.wait_for_cancelled_turn().await;
+        runtime.wait_for_stop().await;
         let cancel = CancellationToken::new();
-        {
-            let mut turn = lock(&self.turn);
-            if turn.is_some() {
-                return Err(CommandError::new(
-                    ErrorKind::Busy,
-                    "a turn is running: wait for it or stop it",
-                ));
-            }
-            *turn = Some(RunningTurn {
-                session_id: session_id.clone(),
-                cancel: cancel.clone(),
-            });
-        }
-        let result = self.compact_now(provider, &session_id, &cancel).await;
-        *lock(&self.turn) = None;
+        runtime.claim(
+            &self.activities,
+            Hold::Turn(TurnPhase::Running),
+            cancel.clone(),
+        )?;
+        let result = self.compact_now(&runtime, provider, &cancel).await;
+        runtime.release(&self.activities);
         result?;
         self.view().await
     }
 
     async fn compact_now(
         &self,
+        runtime: &Runtime,
         provider: Provider,
-        session_id: &str,
         cancel: &CancellationToken,
     ) -> Result<(), CommandError> {
-        let mut slot = Arc::clone(&self.session).lock_owned().await;
-        self.load_session(&mut slot, &provider).await?;
+        let mut slot = Arc::clone(&runtime.engine).lock_owned().await;
+        self.load_session(runtime, &mut slot, &provider).await?;
         let Some(session) = slot.as_mut() else {
             return Err(CommandError::internal("the session went away"));
         };
@@ -157,7 +154,7 @@ impl ProjectChat {
         let sink = Arc::clone(&self.sink);
         let log = Arc::clone(&self.events);
         let project_id = self.project_id;
-        let tagged = session_id.to_owned();
+        let tagged = runtime.id().to_owned();
         let forwarding = tokio::spawn(async move {
             while let Some(event) = receiver.recv().await {
                 let event = log.record(ChatEvent::new(project_id, tagged.clone(), event));
@@ -191,22 +188,22 @@ impl ProjectChat {
         if request.text.len() > MAX_SUMMARY_BYTES {
             return Err(CommandError::invalid("the summary is over 256 KiB"));
         }
-        let Some(id) = self.current_id() else {
+        let Some(runtime) = self.shown_runtime() else {
             return Err(CommandError::invalid("no session is open"));
         };
-        if self.is_running() {
+        if runtime.hold().is_some() {
             return Err(CommandError::new(
                 ErrorKind::Busy,
-                "a turn is running: wait for it or stop it",
+                "a turn is running in this session: wait for it or stop it",
             ));
         }
-        let parsed: SessionId = self.own_session(&id).await?.id;
+        let parsed: SessionId = self.own_session(runtime.id()).await?.id;
         self.store
             .sessions()
             .edit_summary(parsed, request.ordinal, request.text.trim())
             .await?;
         // The loaded session reloads its transcript, with the new text, for the next message.
-        *self.session.lock().await = None;
+        *runtime.engine.lock().await = None;
         self.view().await
     }
 }

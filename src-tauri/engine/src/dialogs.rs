@@ -599,6 +599,7 @@ mod tests {
                         P,
                         UserQuestion {
                             call_id: "call_q".into(),
+                            session_id: Some("1".into()),
                             question: "Which?".into(),
                             options: vec!["a".into(), "b".into()],
                         },
@@ -682,6 +683,7 @@ mod tests {
             prompter
                 .ask(UserQuestion {
                     call_id: "call_q".into(),
+                    session_id: Some("1".into()),
                     question: "Go on?".into(),
                     options: vec![],
                 })
@@ -720,6 +722,7 @@ mod tests {
                 P,
                 UserQuestion {
                     call_id: "call_q".into(),
+                    session_id: Some("1".into()),
                     question: "?".into(),
                     options: vec![],
                 },
@@ -743,6 +746,7 @@ mod tests {
                         P,
                         UserQuestion {
                             call_id: "call_q".into(),
+                            session_id: Some("1".into()),
                             question: "?".into(),
                             options: vec![],
                         },

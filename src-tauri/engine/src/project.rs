@@ -18,7 +18,7 @@ use gantry_watch::{ProjectTree, TreeWatcher, WatchLimit, WatchOptions};
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::chat::ProjectChat;
+use crate::chat::{ActivityApprover, ActivityPrompter, ProjectChat, SessionActivities, TurnLimit};
 use crate::checkpoints::Checkpoints;
 use crate::dialogs::{DialogApprover, DialogPrompter, DialogRegistry};
 use crate::error::CommandError;
@@ -71,14 +71,16 @@ impl std::fmt::Debug for OpenProject {
 
 impl OpenProject {
     /// Opens the folder at `path` (absolute) as project `id`: remembers it in `store`, loads its
-    /// tool policies, and sets up its tools (approvals and questions go to `dialogs`) and its
-    /// chat (events go to `sink`). MCP servers start separately ([`ProjectServers::start_in_background`]).
+    /// tool policies, and sets up its tools (approvals and questions go to `dialogs`, and mark
+    /// their session `waiting`) and its chat (events go to `sink`; its turns count against the
+    /// app's `limit`). MCP servers start separately ([`ProjectServers::start_in_background`]).
     pub async fn open(
         id: u32,
         path: &Path,
         store: Store,
         dialogs: &Arc<DialogRegistry>,
         sink: Arc<dyn EventSink>,
+        limit: TurnLimit,
     ) -> Result<Self, CommandError> {
         let checked = path.to_owned();
         let (root, tree) = tokio::task::spawn_blocking(move || {
@@ -87,14 +89,21 @@ impl OpenProject {
             Ok::<_, CommandError>((root, tree))
         })
         .await??;
+        let activities = Arc::new(SessionActivities::new(id, Arc::clone(&sink)));
         let people = People {
-            approver: Some(Arc::new(DialogApprover {
-                registry: dialogs.clone(),
-                project_id: id,
+            approver: Some(Arc::new(ActivityApprover {
+                inner: Arc::new(DialogApprover {
+                    registry: dialogs.clone(),
+                    project_id: id,
+                }),
+                activities: Arc::clone(&activities),
             })),
-            prompter: Some(Arc::new(DialogPrompter {
-                registry: dialogs.clone(),
-                project_id: id,
+            prompter: Some(Arc::new(ActivityPrompter {
+                inner: Arc::new(DialogPrompter {
+                    registry: dialogs.clone(),
+                    project_id: id,
+                }),
+                activities: Arc::clone(&activities),
             })),
         };
         let opened = open_tools(store, root.path(), people).await?;
@@ -116,7 +125,9 @@ impl OpenProject {
             checkpoints,
             sink,
         )
-        .await?;
+        .await?
+        .with_activities(activities)
+        .with_turn_limit(limit);
         let name = root.path().file_name().map_or_else(
             || root.path().display().to_string(),
             |name| name.to_string_lossy().into_owned(),
@@ -150,10 +161,10 @@ impl OpenProject {
         &self.chat
     }
 
-    /// Stops everything the project runs: its turn, its watcher and its MCP servers. Blocking
+    /// Stops everything the project runs: its turns, its watcher and its MCP servers. Blocking
     /// (joins the watcher's threads); the servers stop on the runtime when there is one.
     pub fn close(&self) {
-        self.chat.cancel();
+        self.chat.cancel_all();
         self.stop_watching();
         self.mcp.close();
     }

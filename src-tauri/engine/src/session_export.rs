@@ -274,6 +274,7 @@ mod tests {
             message_count: 4,
             created_at: 1,
             updated_at: 2,
+            activity: crate::chat::ActivityState::Idle,
         }
     }
 

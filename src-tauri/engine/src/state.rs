@@ -23,9 +23,9 @@ use crate::attachments::{
 };
 use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
 use crate::chat::{
-    BranchView, ChatView, CompactSettings, EditSummaryRequest, ResendOutcome, ResendRequest,
-    RetryRequest, RevertOutcome, SendMessageRequest, SessionSummary, SwitchBranchOutcome,
-    SwitchBranchRequest,
+    BranchView, ChatView, CompactSettings, DEFAULT_MAX_TURNS, EditSummaryRequest, ResendOutcome,
+    ResendRequest, RetryRequest, RevertOutcome, SendMessageRequest, SessionActivity,
+    SessionSummary, SwitchBranchOutcome, SwitchBranchRequest, TurnLimit,
 };
 use crate::checkpoints::{
     ChangesView, CheckpointLimits, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
@@ -71,6 +71,8 @@ pub struct Settings {
     pub watch_max_watches: Option<usize>,
     /// How often folders a limit left unwatched are listed again while shown.
     pub watch_poll_interval: Duration,
+    /// How many turns run at once in the whole app (every project); more are queued.
+    pub max_turns: usize,
 }
 
 impl Default for Settings {
@@ -80,14 +82,16 @@ impl Default for Settings {
             watch_debounce: Duration::from_millis(50),
             watch_max_watches: None,
             watch_poll_interval: gantry_watch::DEFAULT_POLL_INTERVAL,
+            max_turns: DEFAULT_MAX_TURNS,
         }
     }
 }
 
 impl Settings {
     /// The defaults, overridden by `GANTRY_DIALOG_TIMEOUT_MS`, `GANTRY_WATCH_DEBOUNCE_MS` and
-    /// `GANTRY_WATCH_POLL_MS` (positive whole milliseconds) and `GANTRY_WATCH_MAX_WATCHES` (a
-    /// whole number of folders); anything else is ignored with a warning.
+    /// `GANTRY_WATCH_POLL_MS` (positive whole milliseconds), `GANTRY_WATCH_MAX_WATCHES` (a
+    /// whole number of folders) and `GANTRY_MAX_TURNS` (turns running at once, at least 1);
+    /// anything else is ignored with a warning.
     pub fn from_env() -> Self {
         let mut settings = Self::default();
         if let Some(timeout) = millis_from_env("GANTRY_DIALOG_TIMEOUT_MS") {
@@ -101,6 +105,11 @@ impl Settings {
         }
         if let Some(cap) = count_from_env("GANTRY_WATCH_MAX_WATCHES") {
             settings.watch_max_watches = Some(cap);
+        }
+        match count_from_env("GANTRY_MAX_TURNS") {
+            Some(0) => tracing::warn!("ignoring GANTRY_MAX_TURNS=0: at least one turn must run"),
+            Some(turns) => settings.max_turns = turns,
+            None => {}
         }
         settings
     }
@@ -218,6 +227,8 @@ pub struct AppShared {
     store: Store,
     secrets: Secrets,
     dialogs: Arc<DialogRegistry>,
+    /// The limit on turns running at once, shared by every project opened.
+    turns: TurnLimit,
     next_project_id: AtomicU32,
     setting_generation: Arc<AtomicU32>,
 }
@@ -227,6 +238,7 @@ impl AppShared {
     pub fn new(sink: Arc<dyn EventSink>, settings: Settings, store: Store) -> Self {
         let dialogs = Arc::new(DialogRegistry::new(sink.clone(), settings.dialog_timeout));
         Self {
+            turns: TurnLimit::new(settings.max_turns),
             sink,
             settings,
             store,
@@ -408,6 +420,7 @@ impl AppState {
             self.shared.store.clone(),
             &self.shared.dialogs,
             self.shared.sink.clone(),
+            self.shared.turns.clone(),
         )
         .await?;
         let project = Arc::new(project);
@@ -752,10 +765,25 @@ impl AppState {
         })
     }
 
-    /// Stops the running turn of the open project, if any.
+    /// Stops the turn of the open project's shown session, if any.
     pub fn cancel_turn(&self) -> Result<(), CommandError> {
         self.current()?.chat().cancel();
         Ok(())
+    }
+
+    /// Stops the turn of session `id` of the open project (running or queued), if any.
+    pub async fn cancel_session_turn(&self, id: &str) -> Result<(), CommandError> {
+        self.current()?.chat().cancel_session(id).await
+    }
+
+    /// The open project's sessions that are not idle: queued, running, or waiting for the user.
+    pub fn running_sessions(&self) -> Result<Vec<SessionActivity>, CommandError> {
+        Ok(self.current()?.chat().running_sessions())
+    }
+
+    /// The app's limit on turns running at once.
+    pub fn turn_limit(&self) -> &TurnLimit {
+        &self.shared.turns
     }
 
     /// What the open project's current session changed in its files.
@@ -1067,6 +1095,45 @@ mod tests {
         let launch = state.launch_state();
         assert_eq!((launch.project, launch.error), (None, None));
         assert!(state.recent_projects().await.unwrap().is_empty());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sessions_are_stopped_by_id_and_the_turn_limit_is_the_apps() {
+        assert_eq!(Settings::default().max_turns, DEFAULT_MAX_TURNS);
+        let sink = Arc::new(RecordingSink::default());
+        let data = tempfile::tempdir().unwrap();
+        let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+        let settings = Settings {
+            max_turns: 2,
+            ..Settings::default()
+        };
+        let state = AppState::new(sink, settings, store);
+        assert_eq!(state.turn_limit().max(), 2);
+        assert_eq!(
+            state.running_sessions().unwrap_err().kind,
+            ErrorKind::NoProject
+        );
+        let dir = project();
+        state.open_project(dir.path().to_path_buf()).await.unwrap();
+        assert!(state.running_sessions().unwrap().is_empty());
+        let project = state.current().unwrap();
+        let stored = project
+            .store()
+            .sessions()
+            .create(project.store_project(), "t", None)
+            .await
+            .unwrap();
+        // Stopping a session with no turn is harmless; a session of no project is not found.
+        state
+            .cancel_session_turn(&stored.id.to_string())
+            .await
+            .unwrap();
+        assert_eq!(
+            state.cancel_session_turn("424242").await.unwrap_err().kind,
+            ErrorKind::NotFound
+        );
+        let listed = state.list_sessions().await.unwrap();
+        assert_eq!(listed[0].activity, crate::chat::ActivityState::Idle);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -272,6 +272,7 @@ mod tests {
                         project,
                         gantry_tools::UserQuestion {
                             call_id: "call_q".into(),
+                            session_id: None,
                             question: "Go on?".into(),
                             options: vec![],
                         },

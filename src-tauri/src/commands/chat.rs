@@ -10,7 +10,7 @@ use gantry_engine::attachments::{
 use gantry_engine::chat::{
     ChatView, CompactSettings, ContextUsage, EditSummaryRequest, EventsSince, EventsSinceRequest,
     MessagePage, MessageTextRequest, MessagesBeforeRequest, RenameSessionRequest,
-    SendMessageRequest, SessionRequest, SessionSummary,
+    SendMessageRequest, SessionActivity, SessionRequest, SessionSummary,
 };
 use gantry_engine::mentions::{MentionCompletions, MentionQuery};
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
@@ -33,7 +33,8 @@ pub async fn chat_state(state: WindowState) -> Result<ChatView, CommandError> {
     state.chat_view().await
 }
 
-/// Switches to another session (its approvals start afresh).
+/// Shows another session (a turn running in the one left goes on; each session keeps its own
+/// approvals while the app runs).
 #[tauri::command]
 pub async fn open_session(
     state: WindowState,
@@ -226,10 +227,25 @@ pub async fn save_compact_settings(
     state.save_compact_settings(request).await
 }
 
-/// Stops the running turn (Stop button, Esc).
+/// Stops the running turn of the shown session (Stop button, Esc).
 #[tauri::command]
 pub fn cancel_turn(state: WindowState) -> Result<(), CommandError> {
     state.cancel_turn()
+}
+
+/// Stops the turn of one session, running or queued (a tab's Stop).
+#[tauri::command]
+pub async fn cancel_session_turn(
+    state: WindowState,
+    request: SessionRequest,
+) -> Result<(), CommandError> {
+    state.cancel_session_turn(&request.id).await
+}
+
+/// The open project's sessions that are queued, running or waiting for the user.
+#[tauri::command]
+pub fn running_sessions(state: WindowState) -> Result<Vec<SessionActivity>, CommandError> {
+    state.running_sessions()
 }
 
 /// The open project's tools (built-in and MCP) with their levels and policies.

@@ -33,7 +33,8 @@ use gantry_engine::chat::{
     AcceptChangesRequest, BranchView, ChatView, CompactSettings, ContextUsage, EditSummaryRequest,
     EventsSince, EventsSinceRequest, MessagePage, MessageTextRequest, MessagesBeforeRequest,
     RenameSessionRequest, ResendOutcome, ResendRequest, RetryRequest, RevertOutcome,
-    SendMessageRequest, SessionRequest, SessionSummary, SwitchBranchOutcome, SwitchBranchRequest,
+    SendMessageRequest, SessionActivity, SessionRequest, SessionSummary, SwitchBranchOutcome,
+    SwitchBranchRequest,
 };
 use gantry_engine::checkpoints::{
     ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,

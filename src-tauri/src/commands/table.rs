@@ -29,6 +29,8 @@ commands! {
     chat::slash_commands(()) -> Vec<SlashCommandView>;
     chat::expand_slash_command(ExpandCommandRequest) -> String;
     chat::cancel_turn(()) -> ();
+    chat::cancel_session_turn(SessionRequest) -> ();
+    chat::running_sessions(()) -> Vec<SessionActivity>;
     chat::chat_events_since(EventsSinceRequest) -> EventsSince;
     chat::chat_messages_before(MessagesBeforeRequest) -> MessagePage;
     chat::chat_message_text(MessageTextRequest) -> String;

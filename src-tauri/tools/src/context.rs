@@ -16,6 +16,7 @@ use crate::sandboxing::{CommandSandbox, SessionTempSlot};
 #[derive(Clone)]
 pub struct ToolContext {
     call_id: String,
+    session_id: Option<String>,
     project: Arc<ProjectRoot>,
     files: Arc<FileLedger>,
     cancel: CancellationToken,
@@ -32,6 +33,7 @@ impl ToolContext {
     pub fn new(project: Arc<ProjectRoot>) -> Self {
         Self {
             call_id: String::new(),
+            session_id: None,
             project,
             files: Arc::default(),
             cancel: CancellationToken::new(),
@@ -89,6 +91,18 @@ impl ToolContext {
     pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
         self.call_id = call_id.into();
         self
+    }
+
+    /// The same context for a call of the stored session `session_id` (`None`: not stored).
+    #[must_use]
+    pub fn with_session_id(mut self, session_id: Option<String>) -> Self {
+        self.session_id = session_id;
+        self
+    }
+
+    /// The stored session the call belongs to, if any.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
     }
 
     /// The call being run (the model's `tool_call_id`); empty outside a dispatch.

@@ -567,6 +567,7 @@ impl ToolManager {
         let level = tool.level();
         let context = ToolContext::new(Arc::clone(&self.project))
             .with_call_id(call.call_id())
+            .with_session_id(call.session().id().map(str::to_owned))
             .with_files(Arc::clone(call.session().files()))
             .with_cancel(call.cancel_token().child_token())
             .with_prompter(self.prompter.clone())

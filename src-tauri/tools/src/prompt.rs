@@ -11,6 +11,10 @@ use serde::{Deserialize, Serialize};
 pub struct UserQuestion {
     /// The ask_user call asking (the model's `tool_call_id`): links the dialog to its card.
     pub call_id: String,
+    /// The session whose turn asks, when it is stored: a front end with several sessions shows
+    /// the dialog with that session (its tab).
+    #[serde(default)]
+    pub session_id: Option<String>,
     /// The question, as the model wrote it.
     pub question: String,
     /// Suggested answers; the user may also answer freely.

@@ -28,7 +28,7 @@ usersBefore: number,
  */
 clipped: Array<number>, 
 /**
- * Whether a turn is running in it.
+ * Whether a turn is running (or queued) in it.
  */
 running: boolean, 
 /**

@@ -9,6 +9,11 @@ export type UserQuestion = {
  */
 callId: string, 
 /**
+ * The session whose turn asks, when it is stored: a front end with several sessions shows
+ * the dialog with that session (its tab).
+ */
+sessionId: string | null, 
+/**
  * The question, as the model wrote it.
  */
 question: string, 

@@ -77,6 +77,7 @@ import type { SaveRuleRequest } from "./SaveRuleRequest";
 import type { SearchHitView } from "./SearchHitView";
 import type { SearchSessionsRequest } from "./SearchSessionsRequest";
 import type { SendMessageRequest } from "./SendMessageRequest";
+import type { SessionActivity } from "./SessionActivity";
 import type { SessionExport } from "./SessionExport";
 import type { SessionRequest } from "./SessionRequest";
 import type { SessionSummary } from "./SessionSummary";
@@ -118,6 +119,8 @@ export type Commands = {
   slash_commands: { request: null; response: Array<SlashCommandView> };
   expand_slash_command: { request: ExpandCommandRequest; response: string };
   cancel_turn: { request: null; response: null };
+  cancel_session_turn: { request: SessionRequest; response: null };
+  running_sessions: { request: null; response: Array<SessionActivity> };
   chat_events_since: { request: EventsSinceRequest; response: EventsSince };
   chat_messages_before: { request: MessagesBeforeRequest; response: MessagePage };
   chat_message_text: { request: MessageTextRequest; response: string };
@@ -180,6 +183,7 @@ export type Events = {
   "dialog:opened": DialogRequest;
   "dialog:closed": DialogClosed;
   "chat:event": ChatEvent;
+  "session:activity": SessionActivity;
   "tools:changed": ToolsChanged;
   "mcp:notice": McpNoticeEvent;
 };
@@ -214,6 +218,8 @@ export const COMMAND_NAMES = [
   "slash_commands",
   "expand_slash_command",
   "cancel_turn",
+  "cancel_session_turn",
+  "running_sessions",
   "chat_events_since",
   "chat_messages_before",
   "chat_message_text",
@@ -276,6 +282,7 @@ export const EVENT_NAMES = [
   "dialog:opened",
   "dialog:closed",
   "chat:event",
+  "session:activity",
   "tools:changed",
   "mcp:notice",
 ] as const;

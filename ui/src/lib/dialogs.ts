@@ -1,5 +1,6 @@
 // The queue of approvals and questions the backend awaits. Requests arrive as events (and, after
-// a reload, from `pending_dialogs`); the first one is shown as a modal; each leaves the queue when
+// a reload, from `pending_dialogs`); the first one of the session shown is shown as a modal (a
+// background session's request waits, and the session list says so); each leaves the queue when
 // answered here or when the backend closes it (timeout, cancelled turn).
 
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
@@ -16,6 +17,20 @@ export function opened(queue: DialogQueue, request: DialogRequest): DialogQueue 
 /** A request ended (answered, timed out, cancelled, window closing). */
 export function closed(queue: DialogQueue, id: number): DialogQueue {
   return queue.filter((pending) => pending.id !== id);
+}
+
+/** The session a request belongs to (`null` when it names none). */
+export function sessionOf(request: DialogRequest): string | null {
+  return request.kind === "approval" ? request.request.sessionId : request.question.sessionId;
+}
+
+/** The requests the user sees while session `shown` is shown: that session's, and any that names
+ *  no session. */
+export function shownIn(queue: DialogQueue, shown: string | null): DialogQueue {
+  return queue.filter((request) => {
+    const session = sessionOf(request);
+    return session === null || session === shown;
+  });
 }
 
 /** The backend's list of what is pending replaces ours. */

@@ -31,6 +31,7 @@ import {
 } from "./chat";
 import { animationFrames, DeltaBatcher, type FrameScheduler, isDelta } from "./delta-batch";
 import { SeqGate } from "./event-seq";
+import { withActivity } from "./session-activity";
 import { call, describeError, isCommandError, on } from "./ipc";
 
 /** How long after Stop a turn that still shows as running is checked with the backend. */
@@ -108,12 +109,20 @@ export class ProjectChat {
     const stopTools = on("tools:changed", (event) => {
       if (event.projectId === this.#projectId) void this.refreshTools();
     });
+    // Sessions in the background run, queue and wait too: the list marks them.
+    const stopActivity = on("session:activity", (event) => {
+      if (event.projectId !== this.#projectId) return;
+      const next = withActivity(this.sessions, event);
+      if (next === null) void this.refreshSessions();
+      else this.sessions = next;
+    });
     void stop.then(() => this.reload()).catch((failure: unknown) => { this.fail(failure); });
     void this.refreshTools();
     return () => {
       this.#deltas.dispose();
       void stop.then((unlisten) => { unlisten(); });
       void stopTools.then((unlisten) => { unlisten(); });
+      void stopActivity.then((unlisten) => { unlisten(); });
     };
   }
 

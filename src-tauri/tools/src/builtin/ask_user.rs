@@ -24,6 +24,7 @@ pub async fn ask_user(ctx: &ToolContext, args: AskUserArgs) -> ToolResult {
     };
     let question = UserQuestion {
         call_id: ctx.call_id().to_owned(),
+        session_id: ctx.session_id().map(str::to_owned),
         question: args.question,
         options: args.options,
     };
@@ -86,6 +87,8 @@ mod tests {
         let seen = prompter.seen.lock().unwrap();
         assert_eq!(seen[0].question, "Colour?");
         assert_eq!(seen[0].options, ["red", "blue"]);
+        // The question names the session asking, so a front end shows it with that session.
+        assert_eq!(seen[0].session_id.as_deref(), Some("test"));
     }
 
     #[tokio::test]
