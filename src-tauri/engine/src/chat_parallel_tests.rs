@@ -33,6 +33,9 @@ struct Rig {
     store: Store,
 }
 
+/// The app's id of the project every test opens.
+const PROJECT: u32 = 7;
+
 /// A project whose approvals and questions go to a dialog registry (answered by the test), its
 /// turns limited to `max_turns` at once.
 async fn rig(max_turns: usize) -> Rig {
@@ -41,14 +44,20 @@ async fn rig(max_turns: usize) -> Rig {
     let store = Store::open(data.path().join("gantry.db")).await.unwrap();
     let sink = Arc::new(RecordingSink::default());
     let dialogs = Arc::new(DialogRegistry::new(sink.clone(), PATIENCE));
-    let activities = Arc::new(SessionActivities::new(7, sink.clone()));
+    let activities = Arc::new(SessionActivities::new(PROJECT, sink.clone()));
     let people = People {
         approver: Some(Arc::new(ActivityApprover {
-            inner: Arc::new(DialogApprover(dialogs.clone())),
+            inner: Arc::new(DialogApprover {
+                registry: dialogs.clone(),
+                project_id: PROJECT,
+            }),
             activities: Arc::clone(&activities),
         })),
         prompter: Some(Arc::new(ActivityPrompter {
-            inner: Arc::new(DialogPrompter(dialogs.clone())),
+            inner: Arc::new(DialogPrompter {
+                registry: dialogs.clone(),
+                project_id: PROJECT,
+            }),
             activities: Arc::clone(&activities),
         })),
     };
@@ -58,7 +67,7 @@ async fn rig(max_turns: usize) -> Rig {
     let tools = Arc::new(opened.manager);
     let root = tools.root().to_path_buf();
     let chat = ProjectChat::open(
-        7,
+        PROJECT,
         opened.project.id,
         store.clone(),
         tools,
@@ -170,7 +179,7 @@ impl Rig {
     async fn dialog_of(&self, id: &str) -> DialogRequest {
         let deadline = Instant::now() + PATIENCE;
         loop {
-            let found = self.dialogs.pending().into_iter().find(|dialog| {
+            let found = self.dialogs.pending(PROJECT).into_iter().find(|dialog| {
                 let session = match dialog {
                     DialogRequest::Approval { request, .. } => request.session_id.as_deref(),
                     DialogRequest::Question { question, .. } => question.session_id.as_deref(),
@@ -277,13 +286,16 @@ async fn allowing_for_the_session_in_one_does_not_allow_in_another() {
     };
     rig.until_state(&a, ActivityState::Waiting).await;
     rig.dialogs
-        .resolve_approval(asked, ApprovalDecision::AllowForSession)
+        .resolve_approval(PROJECT, asked, ApprovalDecision::AllowForSession)
         .unwrap();
     rig.finished(&a, 1).await;
 
     // B asks although A allowed the same call for its session; B waits, A does not.
     let b = rig.new_session("write it too", &beta).await;
-    let DialogRequest::Approval { id: asked, request } = rig.dialog_of(&b).await else {
+    let DialogRequest::Approval {
+        id: asked, request, ..
+    } = rig.dialog_of(&b).await
+    else {
         panic!("an approval")
     };
     assert_eq!(request.session_id.as_deref(), Some(b.as_str()));
@@ -292,7 +304,7 @@ async fn allowing_for_the_session_in_one_does_not_allow_in_another() {
     assert_eq!(rig.summary(&a).await.activity, ActivityState::Idle);
     assert!(rig.chat.grants().is_empty(), "B has no grant");
     rig.dialogs
-        .resolve_approval(asked, ApprovalDecision::AllowOnce)
+        .resolve_approval(PROJECT, asked, ApprovalDecision::AllowOnce)
         .unwrap();
     rig.finished(&b, 1).await;
     assert_eq!(rig.activity(&b), ["running", "waiting", "running", "idle"]);
@@ -522,13 +534,14 @@ async fn a_question_names_its_session_and_marks_it_waiting_until_answered() {
     ])
     .await;
     let a = rig.new_session("ask me", &alpha).await;
-    let DialogRequest::Question { id, question } = rig.dialog_of(&a).await else {
+    let DialogRequest::Question { id, question, .. } = rig.dialog_of(&a).await else {
         panic!("a question")
     };
     assert_eq!(question.session_id.as_deref(), Some(a.as_str()));
     rig.until_state(&a, ActivityState::Waiting).await;
     rig.dialogs
         .answer_question(
+            PROJECT,
             id,
             crate::dialogs::QuestionAnswer::Answer { text: "y".into() },
         )
