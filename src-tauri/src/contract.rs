@@ -35,6 +35,7 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.event::<ChatEvent>();
     contract.event::<ToolsChanged>();
     contract.event::<McpNoticeEvent>();
+    contract.event::<crate::notifications::NotificationClicked>();
     contract.finish()
 }
 

@@ -4,7 +4,8 @@
 //! behind every command, with no Tauri types, so it is tested without a window. This crate only
 //! connects it to a window: the commands the webview calls ([`commands`], declared once in a
 //! table), the sink that emits the engine's events to the window, the window's size
-//! ([`window_layout`]) and how it paints ([`compositing`]), the command line ([`args`]), and the
+//! ([`window_layout`]) and how it paints ([`compositing`]), the command line ([`args`]), the
+//! desktop notifications about what the engine's events tell ([`notifications`]), and the
 //! TypeScript contract generated from the types that cross ([`contract`]).
 //!
 //! The window is locked down: a strict content security policy (no remote content, no inline
@@ -16,6 +17,7 @@ pub mod args;
 pub mod commands;
 pub mod compositing;
 pub mod contract;
+pub mod notifications;
 pub mod window_layout;
 
 use std::path::PathBuf;
@@ -26,16 +28,20 @@ use tauri::{AppHandle, Emitter, Manager, Url, WebviewWindowBuilder, WindowEvent}
 
 use gantry_engine::{AppState, EventSink, Settings, Store};
 
+use crate::notifications::Notifier;
 use crate::window_layout::{WINDOW_LAYOUT, WindowLayout};
 
 /// The label of the one window.
 pub const MAIN_WINDOW: &str = "main";
 
-/// Sends events to the webview.
+/// Sends events to the webview (and shows the notifier each one).
 struct WindowSink(AppHandle);
 
 impl EventSink for WindowSink {
     fn send(&self, name: &'static str, payload: serde_json::Value) {
+        if let Some(notifier) = self.0.try_state::<Arc<Notifier>>() {
+            notifier.observe(name, &payload);
+        }
         if let Err(error) = self.0.emit(name, payload) {
             tracing::warn!(event = name, %error, "cannot send an event to the webview");
         }
@@ -64,6 +70,8 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
                 tracing::error!(%error, "cannot open Gantry's database");
                 error
             })?;
+            let notify = tauri::async_runtime::block_on(notifications::stored_setting(&store));
+            app.manage(Arc::new(Notifier::new(app.handle().clone(), notify)));
             let state = AppState::new(sink, settings, store);
             if let Some(folder) = folder {
                 let opened = tauri::async_runtime::block_on(state.open_project(folder.clone()));

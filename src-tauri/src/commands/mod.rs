@@ -15,6 +15,7 @@ pub mod changes;
 pub mod chat;
 pub mod dialogs;
 pub mod mcp;
+pub mod notifications;
 pub mod preview;
 pub mod project;
 pub mod rules;
@@ -64,6 +65,7 @@ use gantry_watch::TreeEntry;
 
 use self::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
 use crate::contract::Contract;
+use crate::notifications::{NotificationSettings, UiLanguageRequest};
 
 /// Expands the command table into [`COMMAND_NAMES`], [`handler`] and [`declare`].
 macro_rules! commands {
