@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use gantry_scripted_provider::{Expect, Turn};
+use gantry_scripted_provider::{Expect, ToolCall, Turn};
 use serde_json::json;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use zbus::message::Header;
@@ -298,6 +298,13 @@ async fn out_of_sight_a_turn_notifies_and_the_click_shows_its_session() {
         write_call("call_n1", "notes/n.txt", "hi\n")
             .expect(Expect::new().last_contains("write a note")),
         Turn::text("Wrote notes/n.txt.").expect(after_tool("call_n1")),
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_q1",
+            "ask_user",
+            json!({"question": "Which colour?", "options": ["red", "blue"]}),
+        )])
+        .expect(Expect::new().last_contains("ask me")),
+        Turn::text("Blue it is.").expect(after_tool("call_q1").last_contains("blue")),
         Turn::text("Quiet answer.").expect(Expect::new().last_contains("quiet")),
     ])
     .await;
@@ -376,7 +383,53 @@ async fn out_of_sight_a_turn_notifies_and_the_click_shows_its_session() {
     let finished = server.next(Duration::from_secs(10)).await;
     assert_eq!(finished.body, format!("“{FIRST_ESCAPED}” finished."));
 
-    // 5. Turned off in Settings: nothing more, and the choice is stored.
+    // 5. In Chinese once the UI is: a question is waited for, then the turn's end.
+    focus(&window);
+    app.click("[data-testid=settings-open]:not([disabled])")
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=settings-language]")
+        .await
+        .unwrap();
+    app.eval(
+        "const select = document.querySelector('[data-testid=settings-language]');\
+         select.value = 'zh-CN';\
+         select.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([]),
+    )
+    .await
+    .unwrap();
+    app.wait_for(
+        "the UI in Chinese",
+        "return document.documentElement.lang === 'zh-CN';",
+        json!([]),
+    )
+    .await
+    .unwrap();
+    app.close_with_escape("settings-dialog").await.unwrap();
+    thief.take_focus();
+    send(&app, "ask me").await;
+    let question = server.next(Duration::from_secs(10)).await;
+    assert_eq!(
+        question.body,
+        format!("“{FIRST_ESCAPED}”向你提了一个问题。")
+    );
+    app.wait_for_css("[data-testid=question-dialog]")
+        .await
+        .unwrap();
+    app.eval(
+        "[...document.querySelectorAll('[data-testid=question-dialog] .options button')]\
+           .find(b => b.textContent.trim() === 'blue').click();",
+        json!([]),
+    )
+    .await
+    .unwrap();
+    assistant_says(&app, "Blue it is.").await;
+    idle(&app).await;
+    let finished = server.next(Duration::from_secs(10)).await;
+    assert_eq!(finished.body, format!("“{FIRST_ESCAPED}”已完成。"));
+
+    // 6. Turned off in Settings: nothing more, and the choice is stored.
     focus(&window);
     app.click("[data-testid=settings-open]:not([disabled])")
         .await
