@@ -75,6 +75,9 @@ pub struct Notifier {
     language: Mutex<Option<String>>,
     reader: Mutex<Reader>,
     desktop: Desktop,
+    /// Set once a notification could not be shown (later failures are logged quietly: a
+    /// desktop without a notification service would otherwise warn at every turn).
+    failed_once: AtomicBool,
 }
 
 impl Notifier {
@@ -87,6 +90,7 @@ impl Notifier {
             language: Mutex::new(None),
             reader: Mutex::new(Reader::default()),
             desktop: Desktop::new(move |target| show_session(&clicked, target)),
+            failed_once: AtomicBool::new(false),
         }
     }
 
@@ -189,7 +193,11 @@ impl Notifier {
             session_id: occurrence.session_id,
         };
         if let Err(error) = self.desktop.show(&words, target).await {
-            tracing::warn!(%error, "cannot show a desktop notification");
+            if self.failed_once.swap(true, Ordering::Relaxed) {
+                tracing::debug!(%error, "cannot show a desktop notification");
+            } else {
+                tracing::warn!(%error, "cannot show a desktop notification");
+            }
         }
     }
 }
