@@ -305,6 +305,11 @@ async fn out_of_sight_a_turn_notifies_and_the_click_shows_its_session() {
         )])
         .expect(Expect::new().last_contains("ask me")),
         Turn::text("Blue it is.").expect(after_tool("call_q1").last_contains("blue")),
+        Turn::error(
+            401,
+            "Incorrect API key provided: sk-proj-abc123XYZ456def789ghi",
+        )
+        .expect(Expect::new().last_contains("fail")),
         Turn::text("Quiet answer.").expect(Expect::new().last_contains("quiet")),
     ])
     .await;
@@ -383,7 +388,8 @@ async fn out_of_sight_a_turn_notifies_and_the_click_shows_its_session() {
     let finished = server.next(Duration::from_secs(10)).await;
     assert_eq!(finished.body, format!("“{FIRST_ESCAPED}” finished."));
 
-    // 5. In Chinese once the UI is: a question is waited for, then the turn's end.
+    // 5. In Chinese once the UI is: a question is waited for, then the turn's end; then a
+    //    failure.
     focus(&window);
     app.click("[data-testid=settings-open]:not([disabled])")
         .await
@@ -428,6 +434,20 @@ async fn out_of_sight_a_turn_notifies_and_the_click_shows_its_session() {
     idle(&app).await;
     let finished = server.next(Duration::from_secs(10)).await;
     assert_eq!(finished.body, format!("“{FIRST_ESCAPED}”已完成。"));
+
+    // A failure says why (`scripted answered HTTP 401: Incorrect API key provided: …`), without
+    // what looks like a key.
+    send(&app, "fail now").await;
+    let failed = server.next(Duration::from_secs(10)).await;
+    let prefix = format!("“{FIRST_ESCAPED}”失败：");
+    assert!(failed.body.starts_with(&prefix), "{}", failed.body);
+    assert!(
+        failed.body.contains("HTTP 401: Incorrect API key provided"),
+        "{}",
+        failed.body
+    );
+    assert!(!failed.body.contains("sk-proj"), "{}", failed.body);
+    idle(&app).await;
 
     // 6. Turned off in Settings: nothing more, and the choice is stored.
     focus(&window);
