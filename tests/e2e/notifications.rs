@@ -37,6 +37,7 @@ struct Notified {
 /// A notification server, as a desktop runs one (it shows nothing; it records).
 struct Daemon {
     received: UnboundedSender<Notified>,
+    closed: UnboundedSender<u32>,
     next_id: AtomicU32,
 }
 
@@ -92,6 +93,7 @@ impl Daemon {
         id: u32,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> zbus::fdo::Result<()> {
+        let _ = self.closed.send(id);
         Self::notification_closed(&emitter, id, 3).await?;
         Ok(())
     }
@@ -115,6 +117,7 @@ impl Daemon {
 struct NotificationServer {
     connection: zbus::Connection,
     received: UnboundedReceiver<Notified>,
+    closed: UnboundedReceiver<u32>,
 }
 
 impl NotificationServer {
@@ -125,8 +128,10 @@ impl NotificationServer {
             "no private session bus: run the e2e suite under scripts/with-keyring"
         );
         let (sender, received) = unbounded_channel();
+        let (closer, closed) = unbounded_channel();
         let daemon = Daemon {
             received: sender,
+            closed: closer,
             next_id: AtomicU32::new(0),
         };
         let connection = zbus::connection::Builder::session()
@@ -141,7 +146,16 @@ impl NotificationServer {
         Self {
             connection,
             received,
+            closed,
         }
+    }
+
+    /// The next notification the app withdrew (`CloseNotification`), within `timeout`.
+    async fn next_closed(&mut self, timeout: Duration) -> u32 {
+        tokio::time::timeout(timeout, self.closed.recv())
+            .await
+            .expect("a notification withdrawn in time")
+            .expect("the daemon runs")
     }
 
     /// The next notification, within `timeout`.
@@ -383,6 +397,11 @@ async fn out_of_sight_a_turn_notifies_and_the_click_shows_its_session() {
         format!("“{FIRST_ESCAPED}” waits for your approval: write_file")
     );
     app.click("[data-testid=allow-once]").await.unwrap();
+    // Answered: the notification asking for it is withdrawn.
+    assert_eq!(
+        server.next_closed(Duration::from_secs(10)).await,
+        approval.id
+    );
     assistant_says(&app, "Wrote notes/n.txt.").await;
     idle(&app).await;
     let finished = server.next(Duration::from_secs(10)).await;
@@ -430,6 +449,10 @@ async fn out_of_sight_a_turn_notifies_and_the_click_shows_its_session() {
     )
     .await
     .unwrap();
+    assert_eq!(
+        server.next_closed(Duration::from_secs(10)).await,
+        question.id
+    );
     assistant_says(&app, "Blue it is.").await;
     idle(&app).await;
     let finished = server.next(Duration::from_secs(10)).await;

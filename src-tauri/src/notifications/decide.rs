@@ -13,6 +13,9 @@
 //! [`should_notify`] then says whether to show it, given the [`Attention`]: never when the
 //! setting is off or the project is no longer the one open; otherwise unless the window is
 //! focused *and* shows that very session.
+//!
+//! A call's `approval_resolved` or `tool_result` says that what it waited for was answered
+//! ([`Reading::Answered`]): a notification that still asks for it is withdrawn.
 
 use std::collections::VecDeque;
 
@@ -50,6 +53,21 @@ pub struct Occurrence {
     pub session_id: String,
     /// What happened.
     pub what: Happening,
+    /// The tool call that waits for the user (an approval, a question), if any.
+    pub waiting_call: Option<String>,
+}
+
+/// What an event means for the notifications.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    /// Something to tell the user about, unless they are looking.
+    Notify(Occurrence),
+    /// What the call waited for was answered (or the call ended): a notification asking for it
+    /// is stale.
+    Answered {
+        /// The call's id.
+        call_id: String,
+    },
 }
 
 /// What the user is looking at, and whether they want notifications.
@@ -116,27 +134,37 @@ struct QuestionWire {
 
 /// The turn events the reader looks at (everything else is skipped before parsing).
 const READ_TURN_EVENTS: [&str; 3] = ["turn_finished", "approval_requested", "tool_call_started"];
+/// The turn events that end a wait, with the field naming their call.
+const ANSWER_EVENTS: [(&str, &str); 2] =
+    [("approval_resolved", "toolCallId"), ("tool_result", "id")];
 
 /// The tool that asks the user.
 const ASK_USER: &str = "ask_user";
 
 impl Reader {
-    /// The occurrence event `name` with `payload` makes, if any.
-    pub fn read(&mut self, name: &str, payload: &Value) -> Option<Occurrence> {
+    /// What event `name` with `payload` means for the notifications, if anything.
+    pub fn read(&mut self, name: &str, payload: &Value) -> Option<Reading> {
         match name {
             "chat:event" => self.read_chat(payload),
-            "dialog:opened" => self.read_dialog(payload),
+            "dialog:opened" => self.read_dialog(payload).map(Reading::Notify),
             _ => None,
         }
     }
 
-    fn read_chat(&mut self, payload: &Value) -> Option<Occurrence> {
-        let kind = payload.get("event")?.get("type")?.as_str()?;
+    fn read_chat(&mut self, payload: &Value) -> Option<Reading> {
+        let event = payload.get("event")?;
+        let kind = event.get("type")?.as_str()?;
+        if let Some((_, field)) = ANSWER_EVENTS.iter().find(|(answer, _)| *answer == kind) {
+            let call_id = event.get(field)?.as_str()?.to_owned();
+            self.asks.retain(|(call, _, _)| *call != call_id);
+            return Some(Reading::Answered { call_id });
+        }
         if !READ_TURN_EVENTS.contains(&kind) {
             return None;
         }
         let wire = ChatEventWire::deserialize(payload).ok()?;
-        let event = TurnEvent::deserialize(payload.get("event")?).ok()?;
+        let event = TurnEvent::deserialize(event).ok()?;
+        let mut waiting_call = None;
         let what = match event {
             TurnEvent::TurnFinished {
                 reason, message, ..
@@ -148,10 +176,14 @@ impl Reader {
                 },
                 TurnEndReason::Cancelled => return None,
             },
-            TurnEvent::ApprovalRequested { request } => Happening::Approval { tool: request.tool },
+            TurnEvent::ApprovalRequested { request } => {
+                waiting_call = Some(request.call_id);
+                Happening::Approval { tool: request.tool }
+            }
             TurnEvent::ToolCallStarted { id, name, .. } if name == ASK_USER => {
                 if let Some(at) = self.questions.iter().position(|call| *call == id) {
                     self.questions.remove(at);
+                    waiting_call = Some(id);
                     Happening::Question
                 } else {
                     push_bounded(&mut self.asks, (id, wire.project_id, wire.session_id));
@@ -160,11 +192,12 @@ impl Reader {
             }
             _ => return None,
         };
-        Some(Occurrence {
+        Some(Reading::Notify(Occurrence {
             project_id: wire.project_id,
             session_id: wire.session_id,
             what,
-        })
+            waiting_call,
+        }))
     }
 
     fn read_dialog(&mut self, payload: &Value) -> Option<Occurrence> {
@@ -180,11 +213,12 @@ impl Reader {
             push_bounded(&mut self.questions, question.call_id);
             return None;
         };
-        let (_, project_id, session_id) = self.asks.remove(at)?;
+        let (call_id, project_id, session_id) = self.asks.remove(at)?;
         Some(Occurrence {
             project_id,
             session_id,
             what: Happening::Question,
+            waiting_call: Some(call_id),
         })
     }
 }
@@ -261,16 +295,21 @@ mod tests {
         (DialogRequest::NAME, serde_json::to_value(dialog).unwrap())
     }
 
-    fn read(reader: &mut Reader, (name, payload): (&str, Value)) -> Option<Occurrence> {
+    fn read(reader: &mut Reader, (name, payload): (&str, Value)) -> Option<Reading> {
         reader.read(name, &payload)
     }
 
-    fn occurrence(session: &str, what: Happening) -> Option<Occurrence> {
-        Some(Occurrence {
+    fn occurrence(session: &str, what: Happening) -> Option<Reading> {
+        waiting(session, what, None)
+    }
+
+    fn waiting(session: &str, what: Happening, call: Option<&str>) -> Option<Reading> {
+        Some(Reading::Notify(Occurrence {
             project_id: 7,
             session_id: session.into(),
             what,
-        })
+            waiting_call: call.map(str::to_owned),
+        }))
     }
 
     #[test]
@@ -305,11 +344,12 @@ mod tests {
         let mut reader = Reader::default();
         assert_eq!(
             read(&mut reader, approval("s3", "write_file")),
-            occurrence(
+            waiting(
                 "s3",
                 Happening::Approval {
                     tool: "write_file".into()
-                }
+                },
+                Some("call_1")
             )
         );
         // The approval dialog itself adds nothing (the turn's event already said it).
@@ -323,16 +363,41 @@ mod tests {
         assert_eq!(read(&mut reader, ask_started("s1", "call_q1")), None);
         assert_eq!(
             read(&mut reader, question_opened("call_q1")),
-            occurrence("s1", Happening::Question)
+            waiting("s1", Happening::Question, Some("call_q1"))
         );
         // The dialog first, then the call.
         assert_eq!(read(&mut reader, question_opened("call_q2")), None);
         assert_eq!(
             read(&mut reader, ask_started("s2", "call_q2")),
-            occurrence("s2", Happening::Question)
+            waiting("s2", Happening::Question, Some("call_q2"))
         );
         // Each pair completes once.
         assert_eq!(read(&mut reader, question_opened("call_q1")), None);
+        assert!(reader.asks.is_empty());
+    }
+
+    #[test]
+    fn an_answer_or_the_calls_end_makes_its_notification_stale() {
+        let mut reader = Reader::default();
+        let resolved = chat(
+            "s1",
+            TurnEvent::ApprovalResolved {
+                tool_call_id: "call_1".into(),
+                allowed: true,
+            },
+        );
+        let answered = |call: &str| {
+            Some(Reading::Answered {
+                call_id: call.into(),
+            })
+        };
+        assert_eq!(read(&mut reader, resolved), answered("call_1"));
+        // A question's call ends with its result; an ask_user call still unpaired is forgotten.
+        assert_eq!(read(&mut reader, ask_started("s1", "call_q")), None);
+        // (The observation is left out: only the call's id is read.)
+        let result = json!({"projectId": 7, "sessionId": "s1", "seq": 9,
+            "event": {"type": "tool_result", "id": "call_q", "name": ASK_USER}});
+        assert_eq!(reader.read(ChatEvent::NAME, &result), answered("call_q"));
         assert!(reader.asks.is_empty());
     }
 
@@ -385,6 +450,7 @@ mod tests {
                 project_id: 7,
                 session_id: "s1".into(),
                 what: what.clone(),
+                waiting_call: None,
             };
             // Looking at it: focused, that session shown.
             assert!(

@@ -12,6 +12,9 @@
 //! and `NotificationClosed` *before* that first `Notify`, and a map from each notification's id
 //! to the session it is about.
 //!
+//! A notification about a call that waits (an approval, a question) is withdrawn
+//! (`CloseNotification`) once the call was answered ([`Desktop::withdraw`]).
+//!
 //! Every notification asks for the `default` action (what a click on its body sends). The body
 //! is plain text; for a server that interprets markup (`body-markup` in its capabilities) its
 //! `&`, `<` and `>` are escaped so it still shows as the text it is.
@@ -62,29 +65,47 @@ pub enum DesktopError {
 
 type ClickHandler = Arc<dyn Fn(Target) + Send + Sync>;
 
-/// The notifications sent and not yet closed: id → target, oldest first.
+/// The notifications sent and not yet closed: id → target, oldest first, and the ids of those
+/// about a call that waits, by call id.
 #[derive(Default)]
 struct Shown {
     targets: HashMap<u32, Target>,
     order: std::collections::VecDeque<u32>,
+    calls: HashMap<String, u32>,
 }
 
 impl Shown {
-    fn insert(&mut self, id: u32, target: Target) {
+    fn insert(&mut self, id: u32, target: Target, call: Option<String>) {
         if self.targets.insert(id, target).is_none() {
             self.order.push_back(id);
         }
+        if let Some(call) = call {
+            self.calls.insert(call, id);
+        }
         while self.order.len() > REMEMBERED {
             if let Some(oldest) = self.order.pop_front() {
-                self.targets.remove(&oldest);
+                self.forget(oldest);
             }
         }
     }
 
     fn remove(&mut self, id: u32) -> Option<Target> {
-        let target = self.targets.remove(&id)?;
+        let target = self.targets.get(&id).cloned()?;
         self.order.retain(|shown| *shown != id);
+        self.forget(id);
         Some(target)
+    }
+
+    /// The notification about `call`, forgotten.
+    fn take_call(&mut self, call: &str) -> Option<u32> {
+        let id = self.calls.remove(call)?;
+        self.remove(id);
+        Some(id)
+    }
+
+    fn forget(&mut self, id: u32) {
+        self.targets.remove(&id);
+        self.calls.retain(|_, shown| *shown != id);
     }
 }
 
@@ -106,8 +127,14 @@ impl Desktop {
         }
     }
 
-    /// Shows `text`; a click on it calls the click handler with `target`. Returns its id.
-    pub async fn show(&self, text: &Text, target: Target) -> Result<u32, DesktopError> {
+    /// Shows `text`; a click on it calls the click handler with `target`. `call`: the tool
+    /// call it asks the user about (withdrawn with it). Returns its id.
+    pub async fn show(
+        &self,
+        text: &Text,
+        target: Target,
+        call: Option<String>,
+    ) -> Result<u32, DesktopError> {
         let connection = self
             .bus
             .get_or_init(|| self.connect())
@@ -151,8 +178,28 @@ impl Desktop {
             )
             .await?;
         let id: u32 = reply.body().deserialize()?;
-        shown.insert(id, target);
+        shown.insert(id, target, call);
         Ok(id)
+    }
+
+    /// Withdraws the notification about tool call `call`, if one is shown.
+    pub async fn withdraw(&self, call: &str) -> Result<(), DesktopError> {
+        let Some(Ok(connection)) = self.bus.get() else {
+            return Ok(());
+        };
+        let Some(id) = self.shown.lock().await.take_call(call) else {
+            return Ok(());
+        };
+        connection
+            .call_method(
+                Some(SERVICE),
+                PATH,
+                Some(INTERFACE),
+                "CloseNotification",
+                &(id,),
+            )
+            .await?;
+        Ok(())
     }
 
     /// Connects to the session bus and starts listening to clicks and closings.
@@ -223,15 +270,29 @@ mod tests {
     #[test]
     fn shown_notifications_are_remembered_until_closed_and_bounded() {
         let mut shown = Shown::default();
-        shown.insert(1, target(1));
+        shown.insert(1, target(1), None);
         assert_eq!(shown.remove(1), Some(target(1)));
         assert_eq!(shown.remove(1), None);
         for id in 0..(REMEMBERED as u32 + 5) {
-            shown.insert(id, target(id));
+            shown.insert(id, target(id), Some(format!("call_{id}")));
         }
         assert_eq!(shown.targets.len(), REMEMBERED);
+        assert_eq!(shown.calls.len(), REMEMBERED);
         assert_eq!(shown.remove(0), None);
+        assert_eq!(shown.take_call("call_0"), None);
         assert_eq!(shown.remove(5), Some(target(5)));
+        assert_eq!(shown.take_call("call_5"), None);
         assert_eq!(shown.order.len(), REMEMBERED - 1);
+    }
+
+    #[test]
+    fn a_notification_about_a_call_is_found_once_by_the_call() {
+        let mut shown = Shown::default();
+        shown.insert(7, target(7), Some("call_a".into()));
+        shown.insert(8, target(8), None);
+        assert_eq!(shown.take_call("call_a"), Some(7));
+        assert_eq!(shown.take_call("call_a"), None);
+        assert_eq!(shown.remove(7), None, "the click target went with it");
+        assert_eq!(shown.remove(8), Some(target(8)));
     }
 }

@@ -6,7 +6,8 @@
 //! decides from what the user is looking at ([`decide::should_notify`]) whether to show a
 //! notification, in the UI's language ([`words`]), through the desktop's notification service
 //! ([`desktop`], which says why it does not use `tauri-plugin-notification`). A click on one
-//! focuses the window and sends [`NotificationClicked`], on which the webview opens the session.
+//! focuses the window and sends [`NotificationClicked`], on which the webview opens the session;
+//! one about an approval or a question is withdrawn once the call was answered.
 //!
 //! The setting ([`NOTIFICATIONS_SETTING`] in the store's settings table, on unless turned off)
 //! is read once at start and kept here; the Settings dialog changes both.
@@ -26,7 +27,7 @@ use tauri::{AppHandle, Emitter, Manager};
 use gantry_engine::events::Event;
 use gantry_engine::{AppState, CommandError, Store};
 
-use self::decide::{Attention, Occurrence, Reader, should_notify};
+use self::decide::{Attention, Occurrence, Reader, Reading, should_notify};
 use self::desktop::{Desktop, Target};
 use self::words::{locale_for, text};
 use crate::MAIN_WINDOW;
@@ -95,19 +96,27 @@ impl Notifier {
     }
 
     /// Looks at event `name` on its way to the webview; one that calls for a notification is
-    /// considered on the async runtime.
+    /// considered on the async runtime, one that answers a call withdraws the notification
+    /// about it.
     pub fn observe(self: &Arc<Self>, name: &str, payload: &Value) {
-        if !self.enabled() {
-            return;
-        }
-        let occurrence = self
+        let reading = self
             .reader
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .read(name, payload);
-        if let Some(occurrence) = occurrence {
-            let notifier = Arc::clone(self);
-            tauri::async_runtime::spawn(async move { notifier.consider(occurrence).await });
+        let notifier = Arc::clone(self);
+        match reading {
+            Some(Reading::Notify(occurrence)) if self.enabled() => {
+                tauri::async_runtime::spawn(async move { notifier.consider(occurrence).await });
+            }
+            Some(Reading::Answered { call_id }) => {
+                tauri::async_runtime::spawn(async move {
+                    if let Err(error) = notifier.desktop.withdraw(&call_id).await {
+                        tracing::debug!(%error, "cannot withdraw a notification");
+                    }
+                });
+            }
+            _ => {}
         }
     }
 
@@ -192,7 +201,11 @@ impl Notifier {
             project_id: occurrence.project_id,
             session_id: occurrence.session_id,
         };
-        if let Err(error) = self.desktop.show(&words, target).await {
+        let shown = self
+            .desktop
+            .show(&words, target, occurrence.waiting_call)
+            .await;
+        if let Err(error) = shown {
             if self.failed_once.swap(true, Ordering::Relaxed) {
                 tracing::debug!(%error, "cannot show a desktop notification");
             } else {
