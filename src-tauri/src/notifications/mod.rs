@@ -150,12 +150,7 @@ impl Notifier {
 
     /// Notes the language the webview shows (notifications are written in it).
     pub fn set_language(&self, language: &str) -> Result<(), CommandError> {
-        let valid = !language.is_empty()
-            && language.len() <= MAX_LANGUAGE_TAG
-            && language
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        if !valid {
+        if !is_language_tag(language) {
             return Err(CommandError::invalid("not a language tag"));
         }
         *self.language.lock().unwrap_or_else(PoisonError::into_inner) = Some(language.to_owned());
@@ -215,6 +210,16 @@ impl Notifier {
     }
 }
 
+/// Whether `text` can be a language tag (`en`, `zh-CN`, `zh_TW`): short, letters, digits,
+/// `-` and `_` only.
+fn is_language_tag(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= MAX_LANGUAGE_TAG
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 /// The setting as stored (on unless turned off).
 pub async fn stored_setting(store: &Store) -> bool {
     match store.settings().get(NOTIFICATIONS_SETTING).await {
@@ -252,5 +257,40 @@ fn show_session(app: &AppHandle, target: Target) {
     };
     if let Err(error) = app.emit(NotificationClicked::NAME, &clicked) {
         tracing::warn!(%error, "cannot tell the webview about a notification's click");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_language_tags_are_taken_from_the_webview() {
+        for tag in ["en", "zh-CN", "zh_TW", "en-US"] {
+            assert!(is_language_tag(tag), "{tag}");
+        }
+        let long = "x".repeat(MAX_LANGUAGE_TAG + 1);
+        for text in ["", "en US", "zh-CN\n", "<b>", long.as_str()] {
+            assert!(!is_language_tag(text), "{text:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn notifications_are_on_until_the_stored_setting_says_false() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("gantry.db")).await.unwrap();
+        assert!(stored_setting(&store).await);
+        store
+            .settings()
+            .set(NOTIFICATIONS_SETTING, "false")
+            .await
+            .unwrap();
+        assert!(!stored_setting(&store).await);
+        store
+            .settings()
+            .set(NOTIFICATIONS_SETTING, "true")
+            .await
+            .unwrap();
+        assert!(stored_setting(&store).await);
     }
 }
