@@ -36,6 +36,7 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     contract.event::<SessionActivity>();
     contract.event::<ToolsChanged>();
     contract.event::<McpNoticeEvent>();
+    contract.event::<crate::notifications::NotificationClicked>();
     contract.finish()
 }
 

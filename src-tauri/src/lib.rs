@@ -5,7 +5,8 @@
 //! connects it to windows: the commands the webview calls ([`commands`], declared once in a
 //! table), the sink that emits the engine's events to the windows that show their project, the
 //! windows ([`windows`]: one project each, remembered with their size by [`window_layout`]) and
-//! how they paint ([`compositing`]), the command line ([`args`]), and the TypeScript contract
+//! how they paint ([`compositing`]), the command line ([`args`]), the desktop notifications
+//! about what the engine's events tell ([`notifications`]), and the TypeScript contract
 //! generated from the types that cross ([`contract`]).
 //!
 //! Each window is locked down: a strict content security policy (no remote content, no inline
@@ -17,6 +18,7 @@ pub mod args;
 pub mod commands;
 pub mod compositing;
 pub mod contract;
+pub mod notifications;
 pub mod window_layout;
 pub mod windows;
 
@@ -27,14 +29,18 @@ use tauri::{AppHandle, Emitter, EventTarget, Manager, Url, WindowEvent};
 
 use gantry_engine::{EventSink, Settings, Store, Windows};
 
+use crate::notifications::Notifier;
 pub use crate::windows::MAIN_WINDOW;
 
 /// Sends events to the webviews: an event about a project (its payload names the project's
-/// `projectId`) to the windows that show it, any other to every window.
+/// `projectId`) to the windows that show it, any other to every window; the notifier sees each.
 struct WindowSink(AppHandle);
 
 impl EventSink for WindowSink {
     fn send(&self, name: &'static str, payload: serde_json::Value) {
+        if let Some(notifier) = self.0.try_state::<Arc<Notifier>>() {
+            notifier.observe(name, &payload);
+        }
         let project = payload
             .get("projectId")
             .and_then(serde_json::Value::as_u64)
@@ -80,6 +86,8 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
                 tracing::error!(%error, "cannot open Gantry's database");
                 error
             })?;
+            let notify = tauri::async_runtime::block_on(notifications::stored_setting(&store));
+            app.manage(Arc::new(Notifier::new(app.handle().clone(), notify)));
             let windows = Windows::new(sink, settings, store);
             app.manage(windows);
             let windows = app.state::<Windows>();

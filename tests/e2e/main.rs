@@ -31,6 +31,7 @@ mod long_session;
 mod mcp;
 mod mcp_edit;
 mod models;
+mod notifications;
 mod panels;
 mod rules;
 mod scenarios;

@@ -17,6 +17,7 @@ pub mod changes;
 pub mod chat;
 pub mod dialogs;
 pub mod mcp;
+pub mod notifications;
 pub mod preview;
 pub mod project;
 pub mod rules;
@@ -68,6 +69,7 @@ use gantry_watch::TreeEntry;
 
 use self::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
 use crate::contract::Contract;
+use crate::notifications::{NotificationSettings, UiLanguageRequest};
 
 /// The state of the window a command came from (each window shows its own project), taken by
 /// every command that acts on a project.

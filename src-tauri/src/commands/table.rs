@@ -84,4 +84,7 @@ commands! {
     changes::switch_branch(SwitchBranchRequest) -> SwitchBranchOutcome;
     changes::checkpoint_settings(()) -> CheckpointSettings;
     changes::save_checkpoint_settings(SaveCheckpointSettingsRequest) -> CheckpointSettings;
+    notifications::notification_settings(()) -> NotificationSettings;
+    notifications::save_notification_settings(NotificationSettings) -> NotificationSettings;
+    notifications::set_ui_language(UiLanguageRequest) -> ();
 }

@@ -48,6 +48,8 @@ import type { MessagePage } from "./MessagePage";
 import type { MessageTextRequest } from "./MessageTextRequest";
 import type { MessagesBeforeRequest } from "./MessagesBeforeRequest";
 import type { ModelChoices } from "./ModelChoices";
+import type { NotificationClicked } from "./NotificationClicked";
+import type { NotificationSettings } from "./NotificationSettings";
 import type { OpenProjectRequest } from "./OpenProjectRequest";
 import type { OpenProjectWindowRequest } from "./OpenProjectWindowRequest";
 import type { PrepareImageRequest } from "./PrepareImageRequest";
@@ -91,6 +93,7 @@ import type { ToolsChanged } from "./ToolsChanged";
 import type { TreeChanged } from "./TreeChanged";
 import type { TreeEntry } from "./TreeEntry";
 import type { TreeStatus } from "./TreeStatus";
+import type { UiLanguageRequest } from "./UiLanguageRequest";
 
 /** Every command: its one argument (sent as `{ request }`) and its result. */
 export type Commands = {
@@ -174,6 +177,9 @@ export type Commands = {
   switch_branch: { request: SwitchBranchRequest; response: SwitchBranchOutcome };
   checkpoint_settings: { request: null; response: CheckpointSettings };
   save_checkpoint_settings: { request: SaveCheckpointSettingsRequest; response: CheckpointSettings };
+  notification_settings: { request: null; response: NotificationSettings };
+  save_notification_settings: { request: NotificationSettings; response: NotificationSettings };
+  set_ui_language: { request: UiLanguageRequest; response: null };
 };
 
 /** Every event the backend sends, by name: its payload. */
@@ -186,6 +192,7 @@ export type Events = {
   "session:activity": SessionActivity;
   "tools:changed": ToolsChanged;
   "mcp:notice": McpNoticeEvent;
+  "notification:clicked": NotificationClicked;
 };
 
 /** What a failed command rejects with. */
@@ -273,6 +280,9 @@ export const COMMAND_NAMES = [
   "switch_branch",
   "checkpoint_settings",
   "save_checkpoint_settings",
+  "notification_settings",
+  "save_notification_settings",
+  "set_ui_language",
 ] as const;
 
 /** The names of all events. */
@@ -285,4 +295,5 @@ export const EVENT_NAMES = [
   "session:activity",
   "tools:changed",
   "mcp:notice",
+  "notification:clicked",
 ] as const;

@@ -315,6 +315,8 @@ export const en = {
   "settings.heading": "Settings",
   "settings.language": "Language",
   "settings.languageSystem": "System ({language})",
+  "settings.notifications": "Desktop notifications",
+  "settings.notificationsHint": "Say when a turn finishes or fails, or waits for your approval or answer, while you are in another window or session.",
   "settings.title": "Model provider",
   "settings.close": "Close settings",
   "settings.preset": "Preset",

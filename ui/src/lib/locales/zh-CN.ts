@@ -313,6 +313,8 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "settings.heading": "设置",
   "settings.language": "语言（Language）",
   "settings.languageSystem": "跟随系统（{language}）",
+  "settings.notifications": "桌面通知",
+  "settings.notificationsHint": "当你在别的窗口或会话中时，若一轮对话完成、失败，或在等待你的批准或回答，就发出通知。",
   "settings.title": "模型提供方",
   "settings.close": "关闭设置",
   "settings.preset": "预设",
