@@ -33,6 +33,7 @@ mod mcp_edit;
 mod models;
 mod notifications;
 mod panels;
+mod parallel;
 mod rules;
 mod scenarios;
 mod streaming;
