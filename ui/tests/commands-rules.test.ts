@@ -17,6 +17,7 @@ import RulesList from "../src/components/RulesList.svelte";
 import ToolCard from "../src/components/ToolCard.svelte";
 import { applyEvent, emptyChat } from "../src/lib/chat";
 import { setLanguage } from "../src/lib/i18n.svelte";
+import { shownSession } from "../src/lib/shown-session.svelte";
 import { ruleRequest } from "../src/lib/rules";
 
 const { call, handlers } = vi.hoisted(() => ({
@@ -111,6 +112,8 @@ function commandApproval(id: number, sandbox: "sandboxed" | "network" | "none", 
 
 describe("the approval dialog", () => {
   beforeEach(async () => {
+    // The approvals are session "1"'s: shown while that session is.
+    shownSession.id = "1";
     call.mockImplementation((command: string) => Promise.resolve(command === "pending_dialogs" ? [] : null));
     component = mount(DialogHost, { target: document.body });
     await vi.waitFor(() => {
