@@ -319,12 +319,12 @@ async fn a_retry_after_longer_than_allowed_ends_the_turn_with_a_clear_message() 
 
 #[tokio::test]
 async fn a_local_port_nothing_listens_on_fails_at_once_in_plain_words() {
-    // A port nothing listens on: bind, note the port, close.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A port nothing listens on, held for the whole test: bound but never listening, so a
+    // connection is refused, and no other test can take the port meanwhile (a port freed again
+    // right away could be, and then the request would not be refused).
+    let reserved = tokio::net::TcpSocket::new_v4().unwrap();
+    reserved.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = reserved.local_addr().unwrap().port();
     let mut h = Harness::start(Script::default()).await;
     let config = gantry_agent::ProviderConfig::new(
         "nowhere",
@@ -345,6 +345,7 @@ async fn a_local_port_nothing_listens_on_fails_at_once_in_plain_words() {
         message,
         format!("nothing is listening at http://127.0.0.1:{port}")
     );
+    drop(reserved);
 }
 
 #[tokio::test]

@@ -561,24 +561,30 @@ async fn enable_applies_to_mcp_tools() {
     provider.verify().unwrap();
 }
 
-/// An address nothing listens on.
-fn dead_url() -> String {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    format!("http://127.0.0.1:{port}/v1")
+/// An address nothing listens on, held while this lives: its port is bound but never listening,
+/// so a connection is refused, and no other test can take the port meanwhile.
+struct DeadAddress {
+    _reserved: tokio::net::TcpSocket,
+    url: String,
+}
+
+fn dead_address() -> DeadAddress {
+    let reserved = tokio::net::TcpSocket::new_v4().unwrap();
+    reserved.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = reserved.local_addr().unwrap().port();
+    DeadAddress {
+        _reserved: reserved,
+        url: format!("http://127.0.0.1:{port}/v1"),
+    }
 }
 
 #[tokio::test]
 async fn no_provider_and_nothing_listening_says_so_in_one_line_at_once() {
     let sandbox = Sandbox::new();
+    let dead = [dead_address(), dead_address(), dead_address()];
     let probed = format!(
         "ollama={},lmstudio={},llamacpp={}",
-        dead_url(),
-        dead_url(),
-        dead_url()
+        dead[0].url, dead[1].url, dead[2].url
     );
     let started = Instant::now();
     let run = finish(sandbox.spawn_probing(&["chat", "hello"], &probed), "").await;
@@ -626,7 +632,8 @@ async fn with_no_provider_set_a_local_server_that_answers_is_used() {
     )
     .await
     .unwrap();
-    let probed = format!("ollama={},lmstudio={}", dead_url(), studio.base_url());
+    let dead = dead_address();
+    let probed = format!("ollama={},lmstudio={}", dead.url, studio.base_url());
     let run = finish(sandbox.spawn_probing(&["chat", "hello"], &probed), "").await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "Hello from the studio.\n");
@@ -645,10 +652,17 @@ async fn with_no_provider_set_a_local_server_that_answers_is_used() {
 async fn the_local_default_not_running_fails_at_once_without_internals() {
     let sandbox = Sandbox::new();
     // `--provider ollama` at an address where nothing listens: no retries, plain words.
-    let dead = dead_url();
+    let dead = dead_address();
     let started = Instant::now();
     let run = sandbox
-        .run(&["chat", "hello", "--provider", "ollama", "--base-url", &dead])
+        .run(&[
+            "chat",
+            "hello",
+            "--provider",
+            "ollama",
+            "--base-url",
+            &dead.url,
+        ])
         .await;
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -661,7 +675,7 @@ async fn the_local_default_not_running_fails_at_once_without_internals() {
     assert!(
         error.starts_with(&format!(
             "error: nothing is listening at {}: start Ollama (`ollama serve`",
-            dead.trim_end_matches("/v1")
+            dead.url.trim_end_matches("/v1")
         )),
         "{error}"
     );
