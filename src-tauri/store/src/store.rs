@@ -46,6 +46,14 @@ pub struct Store {
     path: PathBuf,
 }
 
+/// How many times opening tries when another process holds the new database for a moment.
+const OPEN_ATTEMPTS: u32 = 6;
+
+/// Whether `error` is SQLite's "database is locked" (`SQLITE_BUSY`).
+fn is_busy(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(database) if database.code().as_deref() == Some("5"))
+}
+
 impl Store {
     /// Opens (creating when missing) the database at `path` and brings its schema up to date.
     /// The parent folder is created too, readable by the user only.
@@ -61,14 +69,31 @@ impl Store {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(BUSY_TIMEOUT);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(MAX_CONNECTIONS)
-            .connect_with(options)
-            .await
-            .map_err(|source| StoreError::Open {
-                path: path.clone(),
-                source,
-            })?;
+        // A new database's first connection switches it to WAL, which needs the file to
+        // itself: another process creating it at the same moment makes that fail at once with
+        // "database is locked" (SQLite's busy handler does not wait there), so try again a few
+        // times.
+        let mut attempt = 0;
+        let pool = loop {
+            attempt += 1;
+            match SqlitePoolOptions::new()
+                .max_connections(MAX_CONNECTIONS)
+                .connect_with(options.clone())
+                .await
+            {
+                Ok(pool) => break pool,
+                Err(source) if attempt < OPEN_ATTEMPTS && is_busy(&source) => {
+                    tracing::debug!(attempt, error = %source, "the database is busy; retrying");
+                    tokio::time::sleep(Duration::from_millis(50 * u64::from(attempt))).await;
+                }
+                Err(source) => {
+                    return Err(StoreError::Open {
+                        path: path.clone(),
+                        source,
+                    });
+                }
+            }
+        };
         // Two processes opening a new database at once both try to create the tables; the loser
         // fails once and finds them there on the second try.
         if let Err(first) = MIGRATOR.run(&pool).await {
