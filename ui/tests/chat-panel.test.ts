@@ -94,7 +94,7 @@ beforeEach(() => {
   handlers.clear();
   call.mockReset();
   seq = 0;
-  view = { session: null, messages: [], running: false, seq: 0, turn: null, firstOrdinal: 0, usersBefore: 0, clipped: [] };
+  view = { session: null, messages: [], running: false, seq: 0, turn: null, queued: null, firstOrdinal: 0, usersBefore: 0, clipped: [] };
   call.mockImplementation((command: string) => {
     switch (command) {
       case "chat_state":
@@ -136,7 +136,7 @@ describe("the chat panel", () => {
       session: { id: SESSION, title: "Change a.txt", model: null, provider: null, messageCount: 4, createdAt: 0, updatedAt: 0, activity: "idle" },
       running: false,
       seq: 0,
-      turn: null,
+      turn: null, queued: null,
       firstOrdinal: 0,
       usersBefore: 0,
       clipped: [],
@@ -379,7 +379,7 @@ describe("the chat panel", () => {
       messages: [],
       running: false,
       seq: 0,
-      turn: null,
+      turn: null, queued: null,
       firstOrdinal: 0,
       usersBefore: 0,
       clipped: [],
@@ -408,7 +408,7 @@ describe("the chat panel", () => {
         session: { id: SESSION, title: "t", model: null, provider: null, messageCount: 2, createdAt: 0, updatedAt: 0, activity: "idle" },
         running: false,
         seq: 0,
-        turn: null,
+        turn: null, queued: null,
         firstOrdinal: 0,
         usersBefore: 0,
         clipped: [],
@@ -461,7 +461,7 @@ describe("a long session", () => {
       messages: session.slice(1800),
       running: false,
       seq: 0,
-      turn: null,
+      turn: null, queued: null,
       firstOrdinal: 1800,
       usersBefore: 450,
       clipped: [1998],

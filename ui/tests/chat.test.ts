@@ -492,7 +492,7 @@ describe("the stored transcript", () => {
   it("marks calls without a result cancelled, unless the turn still runs", () => {
     const cut = [message("user", "go"), message("assistant", "", { toolCalls: [{ id: "x", name: "run_command", arguments: "{}" }] })];
     expect((fromTranscript(cut)[1] as AssistantItem).tools[0]?.status).toBe("cancelled");
-    const live = fromView({ session: null, messages: cut, running: true, seq: 0, turn: null, firstOrdinal: 0, usersBefore: 0, clipped: [] });
+    const live = fromView({ session: null, messages: cut, running: true, seq: 0, turn: null, queued: null, firstOrdinal: 0, usersBefore: 0, clipped: [] });
     expect((live.items[1] as AssistantItem).tools[0]?.status).toBe("running");
     expect(live.running).toBe(true);
   });
@@ -537,7 +537,7 @@ describe("the stored transcript", () => {
   });
 
   it("finds the item that shows a stored message", () => {
-    const state = fromView({ session: null, messages: transcript, running: false, seq: 0, turn: null, firstOrdinal: 0, usersBefore: 0, clipped: [] });
+    const state = fromView({ session: null, messages: transcript, running: false, seq: 0, turn: null, queued: null, firstOrdinal: 0, usersBefore: 0, clipped: [] });
     const keys = state.items.map((item) => item.key);
     expect(itemAt(state, 0)).toBe(keys[0]);
     expect(itemAt(state, 1)).toBe(keys[1]);
@@ -562,7 +562,7 @@ describe("the stored transcript", () => {
       event({ type: "text_delta", text: "Reading" }),
     ];
     const state = fromView(
-      { session, messages, running: true, seq: 3, turn: { firstOrdinal: 2, startSeq: 1 }, firstOrdinal: 0, usersBefore: 0, clipped: [] },
+      { session, messages, running: true, seq: 3, turn: { firstOrdinal: 2, startSeq: 1 }, queued: null, firstOrdinal: 0, usersBefore: 0, clipped: [] },
       replay,
     );
     expect(state.running).toBe(true);
@@ -602,7 +602,7 @@ describe("a long session, a page at a time", () => {
     messages: [...turn(1), ...turn(2)].slice(1),
     running: false,
     seq: 0,
-    turn: null,
+    turn: null, queued: null,
     firstOrdinal: 5,
     usersBefore: 2,
     clipped: [6],
@@ -659,9 +659,30 @@ describe("a long session, a page at a time", () => {
     ]);
   });
 
+  it("shows a queued turn's message (not stored yet) where it will be stored", () => {
+    const queued = message("user", "question 3");
+    const view = { session, messages: turn(2), running: true, seq: 0, firstOrdinal: 4, usersBefore: 1, clipped: [], queued };
+    for (const state of [
+      fromView({ ...view, turn: { firstOrdinal: 8, startSeq: 1 } }, []),
+      fromView({ ...view, turn: null }),
+    ]) {
+      expect(state.running).toBe(true);
+      expect(state.items.map((item) => item.kind)).toEqual(["user", "assistant", "assistant", "user"]);
+      expect(state.items.at(-1)).toMatchObject({ kind: "user", text: "question 3" });
+      expect([...userIndexes(state.items, state.usersBefore).values()]).toEqual([1, 2]);
+    }
+    // Once its turn starts the events follow it as for any turn.
+    const started = fromView({ ...view, turn: { firstOrdinal: 8, startSeq: 1 } }, [
+      event({ type: "turn_started", sessionId: SESSION }),
+      event({ type: "text_delta", text: "Now" }),
+    ]);
+    expect((started.items.at(-1) as AssistantItem).text).toBe("Now");
+    expect(started.items.filter((item) => item.kind === "user")).toHaveLength(2);
+  });
+
   it("replays a running turn from its first message within the page", () => {
     const running = fromView(
-      { session, messages: [...turn(1), message("user", "question 2")], running: true, seq: 1, turn: { firstOrdinal: 8, startSeq: 1 }, firstOrdinal: 4, usersBefore: 1, clipped: [] },
+      { session, messages: [...turn(1), message("user", "question 2")], running: true, seq: 1, turn: { firstOrdinal: 8, startSeq: 1 }, queued: null, firstOrdinal: 4, usersBefore: 1, clipped: [] },
       [event({ type: "turn_started", sessionId: SESSION }), event({ type: "text_delta", text: "Live" })],
     );
     expect(running.items.map((item) => item.kind)).toEqual(["user", "assistant", "assistant", "user", "assistant"]);

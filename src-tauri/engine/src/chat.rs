@@ -144,6 +144,9 @@ pub struct ChatView {
     /// Where the running turn began, while one runs: the webview shows the messages up to its
     /// user message and replays the turn's events from `chat_events_since`.
     pub turn: Option<TurnReplay>,
+    /// The user message of a turn queued behind the app's limit of turns: not stored until the
+    /// turn starts, it is shown after `messages` meanwhile.
+    pub queued: Option<Message>,
 }
 
 /// One event of a running turn.
@@ -415,15 +418,24 @@ impl ProjectChat {
                 running: false,
                 seq: 0,
                 turn: None,
+                queued: None,
             });
         };
         let session = self.own_session(&id).await?;
         let (seq, turn) = self.events.position(&id);
-        let running = self.kept(&id).is_some_and(|runtime| runtime.has_turn());
+        let runtime = self.kept(&id);
+        let running = runtime.as_ref().is_some_and(|runtime| runtime.has_turn());
         let turn = turn.filter(|_| running);
+        let queued = runtime.and_then(|runtime| runtime.queued_message());
         let page = self
             .tail(session.id, turn.as_ref().map(|turn| turn.first_ordinal))
             .await?;
+        // Read before the page: should the turn have started since, its message is stored.
+        let stored = page.first_ordinal + u32::try_from(page.messages.len()).unwrap_or(u32::MAX);
+        let queued = queued.filter(|_| {
+            turn.as_ref()
+                .is_some_and(|turn| stored <= turn.first_ordinal)
+        });
         Ok(ChatView {
             session: Some(self.summary(session)),
             messages: page.messages,
@@ -433,6 +445,7 @@ impl ProjectChat {
             running,
             seq,
             turn,
+            queued,
         })
     }
 
@@ -614,6 +627,9 @@ impl ProjectChat {
             TurnPhase::Queued
         };
         runtime.claim(&self.activities, Hold::Turn(phase), cancel.clone())?;
+        if phase == TurnPhase::Queued {
+            runtime.queue_message(message.clone());
+        }
         match self
             .start_turn(&runtime, message, provider, cancel, permit)
             .await
@@ -738,6 +754,7 @@ impl ProjectChat {
                         () = cancel.cancelled() => None,
                         permit = limit.wait() => permit,
                     };
+                    queued.unqueue();
                     if waited.is_some() {
                         queued.started(&activities);
                     }

@@ -446,12 +446,28 @@ async fn past_the_limit_a_turn_is_queued_starts_when_one_ends_and_stop_removes_i
         view.session.map(|session| session.activity),
         Some(ActivityState::Queued)
     );
+    // Its message is not stored yet, and the view shows it as queued.
+    assert!(view.messages.is_empty(), "{:?}", view.messages);
+    assert_eq!(
+        view.queued.map(|message| message.content),
+        Some("third".to_owned())
+    );
+    // So does the second's, shown again from another session.
+    let shown_b = rig.chat.switch(Some(b.clone())).await.unwrap();
+    assert_eq!(
+        shown_b.queued.map(|message| message.content),
+        Some("second".to_owned())
+    );
+    rig.chat.switch(Some(c.clone())).await.unwrap();
 
     // Stop on the queued third: it ends without a request.
     rig.chat.cancel();
     assert_eq!(rig.finished(&c, 1).await["reason"], "cancelled");
     assert_eq!(rig.activity(&c), ["queued", "idle"]);
     assert_eq!(rig.transcript(&c).await, ["third"], "the message stays");
+    let view = rig.chat.view().await.unwrap();
+    assert_eq!(view.queued, None, "stored now, not shown twice");
+    assert_eq!(view.messages.len(), 1);
 
     // The second starts only once the first has ended.
     assert!(beta.requests().is_empty(), "B waits for A");
@@ -459,6 +475,13 @@ async fn past_the_limit_a_turn_is_queued_starts_when_one_ends_and_stop_removes_i
     assert_eq!(rig.finished(&b, 1).await["reason"], "completed");
     assert_eq!(rig.activity(&b), ["queued", "running", "idle"]);
     assert_eq!(rig.transcript(&b).await, ["second", "B."]);
+    let shown_b = rig.chat.switch(Some(b.clone())).await.unwrap();
+    assert_eq!(shown_b.queued, None);
+    assert_eq!(
+        shown_b.messages.len(),
+        2,
+        "the message once, then the answer"
+    );
     let b_started = rig
         .sink
         .named(ChatEvent::NAME)

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use gantry_agent::Session;
+use gantry_agent::{Message, Session};
 use gantry_tools::ToolSession;
 use tokio_util::sync::CancellationToken;
 
@@ -44,6 +44,8 @@ pub(crate) struct Runtime {
     /// The engine's session, once a message was sent in it (held by a running turn).
     pub(crate) engine: Arc<tokio::sync::Mutex<Option<Session>>>,
     held: Mutex<Option<Held>>,
+    /// The user message of a turn queued behind the app's limit (not stored until it starts).
+    queued: Mutex<Option<Message>>,
 }
 
 impl Runtime {
@@ -54,6 +56,7 @@ impl Runtime {
             tools,
             engine: Arc::new(tokio::sync::Mutex::new(engine)),
             held: Mutex::new(None),
+            queued: Mutex::new(None),
         }
     }
 
@@ -90,6 +93,22 @@ impl Runtime {
         Ok(())
     }
 
+    /// Keeps the user message of the turn now queued, to show until the turn starts.
+    pub(crate) fn queue_message(&self, message: Message) {
+        *lock(&self.queued) = Some(message);
+    }
+
+    /// The user message of the turn queued in this session, while it waits.
+    pub(crate) fn queued_message(&self) -> Option<Message> {
+        lock(&self.queued).clone()
+    }
+
+    /// The queued turn stopped waiting (it starts, or ends unstarted): its message is the
+    /// turn's own from now on.
+    pub(crate) fn unqueue(&self) {
+        lock(&self.queued).take();
+    }
+
     /// A queued turn got its slot under the app's limit.
     pub(crate) fn started(&self, activities: &SessionActivities) {
         let changed = match lock(&self.held).as_mut() {
@@ -106,6 +125,7 @@ impl Runtime {
 
     /// Frees the turn slot.
     pub(crate) fn release(&self, activities: &SessionActivities) {
+        self.unqueue();
         let released = lock(&self.held).take();
         if matches!(
             released,

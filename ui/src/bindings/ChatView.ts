@@ -40,4 +40,9 @@ seq: number,
  * Where the running turn began, while one runs: the webview shows the messages up to its
  * user message and replays the turn's events from `chat_events_since`.
  */
-turn: TurnReplay | null, };
+turn: TurnReplay | null, 
+/**
+ * The user message of a turn queued behind the app's limit of turns: not stored until the
+ * turn starts, it is shown after `messages` meanwhile.
+ */
+queued: Message | null, };

@@ -358,7 +358,10 @@ export function itemAt(state: ChatState, ordinal: number): number | null {
  * `chat_events_since`, from its first one) — rather than the stored messages, which lack what is
  * still being streamed.
  */
-export function fromView(view: ChatView, replay?: readonly ChatEvent[]): ChatState {
+export function fromView(shown: ChatView, replay?: readonly ChatEvent[]): ChatState {
+  // A turn queued behind the app's limit: its message, not stored yet, takes the place it
+  // will be stored at (the turn's first ordinal).
+  const view = shown.queued ? { ...shown, messages: [...shown.messages, shown.queued], queued: null } : shown;
   if (replay && view.turn && view.session) {
     const before = view.messages.slice(0, view.turn.firstOrdinal - view.firstOrdinal + 1);
     const base = fromView({ ...view, messages: before, running: false, turn: null });
