@@ -47,6 +47,7 @@ pub mod provider_settings;
 pub mod providers;
 pub mod session_export;
 pub mod session_search;
+pub mod session_tabs;
 pub mod sessions;
 pub mod slash_commands;
 pub mod state;

@@ -44,6 +44,7 @@ use crate::project_commands::{
 use crate::provider_settings::{
     self, ProbeProviderRequest, ProviderProbe, ProviderSettings, SaveProviderRequest,
 };
+use crate::session_tabs::{self, SessionTabs};
 use crate::slash_commands::{self, ExpandCommandRequest, SlashCommandView};
 use crate::tool_panel::{self, GrantView, SetToolPolicyRequest};
 
@@ -774,6 +775,18 @@ impl AppState {
     /// Stops the turn of session `id` of the open project (running or queued), if any.
     pub async fn cancel_session_turn(&self, id: &str) -> Result<(), CommandError> {
         self.current()?.chat().cancel_session(id).await
+    }
+
+    /// The sessions the open project's window shows as tabs (see [`crate::session_tabs`]).
+    pub async fn session_tabs(&self) -> Result<SessionTabs, CommandError> {
+        let project = self.current()?;
+        session_tabs::load(project.store(), project.store_project()).await
+    }
+
+    /// Remembers the open project's tabs; returns those kept.
+    pub async fn save_session_tabs(&self, tabs: SessionTabs) -> Result<SessionTabs, CommandError> {
+        let project = self.current()?;
+        session_tabs::save(project.store(), project.store_project(), tabs).await
     }
 
     /// The open project's sessions that are not idle: queued, running, or waiting for the user.

@@ -16,6 +16,7 @@ use gantry_engine::mentions::{MentionCompletions, MentionQuery};
 use gantry_engine::model_choice::{ChooseModelRequest, ListModelsRequest, ModelChoices};
 use gantry_engine::session_export::{ExportFormat, ExportSessionRequest, SessionExport};
 use gantry_engine::session_search::{SearchHitView, SearchSessionsRequest};
+use gantry_engine::session_tabs::SessionTabs;
 use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
 
 use super::WindowState;
@@ -240,6 +241,21 @@ pub async fn cancel_session_turn(
     request: SessionRequest,
 ) -> Result<(), CommandError> {
     state.cancel_session_turn(&request.id).await
+}
+
+/// The sessions the window shows as tabs, as remembered.
+#[tauri::command]
+pub async fn session_tabs(state: WindowState) -> Result<SessionTabs, CommandError> {
+    state.session_tabs().await
+}
+
+/// Remembers the window's tabs; returns those kept (sessions of the project, no repeats).
+#[tauri::command]
+pub async fn save_session_tabs(
+    state: WindowState,
+    request: SessionTabs,
+) -> Result<SessionTabs, CommandError> {
+    state.save_session_tabs(request).await
 }
 
 /// The open project's sessions that are queued, running or waiting for the user.

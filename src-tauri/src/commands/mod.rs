@@ -58,6 +58,7 @@ use gantry_engine::provider_settings::{
 };
 use gantry_engine::session_export::{ExportSessionRequest, SessionExport};
 use gantry_engine::session_search::{SearchHitView, SearchSessionsRequest};
+use gantry_engine::session_tabs::SessionTabs;
 use gantry_engine::slash_commands::{ExpandCommandRequest, SlashCommandView};
 use gantry_engine::state::{
     LaunchState, ListDirRequest, LocalServers, OpenProjectRequest, OpenProjectWindowRequest,

@@ -31,6 +31,8 @@ commands! {
     chat::cancel_turn(()) -> ();
     chat::cancel_session_turn(SessionRequest) -> ();
     chat::running_sessions(()) -> Vec<SessionActivity>;
+    chat::session_tabs(()) -> SessionTabs;
+    chat::save_session_tabs(SessionTabs) -> SessionTabs;
     chat::chat_events_since(EventsSinceRequest) -> EventsSince;
     chat::chat_messages_before(MessagesBeforeRequest) -> MessagePage;
     chat::chat_message_text(MessageTextRequest) -> String;

@@ -83,6 +83,7 @@ import type { SessionActivity } from "./SessionActivity";
 import type { SessionExport } from "./SessionExport";
 import type { SessionRequest } from "./SessionRequest";
 import type { SessionSummary } from "./SessionSummary";
+import type { SessionTabs } from "./SessionTabs";
 import type { SetMcpServerEnabledRequest } from "./SetMcpServerEnabledRequest";
 import type { SetToolPolicyRequest } from "./SetToolPolicyRequest";
 import type { SlashCommandView } from "./SlashCommandView";
@@ -124,6 +125,8 @@ export type Commands = {
   cancel_turn: { request: null; response: null };
   cancel_session_turn: { request: SessionRequest; response: null };
   running_sessions: { request: null; response: Array<SessionActivity> };
+  session_tabs: { request: null; response: SessionTabs };
+  save_session_tabs: { request: SessionTabs; response: SessionTabs };
   chat_events_since: { request: EventsSinceRequest; response: EventsSince };
   chat_messages_before: { request: MessagesBeforeRequest; response: MessagePage };
   chat_message_text: { request: MessageTextRequest; response: string };
@@ -227,6 +230,8 @@ export const COMMAND_NAMES = [
   "cancel_turn",
   "cancel_session_turn",
   "running_sessions",
+  "session_tabs",
+  "save_session_tabs",
   "chat_events_since",
   "chat_messages_before",
   "chat_message_text",

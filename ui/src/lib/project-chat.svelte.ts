@@ -267,6 +267,25 @@ export class ProjectChat {
     }, RESYNC_AFTER_CANCEL_MS);
   }
 
+  /** Stops the turn of session `id` (shown or not), running or queued. */
+  async cancelSession(id: string): Promise<void> {
+    if (id === this.state.sessionId) {
+      await this.cancel();
+      return;
+    }
+    try {
+      await call("cancel_session_turn", { id });
+    } catch (failure) {
+      this.fail(failure);
+    }
+  }
+
+  /** Whether the shown session's turn waits behind the app's limit of turns. */
+  get queued(): boolean {
+    const shown = this.state.sessionId;
+    return this.state.running && shown !== null && this.sessions.some((session) => session.id === shown && session.activity === "queued");
+  }
+
   async openSession(id: string): Promise<void> {
     if (id === this.state.sessionId) return;
     await this.switchTo(() => call("open_session", { id }));

@@ -17,6 +17,9 @@ export const SHORTCUTS: readonly { readonly area: MessageKey; readonly items: re
       { keys: "Enter", action: "shortcuts.send" },
       { keys: "Shift+Enter", action: "shortcuts.newLine" },
       { keys: "Esc", action: "shortcuts.stop" },
+      { keys: "Ctrl+Tab / Ctrl+Page Down", action: "shortcuts.nextTab" },
+      { keys: "Ctrl+Shift+Tab / Ctrl+Page Up", action: "shortcuts.previousTab" },
+      { keys: "Ctrl+W", action: "shortcuts.closeTab" },
     ],
   },
   {
