@@ -40,6 +40,11 @@ async fn tabs(app: &App) -> Vec<(String, bool, String)> {
     serde_json::from_value(value).unwrap()
 }
 
+/// The tabs' session ids, left to right.
+async fn tab_ids(app: &App) -> Vec<String> {
+    tabs(app).await.into_iter().map(|(id, _, _)| id).collect()
+}
+
 /// The id of the session shown.
 async fn shown_session(app: &App) -> String {
     let value = app
@@ -217,14 +222,7 @@ async fn two_tabs_wait_for_approvals_at_once_each_dialog_stays_with_its_tab_and_
     .await
     .unwrap();
     let open = vec![first.clone(), second.clone(), third.clone()];
-    assert_eq!(
-        tabs(&app)
-            .await
-            .into_iter()
-            .map(|(id, _, _)| id)
-            .collect::<Vec<_>>(),
-        open
-    );
+    assert_eq!(tab_ids(&app).await, open);
     app.quit().await.unwrap();
 
     // After a restart the tabs are back in their order; Ctrl+W closes the shown one and the
@@ -237,14 +235,7 @@ async fn two_tabs_wait_for_approvals_at_once_each_dialog_stays_with_its_tab_and_
     )
     .await
     .unwrap();
-    assert_eq!(
-        tabs(&app)
-            .await
-            .into_iter()
-            .map(|(id, _, _)| id)
-            .collect::<Vec<_>>(),
-        open
-    );
+    assert_eq!(tab_ids(&app).await, open);
     let shown = shown_session(&app).await;
     app.click(&tab(&shown, "[data-testid=session-tab-open]"))
         .await
@@ -263,7 +254,7 @@ async fn two_tabs_wait_for_approvals_at_once_each_dialog_stays_with_its_tab_and_
     )
     .await
     .unwrap();
-    let left: Vec<String> = tabs(&app).await.into_iter().map(|(id, _, _)| id).collect();
+    let left = tab_ids(&app).await;
     assert!(!left.contains(&shown), "{left:?}");
     assert!(left.contains(&shown_session(&app).await));
     app.screenshot("tabs-after-restart").await.unwrap();
