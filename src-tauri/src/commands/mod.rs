@@ -25,6 +25,7 @@ mod save_dialog;
 pub mod settings;
 pub mod tools;
 pub mod tree;
+pub mod turns;
 
 use gantry_engine::attachments::{
     Attachment, MentionPathRequest, MentionTarget, PrepareImageRequest,
@@ -65,6 +66,7 @@ use gantry_engine::state::{
     RecentProject,
 };
 use gantry_engine::tool_panel::{GrantView, RevokeGrantRequest, SetToolPolicyRequest};
+use gantry_engine::turn_limit::{SaveTurnLimitRequest, TurnLimitSettings};
 use gantry_tools::ToolInfo;
 use gantry_watch::TreeEntry;
 
