@@ -161,11 +161,13 @@ impl Notifier {
         let Some(windows) = self.app.try_state::<Windows>() else {
             return;
         };
-        // The window that shows the project (one at most); none when it was closed since.
-        let Some(label) = windows.showing(occurrence.project_id).into_iter().next() else {
+        // The window that shows the project; none when it was closed since.
+        let Some(label) = windows.window_showing(occurrence.project_id) else {
             return;
         };
-        let state = windows.state(&label);
+        let Ok(state) = windows.state(&label) else {
+            return;
+        };
         let project = state.current().ok();
         let focused = self
             .app
@@ -250,7 +252,7 @@ async fn session_title(store: &Store, id: &str) -> String {
 fn show_session(app: &AppHandle, target: Target) {
     let label = app
         .try_state::<Windows>()
-        .and_then(|windows| windows.showing(target.project_id).into_iter().next());
+        .and_then(|windows| windows.window_showing(target.project_id));
     if let Some(window) = label.and_then(|label| app.get_webview_window(&label)) {
         for result in [window.unminimize(), window.show(), window.set_focus()] {
             if let Err(error) = result {
