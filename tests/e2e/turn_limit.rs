@@ -14,7 +14,7 @@ use crate::{SERIAL, enabled};
 
 /// Opens Settings, enters `max` as the turn limit and waits until it is saved (and so in force:
 /// kept for the next start too).
-async fn set_limit(rig: &ChatRig, app: &App, max: u32) {
+async fn set_limit(rig: &ChatRig, app: &mut App, max: u32) {
     app.click("[data-testid=settings-open]:not([disabled])")
         .await
         .unwrap();
@@ -40,6 +40,9 @@ async fn set_limit(rig: &ChatRig, app: &App, max: u32) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(saved, Some(max.to_string()), "the limit was saved");
+    app.screenshot(&format!("settings-limit-{max}"))
+        .await
+        .unwrap();
     assert!(
         app.eval(
             "return document.querySelector('[data-testid=settings-turn-limit-error]');",
@@ -81,7 +84,7 @@ async fn a_turn_queues_under_the_limit_set_in_settings_and_starts_when_it_is_rai
     ])
     .await;
     let mut app = rig.launch("turn-limit", true).await;
-    set_limit(&rig, &app, 1).await;
+    set_limit(&rig, &mut app, 1).await;
 
     // Session A takes the one place, and keeps it while it waits for an approval.
     send(&app, "write a note, first session").await;
@@ -125,7 +128,7 @@ async fn a_turn_queues_under_the_limit_set_in_settings_and_starts_when_it_is_rai
     );
 
     // Raised to two, B starts at once and answers, while A still waits.
-    set_limit(&rig, &app, 2).await;
+    set_limit(&rig, &mut app, 2).await;
     assistant_says(&app, "Session B answered.").await;
     idle(&app).await;
     let waiting = format!(
