@@ -88,6 +88,8 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
             })?;
             let notify = tauri::async_runtime::block_on(notifications::stored_setting(&store));
             app.manage(Arc::new(Notifier::new(app.handle().clone(), notify)));
+            // The turn limit saved in Settings, unless `GANTRY_MAX_TURNS` set it.
+            let settings = tauri::async_runtime::block_on(settings.with_stored(&store));
             let windows = Windows::new(sink, settings, store);
             app.manage(windows);
             let windows = app.state::<Windows>();

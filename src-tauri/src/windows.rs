@@ -72,7 +72,15 @@ pub async fn open_in_new_window(
     path: PathBuf,
 ) -> Result<(), CommandError> {
     let label = next_label();
-    match windows.open_project(&label, path).await? {
+    windows.window_opened(&label);
+    let opened = match windows.open_project(&label, path).await {
+        Ok(opened) => opened,
+        Err(error) => {
+            windows.window_closed(&label);
+            return Err(error);
+        }
+    };
+    match opened {
         Opened::Here(project) => {
             if let Err(error) = create(app, &label, None) {
                 windows.window_closed(&label);
@@ -137,18 +145,19 @@ pub fn restore(app: &AppHandle, windows: &Windows, folder: Option<PathBuf>) -> t
         remembered.remove(0)
     };
     let main_folder = folder.clone().or(first.folder);
+    let main = windows.window_opened(MAIN_WINDOW);
     if let Some(path) = main_folder {
         let opened =
             tauri::async_runtime::block_on(windows.open_project(MAIN_WINDOW, path.clone()));
         if let Err(error) = opened {
             tracing::warn!(folder = %path.display(), %error, "cannot open the project");
             if folder.is_some() {
-                windows.state(MAIN_WINDOW).set_launch_error(&path, &error);
+                main.set_launch_error(&path, &error);
             }
         }
     }
     create(app, MAIN_WINDOW, first.layout)?;
-    let shown = windows.state(MAIN_WINDOW).current().ok();
+    let shown = main.current().ok();
     set_title(
         app,
         MAIN_WINDOW,
@@ -159,6 +168,7 @@ pub fn restore(app: &AppHandle, windows: &Windows, folder: Option<PathBuf>) -> t
             continue;
         };
         let label = next_label();
+        windows.window_opened(&label);
         match tauri::async_runtime::block_on(windows.open_project(&label, path.clone())) {
             Ok(Opened::Here(project)) => {
                 create(app, &label, window.layout)?;
@@ -175,21 +185,25 @@ pub fn restore(app: &AppHandle, windows: &Windows, folder: Option<PathBuf>) -> t
 }
 
 fn remembered_windows(windows: &Windows) -> Vec<RememberedWindow> {
-    let store = windows.store().clone();
-    let text =
-        tauri::async_runtime::block_on(async move { store.settings().get(OPEN_WINDOWS).await });
-    text.ok()
-        .flatten()
+    read_setting(windows, OPEN_WINDOWS)
         .map(|text| RememberedWindow::parse_list(&text))
         .unwrap_or_default()
 }
 
 /// The main window's size as runs before windows were remembered saved it.
 fn legacy_layout(windows: &Windows) -> Option<WindowLayout> {
+    WindowLayout::parse(&read_setting(windows, WINDOW_LAYOUT)?)
+}
+
+/// The app setting `name`, read before the first window opens (blocking); `None` when unset or
+/// unreadable (logged: the windows then open as on a first run).
+fn read_setting(windows: &Windows, name: &str) -> Option<String> {
     let store = windows.store().clone();
-    let text =
-        tauri::async_runtime::block_on(async move { store.settings().get(WINDOW_LAYOUT).await });
-    WindowLayout::parse(&text.ok()??)
+    let read = tauri::async_runtime::block_on(async move { store.settings().get(name).await });
+    read.unwrap_or_else(|error| {
+        tracing::warn!(%error, setting = name, "cannot read a window setting");
+        None
+    })
 }
 
 /// Saves the open windows (their folders and sizes, `main` first) once they settle.

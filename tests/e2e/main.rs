@@ -38,6 +38,7 @@ mod rules;
 mod scenarios;
 mod streaming;
 mod timing;
+mod turn_limit;
 mod webdriver;
 mod window;
 mod windows;

@@ -251,9 +251,9 @@ describe("the settings dialog", () => {
     expect(language.value).toBe("zh-CN");
     expect(localStorage.getItem(STORAGE_KEY)).toBe("zh-CN");
     expect(document.documentElement.lang).toBe("zh-CN");
-    // Nothing was saved or closed (the only call is the notifications box reading its
-    // setting), and the form kept its text.
-    expect(call.mock.calls).toEqual([["notification_settings"]]);
+    // Nothing was saved or closed (the only calls are the notifications box and the turn
+    // limit reading their settings), and the form kept its text.
+    expect(call.mock.calls).toEqual([["notification_settings"], ["turn_limit_settings"]]);
     expect(handlers.onclose).not.toHaveBeenCalled();
     expect(document.querySelector<HTMLInputElement>("[data-testid=settings-model]")?.value).toBe("gpt-5");
 

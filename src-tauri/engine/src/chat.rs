@@ -696,7 +696,7 @@ impl ProjectChat {
         message: Message,
         provider: Provider,
         cancel: CancellationToken,
-        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+        permit: Option<limit::TurnPermit>,
     ) -> Result<(), CommandError> {
         let mut slot = Arc::clone(&runtime.engine).lock_owned().await;
         self.load_session(runtime, &mut slot, &provider).await?;

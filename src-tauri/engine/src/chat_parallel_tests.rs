@@ -31,6 +31,8 @@ struct Rig {
     dialogs: Arc<DialogRegistry>,
     chat: ProjectChat,
     store: Store,
+    /// The chat's turn limit (the app's, in the app).
+    limit: TurnLimit,
 }
 
 /// The app's id of the project every test opens.
@@ -39,6 +41,7 @@ const PROJECT: u32 = 7;
 /// A project whose approvals and questions go to a dialog registry (answered by the test), its
 /// turns limited to `max_turns` at once.
 async fn rig(max_turns: usize) -> Rig {
+    let limit = TurnLimit::new(max_turns);
     let project = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     let store = Store::open(data.path().join("gantry.db")).await.unwrap();
@@ -77,7 +80,7 @@ async fn rig(max_turns: usize) -> Rig {
     .await
     .unwrap()
     .with_activities(activities)
-    .with_turn_limit(TurnLimit::new(max_turns));
+    .with_turn_limit(limit.clone());
     Rig {
         _dirs: (project, data),
         root,
@@ -85,6 +88,7 @@ async fn rig(max_turns: usize) -> Rig {
         dialogs,
         chat,
         store,
+        limit,
     }
 }
 
@@ -501,6 +505,49 @@ async fn past_the_limit_a_turn_is_queued_starts_when_one_ends_and_stop_removes_i
         gamma.requests().is_empty(),
         "the stopped turn asked nothing"
     );
+    alpha.verify().unwrap();
+    beta.verify().unwrap();
+}
+
+/// Waits until `running` turns hold a place under `limit`.
+async fn running_settles(limit: &TurnLimit, running: usize) {
+    let deadline = Instant::now() + PATIENCE;
+    while limit.running() != running {
+        assert!(
+            Instant::now() < deadline,
+            "{} turns run, not {running}",
+            limit.running()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queued_turn_starts_as_soon_as_the_limit_is_raised() {
+    let rig = rig(1).await;
+    let alpha = scripted(vec![slow(3000, "A.")]).await;
+    let beta = scripted(vec![Turn::text("B.")]).await;
+    let a = rig.new_session("first", &alpha).await;
+    alpha.wait_for_requests(1, PATIENCE).await.unwrap();
+    let b = rig.new_session("second", &beta).await;
+    assert_eq!(rig.chat.activities().state(&b), ActivityState::Queued);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(beta.requests().is_empty(), "B waits under a limit of one");
+
+    // Raised: B runs beside A and ends first.
+    rig.limit.set_max(2);
+    assert_eq!(rig.finished(&b, 1).await["reason"], "completed");
+    assert!(rig.finished_turns(&a).is_empty(), "A is still running");
+    assert_eq!(rig.activity(&b), ["queued", "running", "idle"]);
+    // (B gives its place back just after its last event.)
+    running_settles(&rig.limit, 1).await;
+
+    // Lowered again while A runs: A goes on to its end.
+    rig.limit.set_max(1);
+    assert_eq!(rig.finished(&a, 1).await["reason"], "completed");
+    assert_eq!(rig.transcript(&a).await, ["first", "A."]);
+    running_settles(&rig.limit, 0).await;
+    assert_eq!(rig.limit.max(), 1);
     alpha.verify().unwrap();
     beta.verify().unwrap();
 }

@@ -19,7 +19,8 @@
 //!   view models ([`tool_panel`], [`mcp_panel`], [`mcp_servers`], [`audit_view`],
 //!   [`provider_settings`], [`preview`]), what the chat box puts in a message ([`attachments`]:
 //!   mentioned files and folders, images; [`mentions`]: the @-completion index;
-//!   [`slash_commands`]: the project's own commands), a window's state behind every command ([`state`]), the app's windows ([`windows`]) and
+//!   [`slash_commands`]: the project's own commands), a window's state behind every command ([`state`]), the app's windows ([`windows`]), the
+//!   app's limit on turns running at once as a setting ([`turn_limit`]) and
 //!   the one error every command returns ([`error`]).
 //!
 //! The types the webview sees derive `ts_rs::TS`; the desktop shell generates the TypeScript
@@ -53,6 +54,7 @@ pub mod slash_commands;
 pub mod state;
 pub mod tool_panel;
 pub mod transcripts;
+pub mod turn_limit;
 pub mod windows;
 
 pub use error::{CommandError, ErrorKind, ErrorReason};

@@ -47,6 +47,7 @@ use crate::provider_settings::{
 use crate::session_tabs::{self, SessionTabs};
 use crate::slash_commands::{self, ExpandCommandRequest, SlashCommandView};
 use crate::tool_panel::{self, GrantView, SetToolPolicyRequest};
+use crate::turn_limit::{SaveTurnLimitRequest, TurnLimitSettings};
 
 /// The longest path accepted from the webview, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
@@ -72,8 +73,9 @@ pub struct Settings {
     pub watch_max_watches: Option<usize>,
     /// How often folders a limit left unwatched are listed again while shown.
     pub watch_poll_interval: Duration,
-    /// How many turns run at once in the whole app (every project); more are queued.
-    pub max_turns: usize,
+    /// How many turns run at once in the whole app (every project); more are queued. `None`:
+    /// the stored setting ([`Settings::with_stored`]), else [`DEFAULT_MAX_TURNS`].
+    pub max_turns: Option<usize>,
 }
 
 impl Default for Settings {
@@ -83,7 +85,7 @@ impl Default for Settings {
             watch_debounce: Duration::from_millis(50),
             watch_max_watches: None,
             watch_poll_interval: gantry_watch::DEFAULT_POLL_INTERVAL,
-            max_turns: DEFAULT_MAX_TURNS,
+            max_turns: None,
         }
     }
 }
@@ -91,8 +93,8 @@ impl Default for Settings {
 impl Settings {
     /// The defaults, overridden by `GANTRY_DIALOG_TIMEOUT_MS`, `GANTRY_WATCH_DEBOUNCE_MS` and
     /// `GANTRY_WATCH_POLL_MS` (positive whole milliseconds), `GANTRY_WATCH_MAX_WATCHES` (a
-    /// whole number of folders) and `GANTRY_MAX_TURNS` (turns running at once, at least 1);
-    /// anything else is ignored with a warning.
+    /// whole number of folders) and `GANTRY_MAX_TURNS` (turns running at once, 1 to 16; it wins
+    /// over the limit saved in the Settings dialog); anything else is ignored with a warning.
     pub fn from_env() -> Self {
         let mut settings = Self::default();
         if let Some(timeout) = millis_from_env("GANTRY_DIALOG_TIMEOUT_MS") {
@@ -109,10 +111,19 @@ impl Settings {
         }
         match count_from_env("GANTRY_MAX_TURNS") {
             Some(0) => tracing::warn!("ignoring GANTRY_MAX_TURNS=0: at least one turn must run"),
-            Some(turns) => settings.max_turns = turns,
+            Some(turns) => settings.max_turns = Some(turns),
             None => {}
         }
         settings
+    }
+
+    /// These settings, with what the environment left unset read from `store`'s settings table
+    /// (the turn limit saved in the Settings dialog).
+    pub async fn with_stored(mut self, store: &Store) -> Self {
+        if self.max_turns.is_none() {
+            self.max_turns = crate::turn_limit::stored_max_turns(store).await;
+        }
+        self
     }
 
     /// The watcher's options.
@@ -239,7 +250,7 @@ impl AppShared {
     pub fn new(sink: Arc<dyn EventSink>, settings: Settings, store: Store) -> Self {
         let dialogs = Arc::new(DialogRegistry::new(sink.clone(), settings.dialog_timeout));
         Self {
-            turns: TurnLimit::new(settings.max_turns),
+            turns: TurnLimit::new(settings.max_turns.unwrap_or(DEFAULT_MAX_TURNS)),
             sink,
             settings,
             store,
@@ -799,6 +810,20 @@ impl AppState {
         &self.shared.turns
     }
 
+    /// The app's turn limit and how many turns run now, as the Settings dialog shows them.
+    pub fn turn_limit_settings(&self) -> TurnLimitSettings {
+        crate::turn_limit::turn_limit_settings(&self.shared.turns)
+    }
+
+    /// Changes the app's turn limit at once, for every project, and remembers it.
+    pub async fn save_turn_limit_settings(
+        &self,
+        request: SaveTurnLimitRequest,
+    ) -> Result<TurnLimitSettings, CommandError> {
+        crate::turn_limit::save_turn_limit_settings(&self.shared.store, &self.shared.turns, request)
+            .await
+    }
+
     /// What the open project's current session changed in its files.
     pub async fn changes_view(&self) -> Result<ChangesView, CommandError> {
         self.current()?.chat().changes().await
@@ -1112,12 +1137,12 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn sessions_are_stopped_by_id_and_the_turn_limit_is_the_apps() {
-        assert_eq!(Settings::default().max_turns, DEFAULT_MAX_TURNS);
+        assert_eq!(Settings::default().max_turns, None);
         let sink = Arc::new(RecordingSink::default());
         let data = tempfile::tempdir().unwrap();
         let store = Store::open(data.path().join("gantry.db")).await.unwrap();
         let settings = Settings {
-            max_turns: 2,
+            max_turns: Some(2),
             ..Settings::default()
         };
         let state = AppState::new(sink, settings, store);

@@ -18,7 +18,7 @@ use gantry_store::Store;
 
 use crate::error::CommandError;
 use crate::events::EventSink;
-use crate::project::ProjectInfo;
+use crate::project::{OpenProject, ProjectInfo};
 use crate::state::{AppShared, AppState, Settings};
 
 /// Where a folder asked for in a window was opened.
@@ -64,13 +64,24 @@ impl Windows {
         self.windows.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The state of window `label`, made (on the welcome screen) the first time it is asked for.
-    pub fn state(&self, label: &str) -> Arc<AppState> {
+    /// Window `label` opened: its state, on the welcome screen (the state it has, when it was
+    /// known already). The only way a window gets a state: a command from a window that was
+    /// never opened, or that closed since, finds none ([`Windows::state`]).
+    pub fn window_opened(&self, label: &str) -> Arc<AppState> {
         Arc::clone(
             self.lock()
                 .entry(label.to_owned())
                 .or_insert_with(|| Arc::new(AppState::in_app(Arc::clone(&self.shared)))),
         )
+    }
+
+    /// The state of window `label`; an error for a window that was not opened or closed since
+    /// (a command sent by a window as it was destroyed).
+    pub fn state(&self, label: &str) -> Result<Arc<AppState>, CommandError> {
+        self.lock()
+            .get(label)
+            .cloned()
+            .ok_or_else(|| CommandError::not_found(format!("window `{label}` is not open")))
     }
 
     /// Opens the folder at `path` in window `label` (closing the project it showed), unless
@@ -80,21 +91,45 @@ impl Windows {
         if let Some(window) = self.window_showing_folder(&path, label) {
             return Ok(Opened::Elsewhere { window });
         }
-        self.state(label).open_project(path).await.map(Opened::Here)
+        let state = self.state(label)?;
+        let info = state.open_project(path).await?;
+        if self.state(label).is_err() {
+            // The window closed while its project opened: nothing will show the project.
+            state.close_project();
+            return Err(CommandError::not_found(format!(
+                "window `{label}` closed while its project opened"
+            )));
+        }
+        Ok(Opened::Here(info))
     }
 
     /// The window other than `except` whose project is the folder at `path`, if any.
     fn window_showing_folder(&self, path: &Path, except: &str) -> Option<String> {
         let canonical = std::fs::canonicalize(path).ok()?;
-        self.lock()
-            .iter()
-            .filter(|(label, _)| label.as_str() != except)
-            .find(|(_, state)| {
-                state
-                    .current()
-                    .is_ok_and(|project| Path::new(&project.info().path) == canonical)
+        self.shown_projects()
+            .into_iter()
+            .find(|(label, project)| {
+                label.as_str() != except
+                    && project
+                        .as_ref()
+                        .is_some_and(|project| Path::new(&project.info().path) == canonical)
             })
-            .map(|(label, _)| label.clone())
+            .map(|(label, _)| label)
+    }
+
+    /// Each window's label and the project it shows (`None` on the welcome screen), by label.
+    /// The windows are listed first and asked after, so no window's lock is taken under the
+    /// list's.
+    fn shown_projects(&self) -> Vec<(String, Option<Arc<OpenProject>>)> {
+        let states: Vec<(String, Arc<AppState>)> = self
+            .lock()
+            .iter()
+            .map(|(label, state)| (label.clone(), Arc::clone(state)))
+            .collect();
+        states
+            .into_iter()
+            .map(|(label, state)| (label, state.current().ok()))
+            .collect()
     }
 
     /// Forgets window `label` and closes its project. When it was the last window, everything
@@ -113,29 +148,31 @@ impl Windows {
         }
     }
 
-    /// The labels of the windows that show project `project_id` (the app's id).
+    /// The labels of the windows that show project `project_id` (the app's id): one at most,
+    /// none once its window closed.
     pub fn showing(&self, project_id: u32) -> Vec<String> {
-        self.lock()
-            .iter()
-            .filter(|(_, state)| {
-                state
-                    .current()
-                    .is_ok_and(|project| project.info().id == project_id)
+        self.window_showing(project_id).into_iter().collect()
+    }
+
+    /// The label of the window that shows project `project_id` (the app's id), if one does.
+    pub fn window_showing(&self, project_id: u32) -> Option<String> {
+        self.shown_projects()
+            .into_iter()
+            .find(|(_, project)| {
+                project
+                    .as_ref()
+                    .is_some_and(|project| project.info().id == project_id)
             })
-            .map(|(label, _)| label.clone())
-            .collect()
+            .map(|(label, _)| label)
     }
 
     /// Each window's label and the folder it shows (`None` on the welcome screen), by label.
     pub fn folders(&self) -> Vec<(String, Option<PathBuf>)> {
-        self.lock()
-            .iter()
-            .map(|(label, state)| {
-                let folder = state
-                    .current()
-                    .ok()
-                    .map(|project| PathBuf::from(&project.info().path));
-                (label.clone(), folder)
+        self.shown_projects()
+            .into_iter()
+            .map(|(label, project)| {
+                let folder = project.map(|project| PathBuf::from(&project.info().path));
+                (label, folder)
             })
             .collect()
     }
@@ -156,6 +193,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::error::ErrorKind;
     use crate::events::RecordingSink;
 
     async fn windows() -> (Arc<RecordingSink>, Windows, tempfile::TempDir) {
@@ -179,6 +217,9 @@ mod tests {
     async fn each_window_shows_its_own_project_and_a_folder_opens_once() {
         let (_sink, windows, _data) = windows().await;
         let (first, second) = (folder(), folder());
+        for label in ["main", "project-2", "project-3"] {
+            windows.window_opened(label);
+        }
         let Opened::Here(a) = windows
             .open_project("main", first.path().to_owned())
             .await
@@ -197,7 +238,7 @@ mod tests {
         assert_eq!(windows.showing(a.id), ["main"]);
         assert_eq!(windows.showing(b.id), ["project-2"]);
         assert_eq!(
-            windows.state("main").current().unwrap().info().id,
+            windows.state("main").unwrap().current().unwrap().info().id,
             a.id,
             "each window answers for its own project"
         );
@@ -214,8 +255,10 @@ mod tests {
                 window: "main".into()
             }
         );
-        assert!(windows.state("project-3").current().is_err());
+        assert!(windows.state("project-3").unwrap().current().is_err());
         assert_eq!(windows.showing(a.id), ["main"]);
+        assert_eq!(windows.window_showing(a.id).as_deref(), Some("main"));
+        assert_eq!(windows.window_showing(a.id + b.id + 1), None);
 
         // Reopening it in its own window is allowed.
         assert!(matches!(
@@ -231,6 +274,7 @@ mod tests {
     async fn a_closed_window_closes_its_project_and_frees_the_folder() {
         let (_sink, windows, _data) = windows().await;
         let dir = folder();
+        windows.window_opened("project-2");
         let Opened::Here(info) = windows
             .open_project("project-2", dir.path().to_owned())
             .await
@@ -238,10 +282,11 @@ mod tests {
         else {
             panic!("opened")
         };
-        windows.state("main");
+        windows.window_opened("main");
         assert_eq!(windows.folders().len(), 2);
         windows.window_closed("project-2");
         assert!(windows.showing(info.id).is_empty());
+        assert_eq!(windows.window_showing(info.id), None);
         assert_eq!(windows.folders(), [("main".to_owned(), None)]);
         assert!(matches!(
             windows
@@ -256,13 +301,14 @@ mod tests {
     async fn a_dialog_is_denied_once_the_last_window_closed() {
         let (_sink, windows, _data) = windows().await;
         let dir = folder();
+        windows.window_opened("main");
         windows
             .open_project("main", dir.path().to_owned())
             .await
             .unwrap();
-        let project = windows.state("main").current().unwrap().info().id;
+        let project = windows.state("main").unwrap().current().unwrap().info().id;
         let dialogs = Arc::clone(windows.shared.dialogs());
-        windows.state("project-2");
+        windows.window_opened("project-2");
         windows.window_closed("project-2");
         let asking = tokio::spawn({
             let dialogs = Arc::clone(&dialogs);
@@ -291,5 +337,38 @@ mod tests {
             asking.await.unwrap(),
             Err(gantry_tools::PromptError::Unavailable)
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_closed_window_gets_no_state_back() {
+        let (_sink, windows, _data) = windows().await;
+        let dir = folder();
+        assert_eq!(
+            windows.state("main").unwrap_err().kind,
+            ErrorKind::NotFound,
+            "no window is open before one is opened"
+        );
+        let opened = windows.window_opened("project-2");
+        assert!(
+            Arc::ptr_eq(&opened, &windows.window_opened("project-2")),
+            "opening a known window keeps its state"
+        );
+        windows.window_closed("project-2");
+
+        // A command that arrives from the window after it closed finds no state, and does not
+        // make one: the label stays unknown.
+        for _ in 0..2 {
+            assert_eq!(
+                windows.state("project-2").unwrap_err().kind,
+                ErrorKind::NotFound
+            );
+        }
+        let error = windows
+            .open_project("project-2", dir.path().to_owned())
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::NotFound);
+        assert!(windows.folders().is_empty(), "{:?}", windows.folders());
+        assert!(opened.current().is_err(), "its project was not opened");
     }
 }

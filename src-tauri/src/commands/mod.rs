@@ -25,6 +25,7 @@ mod save_dialog;
 pub mod settings;
 pub mod tools;
 pub mod tree;
+pub mod turns;
 
 use gantry_engine::attachments::{
     Attachment, MentionPathRequest, MentionTarget, PrepareImageRequest,
@@ -65,6 +66,7 @@ use gantry_engine::state::{
     RecentProject,
 };
 use gantry_engine::tool_panel::{GrantView, RevokeGrantRequest, SetToolPolicyRequest};
+use gantry_engine::turn_limit::{SaveTurnLimitRequest, TurnLimitSettings};
 use gantry_tools::ToolInfo;
 use gantry_watch::TreeEntry;
 
@@ -93,7 +95,12 @@ impl<'de, R: tauri::Runtime> tauri::ipc::CommandArg<'de, R> for WindowState {
         let windows = webview
             .try_state::<gantry_engine::Windows>()
             .ok_or_else(|| tauri::ipc::InvokeError::from("the app is not set up yet"))?;
-        Ok(Self(windows.state(webview.window().label())))
+        // A window that closed (or never opened) has no state; a command it sent as it went
+        // is refused rather than given a fresh one.
+        windows
+            .state(webview.window().label())
+            .map(Self)
+            .map_err(tauri::ipc::InvokeError::from)
     }
 }
 

@@ -89,4 +89,6 @@ commands! {
     notifications::notification_settings(()) -> NotificationSettings;
     notifications::save_notification_settings(NotificationSettings) -> NotificationSettings;
     notifications::set_ui_language(UiLanguageRequest) -> ();
+    turns::turn_limit_settings(()) -> TurnLimitSettings;
+    turns::save_turn_limit_settings(SaveTurnLimitRequest) -> TurnLimitSettings;
 }

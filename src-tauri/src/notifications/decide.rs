@@ -1,14 +1,13 @@
 //! Which events call for a notification, and whether the user should get it: pure functions of
 //! the events that pass and of what the user is looking at.
 //!
-//! [`Reader`] reads the events the engine sends to the webview (`chat:event`, `dialog:opened`)
+//! [`read`] reads the events the engine sends to the webview (`chat:event`, `dialog:opened`)
 //! and picks out what the user would want to hear about while looking elsewhere: a turn that
 //! finished, failed or stopped at the step limit (a cancelled one was the user's doing), an
 //! approval it waits for (`approval_requested`, which names the session and the tool) and a
-//! question it asks. A question's dialog (`dialog:opened`) names only the `ask_user` call; the
-//! call's `tool_call_started` event names its session. The two travel separately (the dialog
-//! directly, the turn's events through the chat's forwarder), so whichever comes second
-//! completes the pair.
+//! question it asks (its dialog, `dialog:opened`, which names the project, the session and
+//! the `ask_user` call; a question of no stored session is not notified, as no session could
+//! be shown for it: in the app every turn's session is stored).
 //!
 //! [`should_notify`] then says whether to show it, given the [`Attention`]: never when the
 //! setting is off or the project is no longer the one open; otherwise unless the window is
@@ -16,8 +15,6 @@
 //!
 //! A call's `approval_resolved` or `tool_result` says that what it waited for was answered
 //! ([`Reading::Answered`]): a notification that still asks for it is withdrawn.
-
-use std::collections::VecDeque;
 
 use gantry_agent::{TurnEndReason, TurnEvent};
 use serde::Deserialize;
@@ -97,19 +94,6 @@ pub fn should_notify(occurrence: &Occurrence, attention: &Attention) -> bool {
     !looking
 }
 
-/// How many unmatched `ask_user` calls and question dialogs are remembered (the oldest is
-/// forgotten first); a pair normally completes within milliseconds.
-const PENDING: usize = 64;
-
-/// Reads the events that pass for occurrences (see the module doc).
-#[derive(Debug, Default)]
-pub struct Reader {
-    /// `ask_user` calls seen started whose dialog has not opened yet: call id, project, session.
-    asks: VecDeque<(String, u32, String)>,
-    /// Question dialogs opened whose call was not seen yet: call ids.
-    questions: VecDeque<String>,
-}
-
 /// The fields of a `chat:event` the reader needs.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -123,111 +107,89 @@ struct ChatEventWire {
 #[serde(rename_all = "snake_case", tag = "kind")]
 enum DialogWire {
     Approval {},
-    Question { question: QuestionWire },
+    Question {
+        #[serde(rename = "projectId")]
+        project_id: u32,
+        question: QuestionWire,
+    },
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct QuestionWire {
     call_id: String,
+    #[serde(default)]
+    session_id: Option<String>,
 }
 
 /// The turn events the reader looks at (everything else is skipped before parsing).
-const READ_TURN_EVENTS: [&str; 3] = ["turn_finished", "approval_requested", "tool_call_started"];
+const READ_TURN_EVENTS: [&str; 2] = ["turn_finished", "approval_requested"];
 /// The turn events that end a wait, with the field naming their call.
 const ANSWER_EVENTS: [(&str, &str); 2] =
     [("approval_resolved", "toolCallId"), ("tool_result", "id")];
 
-/// The tool that asks the user.
-const ASK_USER: &str = "ask_user";
-
-impl Reader {
-    /// What event `name` with `payload` means for the notifications, if anything.
-    pub fn read(&mut self, name: &str, payload: &Value) -> Option<Reading> {
-        match name {
-            "chat:event" => self.read_chat(payload),
-            "dialog:opened" => self.read_dialog(payload).map(Reading::Notify),
-            _ => None,
-        }
-    }
-
-    fn read_chat(&mut self, payload: &Value) -> Option<Reading> {
-        let event = payload.get("event")?;
-        let kind = event.get("type")?.as_str()?;
-        if let Some((_, field)) = ANSWER_EVENTS.iter().find(|(answer, _)| *answer == kind) {
-            let call_id = event.get(field)?.as_str()?.to_owned();
-            self.asks.retain(|(call, _, _)| *call != call_id);
-            return Some(Reading::Answered { call_id });
-        }
-        if !READ_TURN_EVENTS.contains(&kind) {
-            return None;
-        }
-        let wire = ChatEventWire::deserialize(payload).ok()?;
-        let event = TurnEvent::deserialize(event).ok()?;
-        let mut waiting_call = None;
-        let what = match event {
-            TurnEvent::TurnFinished {
-                reason, message, ..
-            } => match reason {
-                TurnEndReason::Completed => Happening::Finished,
-                TurnEndReason::StepLimit => Happening::StepLimit,
-                TurnEndReason::Error => Happening::Failed {
-                    reason: message.unwrap_or_default(),
-                },
-                TurnEndReason::Cancelled => return None,
-            },
-            TurnEvent::ApprovalRequested { request } => {
-                waiting_call = Some(request.call_id);
-                Happening::Approval { tool: request.tool }
-            }
-            TurnEvent::ToolCallStarted { id, name, .. } if name == ASK_USER => {
-                if let Some(at) = self.questions.iter().position(|call| *call == id) {
-                    self.questions.remove(at);
-                    waiting_call = Some(id);
-                    Happening::Question
-                } else {
-                    push_bounded(&mut self.asks, (id, wire.project_id, wire.session_id));
-                    return None;
-                }
-            }
-            _ => return None,
-        };
-        Some(Reading::Notify(Occurrence {
-            project_id: wire.project_id,
-            session_id: wire.session_id,
-            what,
-            waiting_call,
-        }))
-    }
-
-    fn read_dialog(&mut self, payload: &Value) -> Option<Occurrence> {
-        let DialogWire::Question { question } = DialogWire::deserialize(payload).ok()? else {
-            // Approvals are read from the turn's `approval_requested`, which names the session.
-            return None;
-        };
-        let Some(at) = self
-            .asks
-            .iter()
-            .position(|(call, _, _)| *call == question.call_id)
-        else {
-            push_bounded(&mut self.questions, question.call_id);
-            return None;
-        };
-        let (call_id, project_id, session_id) = self.asks.remove(at)?;
-        Some(Occurrence {
-            project_id,
-            session_id,
-            what: Happening::Question,
-            waiting_call: Some(call_id),
-        })
+/// What event `name` with `payload` means for the notifications, if anything.
+pub fn read(name: &str, payload: &Value) -> Option<Reading> {
+    match name {
+        "chat:event" => read_chat(payload),
+        "dialog:opened" => read_dialog(payload).map(Reading::Notify),
+        _ => None,
     }
 }
 
-fn push_bounded<T>(queue: &mut VecDeque<T>, item: T) {
-    if queue.len() >= PENDING {
-        queue.pop_front();
+fn read_chat(payload: &Value) -> Option<Reading> {
+    let event = payload.get("event")?;
+    let kind = event.get("type")?.as_str()?;
+    if let Some((_, field)) = ANSWER_EVENTS.iter().find(|(answer, _)| *answer == kind) {
+        let call_id = event.get(field)?.as_str()?.to_owned();
+        return Some(Reading::Answered { call_id });
     }
-    queue.push_back(item);
+    if !READ_TURN_EVENTS.contains(&kind) {
+        return None;
+    }
+    let wire = ChatEventWire::deserialize(payload).ok()?;
+    let event = TurnEvent::deserialize(event).ok()?;
+    let mut waiting_call = None;
+    let what = match event {
+        TurnEvent::TurnFinished {
+            reason, message, ..
+        } => match reason {
+            TurnEndReason::Completed => Happening::Finished,
+            TurnEndReason::StepLimit => Happening::StepLimit,
+            TurnEndReason::Error => Happening::Failed {
+                reason: message.unwrap_or_default(),
+            },
+            TurnEndReason::Cancelled => return None,
+        },
+        TurnEvent::ApprovalRequested { request } => {
+            waiting_call = Some(request.call_id);
+            Happening::Approval { tool: request.tool }
+        }
+        _ => return None,
+    };
+    Some(Reading::Notify(Occurrence {
+        project_id: wire.project_id,
+        session_id: wire.session_id,
+        what,
+        waiting_call,
+    }))
+}
+
+fn read_dialog(payload: &Value) -> Option<Occurrence> {
+    let DialogWire::Question {
+        project_id,
+        question,
+    } = DialogWire::deserialize(payload).ok()?
+    else {
+        // Approvals are read from the turn's `approval_requested`, which names the tool.
+        return None;
+    };
+    Some(Occurrence {
+        project_id,
+        session_id: question.session_id?,
+        what: Happening::Question,
+        waiting_call: Some(question.call_id),
+    })
 }
 
 #[cfg(test)]
@@ -277,19 +239,20 @@ mod tests {
             session,
             TurnEvent::ToolCallStarted {
                 id: call.into(),
-                name: ASK_USER.into(),
+                name: "ask_user".into(),
                 arguments: "{}".into(),
             },
         )
     }
 
-    fn question_opened(call: &str) -> (&'static str, Value) {
+    /// The question dialog the engine opens for call `call` of `session` in project 7.
+    fn question_opened(session: Option<&str>, call: &str) -> (&'static str, Value) {
         let dialog = DialogRequest::Question {
             id: 3,
-            project_id: 1,
+            project_id: 7,
             question: UserQuestion {
                 call_id: call.into(),
-                session_id: None,
+                session_id: session.map(str::to_owned),
                 question: "Which one?".into(),
                 options: vec![],
             },
@@ -297,8 +260,8 @@ mod tests {
         (DialogRequest::NAME, serde_json::to_value(dialog).unwrap())
     }
 
-    fn read(reader: &mut Reader, (name, payload): (&str, Value)) -> Option<Reading> {
-        reader.read(name, &payload)
+    fn read_one((name, payload): (&str, Value)) -> Option<Reading> {
+        read(name, &payload)
     }
 
     fn occurrence(session: &str, what: Happening) -> Option<Reading> {
@@ -316,15 +279,11 @@ mod tests {
 
     #[test]
     fn a_turns_end_is_read_by_its_reason() {
-        let mut reader = Reader::default();
         let done = chat("s1", finished(TurnEndReason::Completed, None));
-        assert_eq!(
-            read(&mut reader, done),
-            occurrence("s1", Happening::Finished)
-        );
+        assert_eq!(read_one(done), occurrence("s1", Happening::Finished));
         let failed = chat("s1", finished(TurnEndReason::Error, Some("HTTP 500: down")));
         assert_eq!(
-            read(&mut reader, failed),
+            read_one(failed),
             occurrence(
                 "s1",
                 Happening::Failed {
@@ -333,19 +292,15 @@ mod tests {
             )
         );
         let limit = chat("s2", finished(TurnEndReason::StepLimit, Some("limit")));
-        assert_eq!(
-            read(&mut reader, limit),
-            occurrence("s2", Happening::StepLimit)
-        );
+        assert_eq!(read_one(limit), occurrence("s2", Happening::StepLimit));
         let cancelled = chat("s1", finished(TurnEndReason::Cancelled, None));
-        assert_eq!(read(&mut reader, cancelled), None);
+        assert_eq!(read_one(cancelled), None);
     }
 
     #[test]
     fn an_approval_names_its_session_and_tool() {
-        let mut reader = Reader::default();
         assert_eq!(
-            read(&mut reader, approval("s3", "write_file")),
+            read_one(approval("s3", "write_file")),
             waiting(
                 "s3",
                 Happening::Approval {
@@ -356,31 +311,23 @@ mod tests {
         );
         // The approval dialog itself adds nothing (the turn's event already said it).
         let dialog = json!({"kind": "approval", "id": 1, "request": {"callId": "call_1"}});
-        assert_eq!(reader.read(DialogRequest::NAME, &dialog), None);
+        assert_eq!(read(DialogRequest::NAME, &dialog), None);
     }
 
     #[test]
-    fn a_question_pairs_its_dialog_with_its_call_in_either_order() {
-        let mut reader = Reader::default();
-        assert_eq!(read(&mut reader, ask_started("s1", "call_q1")), None);
+    fn a_question_is_read_from_its_dialog_which_names_its_session() {
         assert_eq!(
-            read(&mut reader, question_opened("call_q1")),
-            waiting("s1", Happening::Question, Some("call_q1"))
+            read_one(question_opened(Some("s2"), "call_q1")),
+            waiting("s2", Happening::Question, Some("call_q1"))
         );
-        // The dialog first, then the call.
-        assert_eq!(read(&mut reader, question_opened("call_q2")), None);
-        assert_eq!(
-            read(&mut reader, ask_started("s2", "call_q2")),
-            waiting("s2", Happening::Question, Some("call_q2"))
-        );
-        // Each pair completes once.
-        assert_eq!(read(&mut reader, question_opened("call_q1")), None);
-        assert!(reader.asks.is_empty());
+        // The ask_user call's start adds nothing (its dialog says it all).
+        assert_eq!(read_one(ask_started("s2", "call_q1")), None);
+        // A question of no stored session has no session to show.
+        assert_eq!(read_one(question_opened(None, "call_q2")), None);
     }
 
     #[test]
     fn an_answer_or_the_calls_end_makes_its_notification_stale() {
-        let mut reader = Reader::default();
         let resolved = chat(
             "s1",
             TurnEvent::ApprovalResolved {
@@ -393,21 +340,18 @@ mod tests {
                 call_id: call.into(),
             })
         };
-        assert_eq!(read(&mut reader, resolved), answered("call_1"));
-        // A question's call ends with its result; an ask_user call still unpaired is forgotten.
-        assert_eq!(read(&mut reader, ask_started("s1", "call_q")), None);
+        assert_eq!(read_one(resolved), answered("call_1"));
+        // A question's call ends with its result.
         // (The observation is left out: only the call's id is read.)
         let result = json!({"projectId": 7, "sessionId": "s1", "seq": 9,
-            "event": {"type": "tool_result", "id": "call_q", "name": ASK_USER}});
-        assert_eq!(reader.read(ChatEvent::NAME, &result), answered("call_q"));
-        assert!(reader.asks.is_empty());
+            "event": {"type": "tool_result", "id": "call_q", "name": "ask_user"}});
+        assert_eq!(read(ChatEvent::NAME, &result), answered("call_q"));
     }
 
     #[test]
-    fn other_events_make_nothing_and_memory_stays_bounded() {
-        let mut reader = Reader::default();
+    fn other_events_make_nothing() {
         let delta = chat("s1", TurnEvent::TextDelta { text: "hi".into() });
-        assert_eq!(read(&mut reader, delta), None);
+        assert_eq!(read_one(delta), None);
         let other_tool = chat(
             "s1",
             TurnEvent::ToolCallStarted {
@@ -416,17 +360,10 @@ mod tests {
                 arguments: "{}".into(),
             },
         );
-        assert_eq!(read(&mut reader, other_tool), None);
-        assert_eq!(reader.read("tree:changed", &json!({})), None);
-        assert_eq!(reader.read("chat:event", &json!({"event": 3})), None);
-        for n in 0..(PENDING + 10) {
-            read(&mut reader, question_opened(&format!("call_{n}")));
-        }
-        assert_eq!(reader.questions.len(), PENDING);
-        assert_eq!(
-            reader.questions.front().map(String::as_str),
-            Some("call_10")
-        );
+        assert_eq!(read_one(other_tool), None);
+        assert_eq!(read("tree:changed", &json!({})), None);
+        assert_eq!(read("chat:event", &json!({"event": 3})), None);
+        assert_eq!(read("dialog:opened", &json!({"kind": "question"})), None);
     }
 
     fn attention(enabled: bool, focused: bool, shown: Option<&str>) -> Attention {

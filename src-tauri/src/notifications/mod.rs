@@ -2,7 +2,7 @@
 //! while the user looks elsewhere (the window unfocused, or another session shown).
 //!
 //! The notifier watches the events the engine sends to the webview (the shell's sink hands
-//! each to [`Notifier::observe`]), reads the few that matter ([`decide::Reader`]), and for each
+//! each to [`Notifier::observe`]), reads the few that matter ([`decide::read`]), and for each
 //! decides from what the user is looking at ([`decide::should_notify`]) whether to show a
 //! notification, in the UI's language ([`words`]), through the desktop's notification service
 //! ([`desktop`], which says why it does not use `tauri-plugin-notification`). A click on one
@@ -27,7 +27,7 @@ use tauri::{AppHandle, Emitter, Manager};
 use gantry_engine::events::Event;
 use gantry_engine::{CommandError, Store, Windows};
 
-use self::decide::{Attention, Occurrence, Reader, Reading, should_notify};
+use self::decide::{Attention, Occurrence, Reading, read, should_notify};
 use self::desktop::{Desktop, Target};
 use self::words::{locale_for, text};
 
@@ -73,7 +73,6 @@ pub struct Notifier {
     enabled: AtomicBool,
     /// The language the webview shows, once it said.
     language: Mutex<Option<String>>,
-    reader: Mutex<Reader>,
     desktop: Desktop,
     /// Set once a notification could not be shown (later failures are logged quietly: a
     /// desktop without a notification service would otherwise warn at every turn).
@@ -88,7 +87,6 @@ impl Notifier {
             app,
             enabled: AtomicBool::new(enabled),
             language: Mutex::new(None),
-            reader: Mutex::new(Reader::default()),
             desktop: Desktop::new(move |target| show_session(&clicked, target)),
             failed_once: AtomicBool::new(false),
         }
@@ -98,13 +96,8 @@ impl Notifier {
     /// considered on the async runtime, one that answers a call withdraws the notification
     /// about it.
     pub fn observe(self: &Arc<Self>, name: &str, payload: &Value) {
-        let reading = self
-            .reader
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .read(name, payload);
         let notifier = Arc::clone(self);
-        match reading {
+        match read(name, payload) {
             Some(Reading::Notify(occurrence)) if self.enabled() => {
                 tauri::async_runtime::spawn(async move { notifier.consider(occurrence).await });
             }
@@ -161,11 +154,13 @@ impl Notifier {
         let Some(windows) = self.app.try_state::<Windows>() else {
             return;
         };
-        // The window that shows the project (one at most); none when it was closed since.
-        let Some(label) = windows.showing(occurrence.project_id).into_iter().next() else {
+        // The window that shows the project; none when it was closed since.
+        let Some(label) = windows.window_showing(occurrence.project_id) else {
             return;
         };
-        let state = windows.state(&label);
+        let Ok(state) = windows.state(&label) else {
+            return;
+        };
         let project = state.current().ok();
         let focused = self
             .app
@@ -250,7 +245,7 @@ async fn session_title(store: &Store, id: &str) -> String {
 fn show_session(app: &AppHandle, target: Target) {
     let label = app
         .try_state::<Windows>()
-        .and_then(|windows| windows.showing(target.project_id).into_iter().next());
+        .and_then(|windows| windows.window_showing(target.project_id));
     if let Some(window) = label.and_then(|label| app.get_webview_window(&label)) {
         for result in [window.unminimize(), window.show(), window.set_focus()] {
             if let Err(error) = result {

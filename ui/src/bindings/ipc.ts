@@ -76,6 +76,7 @@ import type { SaveCommandSettingsRequest } from "./SaveCommandSettingsRequest";
 import type { SaveMcpServersRequest } from "./SaveMcpServersRequest";
 import type { SaveProviderRequest } from "./SaveProviderRequest";
 import type { SaveRuleRequest } from "./SaveRuleRequest";
+import type { SaveTurnLimitRequest } from "./SaveTurnLimitRequest";
 import type { SearchHitView } from "./SearchHitView";
 import type { SearchSessionsRequest } from "./SearchSessionsRequest";
 import type { SendMessageRequest } from "./SendMessageRequest";
@@ -94,6 +95,7 @@ import type { ToolsChanged } from "./ToolsChanged";
 import type { TreeChanged } from "./TreeChanged";
 import type { TreeEntry } from "./TreeEntry";
 import type { TreeStatus } from "./TreeStatus";
+import type { TurnLimitSettings } from "./TurnLimitSettings";
 import type { UiLanguageRequest } from "./UiLanguageRequest";
 
 /** Every command: its one argument (sent as `{ request }`) and its result. */
@@ -183,6 +185,8 @@ export type Commands = {
   notification_settings: { request: null; response: NotificationSettings };
   save_notification_settings: { request: NotificationSettings; response: NotificationSettings };
   set_ui_language: { request: UiLanguageRequest; response: null };
+  turn_limit_settings: { request: null; response: TurnLimitSettings };
+  save_turn_limit_settings: { request: SaveTurnLimitRequest; response: TurnLimitSettings };
 };
 
 /** Every event the backend sends, by name: its payload. */
@@ -288,6 +292,8 @@ export const COMMAND_NAMES = [
   "notification_settings",
   "save_notification_settings",
   "set_ui_language",
+  "turn_limit_settings",
+  "save_turn_limit_settings",
 ] as const;
 
 /** The names of all events. */
