@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AttachmentRequest } from "../src/bindings/AttachmentRequest";
 import ChatInput from "../src/components/ChatInput.svelte";
 import { setLanguage } from "../src/lib/i18n.svelte";
+import { settle } from "./support/component";
 
 const { call, handlers } = vi.hoisted(() => ({
   call: vi.fn(),
@@ -101,11 +102,6 @@ function key(name: string): void {
 
 function options(): string[] {
   return [...document.querySelectorAll("[data-testid=completion-option]")].map((option) => option.getAttribute("data-value") ?? "");
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i += 1) await Promise.resolve();
-  flushSync();
 }
 
 describe("the chat box's completion", () => {

@@ -1,11 +1,12 @@
 // The Settings dialog's desktop-notifications checkbox: read when shown, saved at once when
 // changed, put back when the save fails. Backend mocked.
 
-import { flushSync, mount, unmount } from "svelte";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { flushSync, mount } from "svelte";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 
 import NotificationSettings from "../src/components/NotificationSettings.svelte";
 import { setLanguage } from "../src/lib/i18n.svelte";
+import { settle, unmountAfterEach } from "./support/component";
 
 const { call } = vi.hoisted(() => ({ call: vi.fn() }));
 
@@ -14,23 +15,12 @@ vi.mock("../src/lib/ipc", async (importOriginal) => {
   return { ...actual, call };
 });
 
-let component: ReturnType<typeof mount> | null = null;
+const mounted = unmountAfterEach();
 
 beforeEach(() => {
   setLanguage("en");
   call.mockReset();
 });
-
-afterEach(() => {
-  if (component) void unmount(component);
-  component = null;
-  document.body.innerHTML = "";
-});
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i += 1) await Promise.resolve();
-  flushSync();
-}
 
 function checkbox(): HTMLInputElement {
   const input = document.querySelector<HTMLInputElement>("[data-testid=settings-notifications]");
@@ -48,7 +38,7 @@ describe("the notifications setting", () => {
     call.mockImplementation((command: string, request?: { enabled: boolean }) =>
       command === "notification_settings" ? Promise.resolve({ enabled: true }) : Promise.resolve(request),
     );
-    component = mount(NotificationSettings, { target: document.body });
+    mounted(mount(NotificationSettings, { target: document.body }));
     expect(checkbox().disabled).toBe(true);
     await settle();
     expect(call).toHaveBeenCalledWith("notification_settings");
@@ -67,7 +57,7 @@ describe("the notifications setting", () => {
         ? Promise.resolve({ enabled: false })
         : Promise.reject(new Error("the database is locked")),
     );
-    component = mount(NotificationSettings, { target: document.body });
+    mounted(mount(NotificationSettings, { target: document.body }));
     await settle();
     expect(checkbox().checked).toBe(false);
     click(checkbox());
@@ -81,7 +71,7 @@ describe("the notifications setting", () => {
   it("reads in Chinese too", async () => {
     setLanguage("zh-CN");
     call.mockResolvedValue({ enabled: true });
-    component = mount(NotificationSettings, { target: document.body });
+    mounted(mount(NotificationSettings, { target: document.body }));
     await settle();
     expect(document.body.textContent).toContain("桌面通知");
   });

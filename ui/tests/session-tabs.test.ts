@@ -2,7 +2,7 @@
 // remembered through the backend (tab-strip.svelte.ts), and the strip as the user sees it
 // (SessionTabs.svelte). Backend mocked.
 
-import { flushSync, mount, unmount } from "svelte";
+import { mount, unmount } from "svelte";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { SessionSummary } from "../src/bindings/SessionSummary";
@@ -20,6 +20,7 @@ import {
   withShown,
 } from "../src/lib/session-tabs";
 import { TabStrip } from "../src/lib/tab-strip.svelte";
+import { settle } from "./support/component";
 
 const { call } = vi.hoisted(() => ({ call: vi.fn() }));
 
@@ -32,11 +33,6 @@ beforeEach(() => {
   setLanguage("en");
   call.mockReset();
 });
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i += 1) await Promise.resolve();
-  flushSync();
-}
 
 describe("which tabs are open", () => {
   it("keeps the tabs when the shown session has one", () => {

@@ -1,12 +1,13 @@
 // The Settings dialog's lazily read sections (checkpoint limits, compaction): read when first
 // opened, invalid input refused without a call, saved values shown back. Backend mocked.
 
-import { flushSync, mount, unmount } from "svelte";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { flushSync, mount } from "svelte";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 
 import CheckpointSettings from "../src/components/CheckpointSettings.svelte";
 import CompactSettings from "../src/components/CompactSettings.svelte";
 import { setLanguage } from "../src/lib/i18n.svelte";
+import { settle, unmountAfterEach } from "./support/component";
 
 const { call } = vi.hoisted(() => ({ call: vi.fn() }));
 
@@ -15,23 +16,12 @@ vi.mock("../src/lib/ipc", async (importOriginal) => {
   return { ...actual, call };
 });
 
-let component: ReturnType<typeof mount> | null = null;
+const mounted = unmountAfterEach();
 
 beforeEach(() => {
   setLanguage("en");
   call.mockReset();
 });
-
-afterEach(() => {
-  if (component) void unmount(component);
-  component = null;
-  document.body.innerHTML = "";
-});
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i += 1) await Promise.resolve();
-  flushSync();
-}
 
 function field(testId: string): HTMLInputElement {
   const input = document.querySelector<HTMLInputElement>(`[data-testid=${testId}]`);
@@ -71,7 +61,7 @@ describe("the checkpoint limits section", () => {
         ? Promise.resolve({ maxMb: 500, maxAgeDays: 30, usedBytes: 2048 })
         : Promise.resolve({ ...request, usedBytes: 2048 }),
     );
-    component = mount(CheckpointSettings, { target: document.body });
+    mounted(mount(CheckpointSettings, { target: document.body }));
     expect(call).not.toHaveBeenCalled();
     expect(button("checkpoints-save").disabled).toBe(true);
     await open("checkpoint-settings");
@@ -103,7 +93,7 @@ describe("the compaction section", () => {
     call.mockImplementation((command: string) =>
       command === "compact_settings" ? Promise.resolve({ compactAtPercent: 80 }) : Promise.reject(new Error("the store is read-only")),
     );
-    component = mount(CompactSettings, { target: document.body });
+    mounted(mount(CompactSettings, { target: document.body }));
     await open("compact-settings");
     expect(field("compact-at").value).toBe("80");
     set("compact-at", "5");

@@ -1,11 +1,12 @@
 // The Settings dialog's turn limit: read when shown, saved at once when changed, refused
 // before saving when out of range, put back and explained when the save fails. Backend mocked.
 
-import { flushSync, mount, unmount } from "svelte";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { flushSync, mount } from "svelte";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 
 import TurnLimitSettings from "../src/components/TurnLimitSettings.svelte";
 import { setLanguage } from "../src/lib/i18n.svelte";
+import { settle, unmountAfterEach } from "./support/component";
 
 const { call } = vi.hoisted(() => ({ call: vi.fn() }));
 
@@ -14,23 +15,12 @@ vi.mock("../src/lib/ipc", async (importOriginal) => {
   return { ...actual, call };
 });
 
-let component: ReturnType<typeof mount> | null = null;
+const mounted = unmountAfterEach();
 
 beforeEach(() => {
   setLanguage("en");
   call.mockReset();
 });
-
-afterEach(() => {
-  if (component) void unmount(component);
-  component = null;
-  document.body.innerHTML = "";
-});
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i += 1) await Promise.resolve();
-  flushSync();
-}
 
 function input(): HTMLInputElement {
   const box = document.querySelector<HTMLInputElement>("[data-testid=settings-turn-limit]");
@@ -61,7 +51,7 @@ function backend(max: number): void {
 describe("the turn limit setting", () => {
   it("shows the limit in force and saves a change at once", async () => {
     backend(4);
-    component = mount(TurnLimitSettings, { target: document.body });
+    mounted(mount(TurnLimitSettings, { target: document.body }));
     expect(input().disabled).toBe(true);
     await settle();
     expect(call).toHaveBeenCalledWith("turn_limit_settings");
@@ -78,7 +68,7 @@ describe("the turn limit setting", () => {
 
   it("refuses a number out of range without saving it", async () => {
     backend(4);
-    component = mount(TurnLimitSettings, { target: document.body });
+    mounted(mount(TurnLimitSettings, { target: document.body }));
     await settle();
     for (const value of ["0", "17", "2.5", ""]) {
       enter(value);
@@ -99,7 +89,7 @@ describe("the turn limit setting", () => {
         ? Promise.resolve({ max: 3, running: 1 })
         : Promise.reject(new Error("the database is locked")),
     );
-    component = mount(TurnLimitSettings, { target: document.body });
+    mounted(mount(TurnLimitSettings, { target: document.body }));
     await settle();
     enter("8");
     await settle();
@@ -109,7 +99,7 @@ describe("the turn limit setting", () => {
 
   it("says why when the limit cannot be read", async () => {
     call.mockRejectedValue(new Error("window `project-3` is not open"));
-    component = mount(TurnLimitSettings, { target: document.body });
+    mounted(mount(TurnLimitSettings, { target: document.body }));
     await settle();
     expect(input().disabled).toBe(true);
     expect(errorText()).toContain("is not open");
@@ -118,7 +108,7 @@ describe("the turn limit setting", () => {
   it("reads in Chinese too", async () => {
     setLanguage("zh-CN");
     backend(2);
-    component = mount(TurnLimitSettings, { target: document.body });
+    mounted(mount(TurnLimitSettings, { target: document.body }));
     await settle();
     expect(document.body.textContent).toContain("同时运行的轮次");
     enter("0");
