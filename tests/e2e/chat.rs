@@ -142,6 +142,17 @@ pub(crate) async fn dialogs(app: &App) -> u64 {
     .unwrap()
 }
 
+/// Waits until no approval dialog shows (`why`: what the wait is for, in a timeout's message).
+pub(crate) async fn no_dialog(app: &App, why: &str) {
+    app.wait_for(
+        why,
+        "return !document.querySelector('[data-testid=approval-dialog]');",
+        json!([]),
+    )
+    .await
+    .unwrap();
+}
+
 pub(crate) fn write_call(id: &str, path: &str, content: &str) -> Turn {
     Turn::tool_calls(vec![ToolCall::new(
         id,

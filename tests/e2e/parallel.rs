@@ -10,7 +10,7 @@ use gantry_scripted_provider::{Completion, Expect, Turn};
 use serde_json::json;
 
 use crate::app::App;
-use crate::chat::{ChatRig, after_tool, assistant_says, card, idle, send, write_call};
+use crate::chat::{ChatRig, after_tool, assistant_says, card, idle, no_dialog, send, write_call};
 use crate::{SERIAL, enabled};
 
 /// How many approval dialogs show, and the call each is for.
@@ -99,13 +99,7 @@ async fn two_tabs_wait_for_approvals_at_once_each_dialog_stays_with_its_tab_and_
     // A new tab: A's turn goes on waiting; its dialog is not shown over the new chat, and both
     // A's tab and the session list say A waits.
     app.click("[data-testid=session-tab-new]").await.unwrap();
-    app.wait_for(
-        "A's dialog to step aside",
-        "return !document.querySelector('[data-testid=approval-dialog]');",
-        json!([]),
-    )
-    .await
-    .unwrap();
+    no_dialog(&app, "A's dialog to step aside").await;
     app.wait_for_css(&tab(&first, "")).await.unwrap();
     app.wait_for_css(&format!(
         "[data-testid=session-tab][data-session-id='{first}'][data-activity=waiting]"

@@ -9,7 +9,7 @@ use gantry_scripted_provider::{Expect, Turn};
 use serde_json::json;
 
 use crate::app::App;
-use crate::chat::{ChatRig, after_tool, assistant_says, card, idle, send, write_call};
+use crate::chat::{ChatRig, after_tool, assistant_says, card, idle, no_dialog, send, write_call};
 use crate::{SERIAL, enabled};
 
 /// Opens Settings, enters `max` as the turn limit and waits until it is saved (and so in force:
@@ -93,13 +93,7 @@ async fn a_turn_queues_under_the_limit_set_in_settings_and_starts_when_it_is_rai
 
     // Session B's turn queues behind it: the list says so.
     app.click("[data-testid=session-new]").await.unwrap();
-    app.wait_for(
-        "A's dialog to step aside",
-        "return !document.querySelector('[data-testid=approval-dialog]');",
-        json!([]),
-    )
-    .await
-    .unwrap();
+    no_dialog(&app, "A's dialog to step aside").await;
     send(&app, "say hello, second session").await;
     let queued = "[data-testid=session-item] [data-testid=session-activity][data-activity=queued]";
     app.wait_for_css(queued).await.unwrap();
