@@ -319,6 +319,19 @@ describe("the chat panel", () => {
     expect(replies.at(-1)?.dataset.live).toBe("false");
   });
 
+  it("stops a tab's turn by its session's id, the shown one's too (a switch may be on its way)", async () => {
+    const chat = await open();
+    type("first");
+    key("Enter", {}, input());
+    emit({ type: "turn_started", sessionId: SESSION });
+    expect(chat.state.sessionId).toBe(SESSION);
+    await chat.cancelSession(SESSION);
+    expect(call).toHaveBeenCalledWith("cancel_session_turn", { id: SESSION });
+    expect(call).not.toHaveBeenCalledWith("cancel_turn");
+    await chat.cancelSession("0194-hidden");
+    expect(call).toHaveBeenCalledWith("cancel_session_turn", { id: "0194-hidden" });
+  });
+
   it("keeps the input usable while an answer streams", async () => {
     await open();
     type("first");

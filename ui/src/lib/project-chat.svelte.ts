@@ -261,23 +261,29 @@ export class ProjectChat {
       this.fail(failure);
       return;
     }
-    // Should the turn's end never arrive (a missed event), the backend's view settles it.
-    setTimeout(() => {
-      if (this.state.running) void this.reload();
-    }, RESYNC_AFTER_CANCEL_MS);
+    this.resyncAfterCancel();
   }
 
-  /** Stops the turn of session `id` (shown or not), running or queued. */
+  /**
+   * Stops the turn of session `id` (shown or not), running or queued. Always by its id: while
+   * a switch of tabs is on its way the shown session here and in the backend may differ, and
+   * "the shown session's turn" would stop the wrong one (or none).
+   */
   async cancelSession(id: string): Promise<void> {
-    if (id === this.state.sessionId) {
-      await this.cancel();
-      return;
-    }
     try {
       await call("cancel_session_turn", { id });
     } catch (failure) {
       this.fail(failure);
+      return;
     }
+    if (id === this.state.sessionId) this.resyncAfterCancel();
+  }
+
+  /** Should the shown turn's end never arrive (a missed event), the backend's view settles it. */
+  private resyncAfterCancel(): void {
+    setTimeout(() => {
+      if (this.state.running) void this.reload();
+    }, RESYNC_AFTER_CANCEL_MS);
   }
 
   /** Whether the shown session's turn waits behind the app's limit of turns. */
