@@ -7,6 +7,13 @@
 //! GPU (no render node under `/dev/dri`) the webview paints without compositing; with one,
 //! WebKit keeps its own choice. `GANTRY_COMPOSITING=on` or `off` overrides either way.
 //!
+//! "Without compositing" is WebKit's own switch, `WEBKIT_DISABLE_COMPOSITING_MODE`, set in the
+//! app's environment before WebKit starts ([`startup_environment`]): the web process reads it
+//! when it starts, and its children inherit it. The per-view setting ([`apply`]) alone came too
+//! late: the web process had already started its GL compositor for the first page, and kept it,
+//! with two software-GL (llvmpipe) threads in each process, and about 7 MiB more in the web
+//! process (see `scripts/bench-memory`).
+//!
 //! One thing behaves differently without compositing: WebKitWebDriver's page snapshot never
 //! returns, so the e2e suite takes its pictures from the X server (what a user sees).
 
@@ -52,6 +59,18 @@ pub fn for_this_machine() -> Compositing {
     )
 }
 
+/// WebKitGTK's switch that makes its processes paint without compositing, from their start.
+pub const WEBKIT_DISABLE_VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+
+/// The variable to set in the app's environment, before WebKit starts, for `choice`: WebKit's
+/// switch when painting without compositing, nothing otherwise.
+pub fn startup_environment(choice: Compositing) -> Option<(&'static str, &'static str)> {
+    match choice {
+        Compositing::Off => Some((WEBKIT_DISABLE_VAR, "1")),
+        Compositing::WebKitDefault => None,
+    }
+}
+
 /// Applies `choice` to `window`'s webview (before it shows its page, it takes effect from the
 /// first paint).
 #[cfg(target_os = "linux")]
@@ -90,6 +109,15 @@ mod tests {
         assert_eq!(choose(Some(" off\n"), true), Compositing::Off);
         assert_eq!(choose(Some("maybe"), true), Compositing::WebKitDefault);
         assert_eq!(choose(Some("maybe"), false), Compositing::Off);
+    }
+
+    #[test]
+    fn only_painting_without_compositing_sets_webkits_switch() {
+        assert_eq!(
+            startup_environment(Compositing::Off),
+            Some(("WEBKIT_DISABLE_COMPOSITING_MODE", "1"))
+        );
+        assert_eq!(startup_environment(Compositing::WebKitDefault), None);
     }
 
     #[test]
