@@ -39,13 +39,19 @@ function enter(value: string): void {
   flushSync();
 }
 
-/** A backend holding limit `max`, whose saves succeed. */
-function backend(max: number): void {
+/**
+ * A backend holding limit `max` with `running` turns running, whose saves succeed;
+ * `fromEnvironment`: what GANTRY_MAX_TURNS set, if anything.
+ */
+function backend(max: number, running = 0, fromEnvironment: number | null = null): void {
   call.mockImplementation((command: string, request?: { max: number }) => {
-    if (command === "turn_limit_settings") return Promise.resolve({ max, running: 0 });
-    max = request?.max ?? max;
-    return Promise.resolve({ max, running: 0 });
+    if (command !== "turn_limit_settings") max = request?.max ?? max;
+    return Promise.resolve({ max, running, fromEnvironment });
   });
+}
+
+function text(testid: string): string | null {
+  return document.querySelector(`[data-testid=${testid}]`)?.textContent ?? null;
 }
 
 describe("the turn limit setting", () => {
@@ -86,7 +92,7 @@ describe("the turn limit setting", () => {
   it("puts the limit back and says why when the save fails", async () => {
     call.mockImplementation((command: string) =>
       command === "turn_limit_settings"
-        ? Promise.resolve({ max: 3, running: 1 })
+        ? Promise.resolve({ max: 3, running: 1, fromEnvironment: null })
         : Promise.reject(new Error("the database is locked")),
     );
     mounted(mount(TurnLimitSettings, { target: document.body }));
@@ -95,6 +101,26 @@ describe("the turn limit setting", () => {
     await settle();
     expect(input().value).toBe("3");
     expect(errorText()).toContain("the database is locked");
+  });
+
+  it("says how many turns run now, and what GANTRY_MAX_TURNS brings back at each start", async () => {
+    backend(4, 2);
+    mounted(mount(TurnLimitSettings, { target: document.body }));
+    await settle();
+    expect(text("settings-turn-limit-running")).toBe("Running now: 2.");
+    expect(text("settings-turn-limit-environment")).toBeNull();
+    document.body.innerHTML = "";
+
+    backend(6, 0, 6);
+    mounted(mount(TurnLimitSettings, { target: document.body }));
+    await settle();
+    expect(text("settings-turn-limit-environment")).toBe(
+      "GANTRY_MAX_TURNS sets 6 at each start: a change here lasts until Gantry restarts.",
+    );
+    enter("3");
+    await settle();
+    expect(input().value).toBe("3");
+    expect(text("settings-turn-limit-environment")).toContain("sets 6 at each start");
   });
 
   it("says why when the limit cannot be read", async () => {

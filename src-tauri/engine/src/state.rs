@@ -76,6 +76,9 @@ pub struct Settings {
     /// How many turns run at once in the whole app (every project); more are queued. `None`:
     /// the stored setting ([`Settings::with_stored`]), else [`DEFAULT_MAX_TURNS`].
     pub max_turns: Option<usize>,
+    /// The limit `GANTRY_MAX_TURNS` set, which wins over the stored one at each start (the
+    /// Settings dialog says so).
+    pub max_turns_from_env: Option<usize>,
 }
 
 impl Default for Settings {
@@ -86,6 +89,7 @@ impl Default for Settings {
             watch_max_watches: None,
             watch_poll_interval: gantry_watch::DEFAULT_POLL_INTERVAL,
             max_turns: None,
+            max_turns_from_env: None,
         }
     }
 }
@@ -111,7 +115,10 @@ impl Settings {
         }
         match count_from_env("GANTRY_MAX_TURNS") {
             Some(0) => tracing::warn!("ignoring GANTRY_MAX_TURNS=0: at least one turn must run"),
-            Some(turns) => settings.max_turns = Some(turns),
+            Some(turns) => {
+                settings.max_turns = Some(turns);
+                settings.max_turns_from_env = Some(turns);
+            }
             None => {}
         }
         settings
@@ -812,7 +819,10 @@ impl AppState {
 
     /// The app's turn limit and how many turns run now, as the Settings dialog shows them.
     pub fn turn_limit_settings(&self) -> TurnLimitSettings {
-        crate::turn_limit::turn_limit_settings(&self.shared.turns)
+        crate::turn_limit::turn_limit_settings(
+            &self.shared.turns,
+            self.shared.settings.max_turns_from_env,
+        )
     }
 
     /// Changes the app's turn limit at once, for every project, and remembers it.
@@ -820,8 +830,13 @@ impl AppState {
         &self,
         request: SaveTurnLimitRequest,
     ) -> Result<TurnLimitSettings, CommandError> {
-        crate::turn_limit::save_turn_limit_settings(&self.shared.store, &self.shared.turns, request)
-            .await
+        crate::turn_limit::save_turn_limit_settings(
+            &self.shared.store,
+            &self.shared.turns,
+            self.shared.settings.max_turns_from_env,
+            request,
+        )
+        .await
     }
 
     /// What the open project's current session changed in its files.

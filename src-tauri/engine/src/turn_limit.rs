@@ -22,6 +22,9 @@ pub struct TurnLimitSettings {
     pub max: u32,
     /// How many turns run now.
     pub running: u32,
+    /// The limit `GANTRY_MAX_TURNS` sets, when it is set: it wins over the saved limit at each
+    /// start, so a change made here lasts until the app restarts.
+    pub from_environment: Option<u32>,
 }
 
 /// The argument of `save_turn_limit_settings`.
@@ -32,11 +35,15 @@ pub struct SaveTurnLimitRequest {
     pub max: u32,
 }
 
-/// What `limit` is now.
-pub fn turn_limit_settings(limit: &TurnLimit) -> TurnLimitSettings {
+/// What `limit` is now; `from_environment` is what `GANTRY_MAX_TURNS` set, if it was set.
+pub fn turn_limit_settings(
+    limit: &TurnLimit,
+    from_environment: Option<usize>,
+) -> TurnLimitSettings {
     TurnLimitSettings {
         max: to_u32(limit.max()),
         running: to_u32(limit.running()),
+        from_environment: from_environment.map(to_u32),
     }
 }
 
@@ -45,6 +52,7 @@ pub fn turn_limit_settings(limit: &TurnLimit) -> TurnLimitSettings {
 pub async fn save_turn_limit_settings(
     store: &Store,
     limit: &TurnLimit,
+    from_environment: Option<usize>,
     request: SaveTurnLimitRequest,
 ) -> Result<TurnLimitSettings, CommandError> {
     let max = usize::try_from(request.max).unwrap_or(usize::MAX);
@@ -58,7 +66,7 @@ pub async fn save_turn_limit_settings(
         .set(TURN_LIMIT_SETTING, &max.to_string())
         .await?;
     limit.set_max(max);
-    Ok(turn_limit_settings(limit))
+    Ok(turn_limit_settings(limit, from_environment))
 }
 
 /// The stored limit, if one was saved and reads as a whole number (clamped to 1 to 16); a
@@ -102,10 +110,17 @@ mod tests {
         let limit = TurnLimit::new(4);
         let shared = limit.clone();
         let _running = limit.try_start().unwrap();
-        let saved = save_turn_limit_settings(&store, &limit, SaveTurnLimitRequest { max: 2 })
+        let saved = save_turn_limit_settings(&store, &limit, None, SaveTurnLimitRequest { max: 2 })
             .await
             .unwrap();
-        assert_eq!(saved, TurnLimitSettings { max: 2, running: 1 });
+        assert_eq!(
+            saved,
+            TurnLimitSettings {
+                max: 2,
+                running: 1,
+                from_environment: None
+            }
+        );
         assert_eq!(shared.max(), 2, "every clone follows");
         assert_eq!(stored_max_turns(&store).await, Some(2));
     }
@@ -115,13 +130,30 @@ mod tests {
         let (store, _data) = store().await;
         let limit = TurnLimit::new(3);
         for max in [0, 17, u32::MAX] {
-            let error = save_turn_limit_settings(&store, &limit, SaveTurnLimitRequest { max })
-                .await
-                .unwrap_err();
+            let error =
+                save_turn_limit_settings(&store, &limit, None, SaveTurnLimitRequest { max })
+                    .await
+                    .unwrap_err();
             assert_eq!(error.kind, ErrorKind::InvalidInput, "{max}");
         }
         assert_eq!(limit.max(), 3);
         assert_eq!(stored_max_turns(&store).await, None);
+    }
+
+    #[tokio::test]
+    async fn the_limit_the_environment_set_is_told_beside_the_one_in_force() {
+        let (store, _data) = store().await;
+        let limit = TurnLimit::new(6);
+        assert_eq!(
+            turn_limit_settings(&limit, Some(6)).from_environment,
+            Some(6)
+        );
+        let saved =
+            save_turn_limit_settings(&store, &limit, Some(6), SaveTurnLimitRequest { max: 3 })
+                .await
+                .unwrap();
+        assert_eq!((saved.max, saved.from_environment), (3, Some(6)));
+        assert_eq!(stored_max_turns(&store).await, Some(3));
     }
 
     #[tokio::test]

@@ -11,4 +11,9 @@ max: number,
 /**
  * How many turns run now.
  */
-running: number, };
+running: number, 
+/**
+ * The limit `GANTRY_MAX_TURNS` sets, when it is set: it wins over the saved limit at each
+ * start, so a change made here lasts until the app restarts.
+ */
+fromEnvironment: number | null, };

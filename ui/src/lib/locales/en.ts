@@ -325,6 +325,8 @@ export const en = {
   "settings.turnLimit": "Turns running at once",
   "settings.turnLimitHint": "In all windows together. More are queued and start when one ends.",
   "settings.turnLimitInvalid": "Enter a whole number from {min} to {max}.",
+  "settings.turnLimitRunning": "Running now: {count}.",
+  "settings.turnLimitEnvironment": "GANTRY_MAX_TURNS sets {max} at each start: a change here lasts until Gantry restarts.",
   "settings.title": "Model provider",
   "settings.close": "Close settings",
   "settings.preset": "Preset",

@@ -323,6 +323,8 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "settings.turnLimit": "同时运行的轮次",
   "settings.turnLimitHint": "所有窗口合计。更多的轮次会排队，等有一轮结束后开始。",
   "settings.turnLimitInvalid": "请输入 {min} 到 {max} 之间的整数。",
+  "settings.turnLimitRunning": "当前运行：{count}。",
+  "settings.turnLimitEnvironment": "GANTRY_MAX_TURNS 在每次启动时设为 {max}：这里的更改只保持到 Gantry 重新启动。",
   "settings.title": "模型提供方",
   "settings.close": "关闭设置",
   "settings.preset": "预设",
