@@ -6,7 +6,7 @@
 
 import { visibleSegments } from "./escape";
 import { highlightCode, splitHighlightedLines } from "./highlight";
-import { sanitizeHtml } from "./markdown";
+import { markdownRenderer } from "./markdown-loader";
 
 /** Files larger than this are shown plain (highlighting them would stall the window). */
 export const MAX_HIGHLIGHT_CHARS = 512 * 1024;
@@ -16,8 +16,10 @@ export const MAX_HIGHLIGHT_CHARS = 512 * 1024;
 export function highlightedLines(text: string, path: string): string[] | null {
   if (text.length > MAX_HIGHLIGHT_CHARS) return null;
   const html = highlightCode(text, path);
-  if (html === null) return null;
-  const clean = sanitizeHtml(`<code>${html}</code>`);
+  // The sanitiser loads with the highlighter (highlight.ts), so it is there when `html` is.
+  const sanitizer = markdownRenderer();
+  if (html === null || sanitizer === null) return null;
+  const clean = sanitizer.sanitizeHtml(`<code>${html}</code>`);
   const inner = clean.startsWith("<code>") && clean.endsWith("</code>") ? clean.slice(6, -7) : null;
   if (inner === null) return null;
   return splitHighlightedLines(inner);

@@ -6,33 +6,31 @@
 // only when every name in it is one of highlight.js's), so no model-written markup can ride in.
 // Colours come from the theme's `--syntax-*` tokens (styles.css).
 
+import { LazyModule } from "./lazy-module";
+import { loadMarkdown } from "./markdown-loader";
+
 type Highlighter = (typeof import("./highlight-languages"))["highlighter"];
 
-let loaded: Highlighter | null = null;
-let loading: Promise<Highlighter> | null = null;
-const listeners = new Set<() => void>();
+// Highlighted HTML is always sanitised (markdown.ts), so the renderer comes with it.
+const lazyHighlighter = new LazyModule<Highlighter>(async () => {
+  const [languages] = await Promise.all([import("./highlight-languages"), loadMarkdown()]);
+  return languages.highlighter;
+});
 
-/** The highlighter, once loaded; `null` before (see {@link loadHighlighter}). */
+/** The highlighter, once loaded; `null` before (see {@link loadHighlighter}). Once it is, so is
+ *  the Markdown renderer with its sanitiser. */
 export function highlighter(): Highlighter | null {
-  return loaded;
+  return lazyHighlighter.get();
 }
 
 /** Loads the highlighter (once); calls every {@link onHighlighterLoaded} listener when it is. */
 export function loadHighlighter(): Promise<Highlighter> {
-  loading ??= import("./highlight-languages").then((module) => {
-    loaded = module.highlighter;
-    for (const listener of listeners) listener();
-    return loaded;
-  });
-  return loading;
+  return lazyHighlighter.load();
 }
 
 /** Calls `listener` when the highlighter has loaded; returns the function that stops. */
 export function onHighlighterLoaded(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => {
-    listeners.delete(listener);
-  };
+  return lazyHighlighter.onLoaded(listener);
 }
 
 /** Names a fence or a file extension may use for a language, beyond its own. */
@@ -57,7 +55,7 @@ export function languageOf(name: string, highlight: Highlighter): string | null 
 /** `code` as highlighted HTML in `language` (escaped text in highlight.js's spans), or null
  *  when the language is unknown or the highlighter not loaded yet. */
 export function highlightCode(code: string, language: string): string | null {
-  const highlight = loaded;
+  const highlight = lazyHighlighter.get();
   if (!highlight) return null;
   const name = languageOf(language, highlight);
   if (name === null) return null;

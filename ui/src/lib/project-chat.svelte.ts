@@ -33,6 +33,7 @@ import { animationFrames, DeltaBatcher, type FrameScheduler, isDelta } from "./d
 import { SeqGate } from "./event-seq";
 import { withActivity } from "./session-activity";
 import { call, describeError, isCommandError, on } from "./ipc";
+import { loadMarkdown, markdownRenderer } from "./markdown-loader";
 
 /** How long after Stop a turn that still shows as running is checked with the backend. */
 const RESYNC_AFTER_CANCEL_MS = 5000;
@@ -198,6 +199,8 @@ export class ProjectChat {
   async send(text: string, attachments: AttachmentRequest[] = []): Promise<boolean> {
     this.#deltas.flush();
     if (this.state.running || (text.trim() === "" && attachments.length === 0)) return false;
+    // The answer is rendered as Markdown: the renderer loads while the request travels.
+    preloadMarkdown();
     this.state = sent(this.state, text, requestedAttachments(attachments));
     try {
       const sessionId = await call("send_message", { text, attachments });
@@ -408,6 +411,10 @@ export class ProjectChat {
    */
   private async showView(view: ChatView): Promise<void> {
     this.found = null;
+    // Messages are shown rendered, not as text that turns into Markdown a moment later.
+    if (view.messages.length > 0 && markdownRenderer() === null) {
+      await loadMarkdown().catch(() => undefined);
+    }
     const id = view.session?.id;
     if (view.turn && id !== undefined) {
       try {
@@ -432,4 +439,9 @@ export class ProjectChat {
   private fail(failure: unknown): void {
     this.error = describeError(failure);
   }
+}
+
+/** Starts loading the Markdown renderer; a failure shows messages as text (Markdown.svelte). */
+function preloadMarkdown(): void {
+  loadMarkdown().catch(() => undefined);
 }
