@@ -39,6 +39,27 @@ export default ts.config(
     },
   },
   {
+    // The Markdown renderer (marked, DOMPurify) is a chunk the page loads the first time a message
+    // needs it (src/lib/markdown-loader.ts): a static import of it from anywhere else would put it
+    // back into the first script. Type-only imports are erased, so they stay allowed.
+    files: ["src/**/*.ts", "src/**/*.svelte"],
+    ignores: ["src/lib/markdown.ts", "src/lib/markdown-stream.ts", "src/lib/markdown-renderer.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(marked|dompurify|\\.\\.?/(lib/)?markdown(-stream|-renderer)?)$",
+              allowTypeImports: true,
+              message: "Load the Markdown renderer through markdown-loader.ts (it is a chunk of its own).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["*.config.js", "*.config.ts"],
     extends: [ts.configs.disableTypeChecked],
     languageOptions: {

@@ -71,8 +71,9 @@ pub fn startup_environment(choice: Compositing) -> Option<(&'static str, &'stati
     }
 }
 
-/// Applies `choice` to `window`'s webview (before it shows its page, it takes effect from the
-/// first paint).
+/// Applies `choice` to `window`'s webview as its own setting. Without compositing, WebKit's
+/// switch set at start ([`startup_environment`], in `main`) already keeps the web process from
+/// compositing; this setting agrees with it, and holds for a webview made without that start.
 #[cfg(target_os = "linux")]
 pub fn apply(window: &tauri::WebviewWindow, choice: Compositing) {
     use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};

@@ -12,7 +12,7 @@ import type { Message } from "../src/bindings/Message";
 import type { TurnEvent } from "../src/bindings/TurnEvent";
 import ChatPanel from "../src/components/ChatPanel.svelte";
 import { setLanguage } from "../src/lib/i18n.svelte";
-import { ProjectChat } from "../src/lib/project-chat.svelte";
+import { ProjectChat, RESYNC_AFTER_CANCEL_MS } from "../src/lib/project-chat.svelte";
 import { ManualFrames } from "./support/frames";
 
 const { call, handlers } = vi.hoisted(() => ({
@@ -194,16 +194,16 @@ describe("the chat panel", () => {
     dialog.setAttribute("aria-modal", "true");
     document.body.append(dialog);
     key("Escape");
-    expect(call).not.toHaveBeenCalledWith("cancel_turn");
+    expect(call).not.toHaveBeenCalledWith("cancel_session_turn", expect.anything());
     dialog.remove();
 
     // An input method's Esc ends its composition, not the turn.
     key("Escape", { isComposing: true });
-    expect(call).not.toHaveBeenCalledWith("cancel_turn");
+    expect(call).not.toHaveBeenCalledWith("cancel_session_turn", expect.anything());
 
     const esc = key("Escape");
     expect(esc.defaultPrevented).toBe(true);
-    expect(call).toHaveBeenCalledWith("cancel_turn");
+    expect(call).toHaveBeenCalledWith("cancel_session_turn", { id: SESSION });
 
     emit({ type: "turn_finished", reason: "cancelled", steps: 1, message: null });
     expect(q("[data-testid=turn-status]")?.dataset.running).toBe("false");
@@ -325,11 +325,24 @@ describe("the chat panel", () => {
     key("Enter", {}, input());
     emit({ type: "turn_started", sessionId: SESSION });
     expect(chat.state.sessionId).toBe(SESSION);
-    await chat.cancelSession(SESSION);
-    expect(call).toHaveBeenCalledWith("cancel_session_turn", { id: SESSION });
-    expect(call).not.toHaveBeenCalledWith("cancel_turn");
-    await chat.cancelSession("0194-hidden");
-    expect(call).toHaveBeenCalledWith("cancel_session_turn", { id: "0194-hidden" });
+    const reads = (): number => call.mock.calls.filter(([command]) => command === "chat_state").length;
+    const before = reads();
+    vi.useFakeTimers();
+    try {
+      // A hidden tab's Stop leaves the shown chat alone.
+      await chat.cancelSession("0194-hidden");
+      expect(call).toHaveBeenCalledWith("cancel_session_turn", { id: "0194-hidden" });
+      vi.advanceTimersByTime(RESYNC_AFTER_CANCEL_MS);
+      expect(reads()).toBe(before);
+      // The shown one's, by its id too; should its end never arrive, the chat reads it again.
+      await chat.cancelSession(SESSION);
+      expect(call).toHaveBeenCalledWith("cancel_session_turn", { id: SESSION });
+      expect(call).not.toHaveBeenCalledWith("cancel_turn");
+      vi.advanceTimersByTime(RESYNC_AFTER_CANCEL_MS);
+      expect(reads()).toBe(before + 1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("keeps the input usable while an answer streams", async () => {
@@ -341,7 +354,7 @@ describe("the chat panel", () => {
     type("typed while it streams");
     expect(input().value).toBe("typed while it streams");
     q("[data-testid=chat-stop]")?.click();
-    expect(call).toHaveBeenCalledWith("cancel_turn");
+    expect(call).toHaveBeenCalledWith("cancel_session_turn", { id: SESSION });
   });
 
   it("shows Jump to latest once the user scrolls up, and follows again when clicked", async () => {

@@ -3,7 +3,7 @@
 // modules, so the renderer starts unloaded here (project-chat-markdown.test.ts has when the chat
 // loads it).
 
-import { flushSync, mount } from "svelte";
+import { flushSync, mount, unmount } from "svelte";
 import { describe, expect, it } from "vitest";
 
 import Markdown from "../src/components/Markdown.svelte";
@@ -18,6 +18,15 @@ describe("the Markdown renderer, loaded on first need", () => {
     mounted(mount(Markdown, { target: document.body, props: { source: "Some **bold** text" } }));
     flushSync();
     expect(document.querySelector("[data-testid=markdown-pending]")?.textContent).toBe("Some **bold** text");
+    // Text, never markup: model-written HTML shows as the characters it is.
+    const markup = '<img src="x" onerror="alert(1)"><script>alert(2)</script>';
+    const host = document.createElement("div");
+    document.body.append(host);
+    const second = mount(Markdown, { target: host, props: { source: markup } });
+    flushSync();
+    expect(host.querySelector("[data-testid=markdown-pending]")?.textContent).toBe(markup);
+    expect(host.querySelector("img, script")).toBeNull();
+    void unmount(second);
     // The message asked for it.
     await loadMarkdown();
     flushSync();

@@ -2,7 +2,7 @@
 // messages (so none shows as raw text first); as soon as a message is sent (the answer is
 // Markdown). The loader and the backend are mocked.
 
-import { describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { ChatView } from "../src/bindings/ChatView";
 import { ProjectChat } from "../src/lib/project-chat.svelte";
@@ -27,6 +27,10 @@ const { call, handlers, loader } = vi.hoisted(() => {
       markdownRenderer: () => loaded,
       /** Ends the pending load. */
       finish: () => finish?.(),
+      /** Back to nothing loaded. */
+      reset: () => {
+        loaded = null;
+      },
     },
   };
 });
@@ -39,12 +43,17 @@ vi.mock("../src/lib/ipc", async (importOriginal) => {
 vi.mock("../src/lib/markdown-loader", () => ({
   loadMarkdown: loader.loadMarkdown,
   markdownRenderer: loader.markdownRenderer,
-  onMarkdownLoaded: () => () => undefined,
 }));
 
 function view(messages: ChatView["messages"]): ChatView {
   return { session: null, messages, running: false, seq: 0, turn: null, queued: null, firstOrdinal: 0, usersBefore: 0, clipped: [] };
 }
+
+beforeEach(() => {
+  loader.reset();
+  loader.loadMarkdown.mockClear();
+  call.mockReset();
+});
 
 describe("the chat and the Markdown renderer", () => {
   it("loads it for a chat with messages before showing them, never for a fresh one, and when a message is sent", async () => {
@@ -76,4 +85,30 @@ describe("the chat and the Markdown renderer", () => {
     void fresh.send("hello");
     expect(loader.loadMarkdown).toHaveBeenCalledTimes(2);
   });
+
+  it("drops a view that waited for the renderer when a later one was shown meanwhile", async () => {
+    const older = { ...view([{ role: "assistant", content: "**A**", status: "complete" }]), session: session("A") };
+    const newer = view([]);
+    call.mockImplementation((command: string) => {
+      if (command === "chat_state") return Promise.resolve(older);
+      if (command === "new_session") return Promise.resolve(newer);
+      if (command === "list_sessions") return Promise.resolve([]);
+      return new Promise(() => undefined);
+    });
+    const chat = new ProjectChat(3, new ManualFrames().schedule);
+    const first = chat.reload();
+    await vi.waitFor(() => {
+      expect(loader.loadMarkdown).toHaveBeenCalledTimes(1);
+    });
+    await chat.newSession();
+    expect(chat.state.sessionId).toBeNull();
+    loader.finish();
+    await first;
+    expect(chat.state.sessionId).toBeNull();
+    expect(chat.state.items).toHaveLength(0);
+  });
 });
+
+function session(id: string): ChatView["session"] {
+  return { id, title: id, model: null, provider: null, messageCount: 1, createdAt: 0, updatedAt: 0, activity: "idle" };
+}

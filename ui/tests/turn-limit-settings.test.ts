@@ -1,7 +1,7 @@
 // The Settings dialog's turn limit: read when shown, saved at once when changed, refused
 // before saving when out of range, put back and explained when the save fails. Backend mocked.
 
-import { flushSync, mount } from "svelte";
+import { flushSync, mount, unmount } from "svelte";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 import TurnLimitSettings from "../src/components/TurnLimitSettings.svelte";
@@ -105,11 +105,11 @@ describe("the turn limit setting", () => {
 
   it("says how many turns run now, and what GANTRY_MAX_TURNS brings back at each start", async () => {
     backend(4, 2);
-    mounted(mount(TurnLimitSettings, { target: document.body }));
+    const first = mount(TurnLimitSettings, { target: document.body });
     await settle();
     expect(text("settings-turn-limit-running")).toBe("Running now: 2.");
     expect(text("settings-turn-limit-environment")).toBeNull();
-    document.body.innerHTML = "";
+    await unmount(first);
 
     backend(6, 0, 6);
     mounted(mount(TurnLimitSettings, { target: document.body }));

@@ -22,6 +22,7 @@ use crate::attachments::{
     PrepareImageRequest,
 };
 use crate::audit_view::{AuditEntryView, AuditExport, AuditRequest, DEFAULT_VIEW_LIMIT};
+use crate::chat::limit::{MAX_MAX_TURNS, MIN_MAX_TURNS};
 use crate::chat::{
     BranchView, ChatView, CompactSettings, DEFAULT_MAX_TURNS, EditSummaryRequest, ResendOutcome,
     ResendRequest, RetryRequest, RevertOutcome, SendMessageRequest, SessionActivity,
@@ -113,13 +114,9 @@ impl Settings {
         if let Some(cap) = count_from_env("GANTRY_WATCH_MAX_WATCHES") {
             settings.watch_max_watches = Some(cap);
         }
-        match count_from_env("GANTRY_MAX_TURNS") {
-            Some(0) => tracing::warn!("ignoring GANTRY_MAX_TURNS=0: at least one turn must run"),
-            Some(turns) => {
-                settings.max_turns = Some(turns);
-                settings.max_turns_from_env = Some(turns);
-            }
-            None => {}
+        if let Some(turns) = env_turn_limit(count_from_env("GANTRY_MAX_TURNS")) {
+            settings.max_turns = Some(turns);
+            settings.max_turns_from_env = Some(turns);
         }
         settings
     }
@@ -140,6 +137,19 @@ impl Settings {
             max_watches: self.watch_max_watches,
             poll_interval: self.watch_poll_interval,
         }
+    }
+}
+
+/// The turn limit `GANTRY_MAX_TURNS` sets, given the whole number it holds: 0 is ignored with a
+/// warning, and a number past the bounds is taken as the bound, so the limit in force and the
+/// one the Settings dialog names are the same.
+fn env_turn_limit(count: Option<usize>) -> Option<usize> {
+    match count? {
+        0 => {
+            tracing::warn!("ignoring GANTRY_MAX_TURNS=0: at least one turn must run");
+            None
+        }
+        turns => Some(turns.clamp(MIN_MAX_TURNS, MAX_MAX_TURNS)),
     }
 }
 
@@ -1097,6 +1107,14 @@ mod tests {
     use super::*;
     use crate::error::ErrorKind;
     use crate::events::RecordingSink;
+
+    #[test]
+    fn the_environments_turn_limit_is_kept_within_the_bounds_the_dialog_names() {
+        assert_eq!(env_turn_limit(None), None);
+        assert_eq!(env_turn_limit(Some(0)), None);
+        assert_eq!(env_turn_limit(Some(3)), Some(3));
+        assert_eq!(env_turn_limit(Some(32)), Some(MAX_MAX_TURNS));
+    }
 
     async fn state() -> (Arc<RecordingSink>, AppState) {
         let sink = Arc::new(RecordingSink::default());

@@ -24,7 +24,13 @@ export class LazyModule<T> {
     this.#loading ??= this.#load().then(
       (value) => {
         this.#value = value;
-        for (const listener of this.#listeners) listener();
+        for (const listener of this.#listeners) {
+          try {
+            listener();
+          } catch (failure) {
+            console.error("a listener of a loaded module failed", failure);
+          }
+        }
         return value;
       },
       (failure: unknown) => {

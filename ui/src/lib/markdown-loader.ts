@@ -19,12 +19,7 @@ export function markdownRenderer(): Renderer | null {
   return lazyRenderer.get();
 }
 
-/** Loads the renderer (once); calls every {@link onMarkdownLoaded} listener when it is. */
+/** Loads the renderer (once). */
 export function loadMarkdown(): Promise<Renderer> {
   return lazyRenderer.load();
-}
-
-/** Calls `listener` when the renderer has loaded; returns the function that stops. */
-export function onMarkdownLoaded(listener: () => void): () => void {
-  return lazyRenderer.onLoaded(listener);
 }

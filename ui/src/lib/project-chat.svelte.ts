@@ -36,7 +36,7 @@ import { call, describeError, isCommandError, on } from "./ipc";
 import { loadMarkdown, markdownRenderer } from "./markdown-loader";
 
 /** How long after Stop a turn that still shows as running is checked with the backend. */
-const RESYNC_AFTER_CANCEL_MS = 5000;
+export const RESYNC_AFTER_CANCEL_MS = 5000;
 
 /** How long after a turn ends the gauge asks for the next request's size. */
 const CONTEXT_AFTER_TURN_MS = 300;
@@ -71,6 +71,8 @@ export class ProjectChat {
   // Not reactive: only this class reads it.
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #asked = new Set<string>();
+  /** Views asked to be shown so far (see `showView`). */
+  #views = 0;
 
   /** Streamed text waiting for the next frame. */
   readonly #deltas: DeltaBatcher;
@@ -257,7 +259,16 @@ export class ProjectChat {
     }
   }
 
+  /**
+   * Stops the shown session's turn (Stop, Esc): by the session's id once it is known (see
+   * {@link cancelSession}); a fresh chat whose first message is still on its way has none yet.
+   */
   async cancel(): Promise<void> {
+    const id = this.state.sessionId;
+    if (id !== null) {
+      await this.cancelSession(id);
+      return;
+    }
     try {
       await call("cancel_turn");
     } catch (failure) {
@@ -411,14 +422,19 @@ export class ProjectChat {
    */
   private async showView(view: ChatView): Promise<void> {
     this.found = null;
+    // A view that waits (below) is dropped if a later one came meanwhile: the later one is the
+    // session the backend shows now.
+    const shown = ++this.#views;
     // Messages are shown rendered, not as text that turns into Markdown a moment later.
     if (view.messages.length > 0 && markdownRenderer() === null) {
       await loadMarkdown().catch(() => undefined);
+      if (shown !== this.#views) return;
     }
     const id = view.session?.id;
     if (view.turn && id !== undefined) {
       try {
         const since = await call("chat_events_since", { sessionId: id, after: view.turn.startSeq - 1 });
+        if (shown !== this.#views) return;
         if (since.complete) {
           this.#deltas.flush();
           this.state = fromView(view, since.events);
@@ -427,6 +443,7 @@ export class ProjectChat {
         }
       } catch {
         // Shown from the stored messages below.
+        if (shown !== this.#views) return;
       }
     }
     this.#deltas.flush();
