@@ -21,5 +21,6 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     include: ["tests/**/*.test.ts"],
+    setupFiles: ["tests/support/settle-loads.ts"],
   },
 });

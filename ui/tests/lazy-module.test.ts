@@ -2,7 +2,7 @@
 
 import { describe, expect, it, vi } from "vitest";
 
-import { LazyModule } from "../src/lib/lazy-module";
+import { LazyModule, settleLoads } from "../src/lib/lazy-module";
 
 describe("a lazily loaded module", () => {
   it("loads once, on the first load, and tells its listeners", async () => {
@@ -33,5 +33,20 @@ describe("a lazily loaded module", () => {
     expect(lazy.get()).toBeNull();
     await expect(lazy.load()).resolves.toBe("loaded");
     expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  it("lets the loads under way end before a test environment is torn down", async () => {
+    let finish: (value: string) => void = () => undefined;
+    const lazy = new LazyModule(() => new Promise<string>((resolve) => (finish = resolve)));
+    void lazy.load();
+    let settled = false;
+    const settling = settleLoads().then(() => {
+      settled = true;
+    });
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    finish("loaded");
+    await settling;
+    expect(lazy.get()).toBe("loaded");
   });
 });

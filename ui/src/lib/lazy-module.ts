@@ -2,6 +2,15 @@
 // files), with the listeners that render again once it is there: the highlighter (highlight.ts)
 // and the Markdown renderer (markdown-loader.ts).
 
+/** Loads in flight, of every lazy module (see {@link settleLoads}). */
+const inFlight = new Set<Promise<unknown>>();
+
+/** Waits until every load started so far has ended, loaded or failed (a test environment waits
+ *  for them before it is torn down). */
+export async function settleLoads(): Promise<void> {
+  await Promise.allSettled([...inFlight]);
+}
+
 /** What `load` gives, loaded once, on the first {@link LazyModule.load}. */
 export class LazyModule<T> {
   #value: T | null = null;
@@ -21,7 +30,8 @@ export class LazyModule<T> {
   /** Loads it (once); calls every {@link onLoaded} listener when it is. A failed load is tried
    *  again by the next call. */
   load(): Promise<T> {
-    this.#loading ??= this.#load().then(
+    if (this.#loading) return this.#loading;
+    const loading = this.#load().then(
       (value) => {
         this.#value = value;
         for (const listener of this.#listeners) {
@@ -38,7 +48,13 @@ export class LazyModule<T> {
         throw failure;
       },
     );
-    return this.#loading;
+    this.#loading = loading;
+    inFlight.add(loading);
+    const ended = (): void => {
+      inFlight.delete(loading);
+    };
+    void loading.then(ended, ended);
+    return loading;
   }
 
   /** Calls `listener` when it has loaded; returns the function that stops. */
