@@ -202,7 +202,7 @@ export class ProjectChat {
     this.#deltas.flush();
     if (this.state.running || (text.trim() === "" && attachments.length === 0)) return false;
     // The answer is rendered as Markdown: the renderer loads while the request travels.
-    preloadMarkdown();
+    void loadMarkdownQuietly();
     this.state = sent(this.state, text, requestedAttachments(attachments));
     try {
       const sessionId = await call("send_message", { text, attachments });
@@ -427,23 +427,19 @@ export class ProjectChat {
     const shown = ++this.#views;
     // Messages are shown rendered, not as text that turns into Markdown a moment later.
     if (view.messages.length > 0 && markdownRenderer() === null) {
-      await loadMarkdown().catch(() => undefined);
+      await loadMarkdownQuietly();
       if (shown !== this.#views) return;
     }
     const id = view.session?.id;
     if (view.turn && id !== undefined) {
-      try {
-        const since = await call("chat_events_since", { sessionId: id, after: view.turn.startSeq - 1 });
-        if (shown !== this.#views) return;
-        if (since.complete) {
-          this.#deltas.flush();
-          this.state = fromView(view, since.events);
-          this.#gate.reset(since.lastSeq);
-          return;
-        }
-      } catch {
-        // Shown from the stored messages below.
-        if (shown !== this.#views) return;
+      // Without the events, the view is shown from its stored messages below.
+      const since = await call("chat_events_since", { sessionId: id, after: view.turn.startSeq - 1 }).catch(() => null);
+      if (shown !== this.#views) return;
+      if (since?.complete) {
+        this.#deltas.flush();
+        this.state = fromView(view, since.events);
+        this.#gate.reset(since.lastSeq);
+        return;
       }
     }
     this.#deltas.flush();
@@ -458,7 +454,8 @@ export class ProjectChat {
   }
 }
 
-/** Starts loading the Markdown renderer; a failure shows messages as text (Markdown.svelte). */
-function preloadMarkdown(): void {
-  loadMarkdown().catch(() => undefined);
+/** Loads the Markdown renderer; a failure is not the chat's (messages show as text, and
+ *  Markdown.svelte says why). */
+function loadMarkdownQuietly(): Promise<unknown> {
+  return loadMarkdown().catch(() => undefined);
 }
