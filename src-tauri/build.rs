@@ -18,8 +18,11 @@ use std::path::{Path, PathBuf};
 // `deny-<name>` permissions, which the capability in `src-tauri/capabilities/` grants. Only the
 // names are taken here; the types are matched, never resolved.
 macro_rules! commands {
-    ($($area:ident :: $name:ident ( $request:ty ) -> $response:ty ;)*) => {
-        const COMMAND_NAMES: &[&str] = &[$(stringify!($name)),*];
+    (
+        served { $($service:ident :: $name:ident ( $request:tt ) -> $response:ty ;)* }
+        by_hand { $($area:ident :: $hand:ident ( $hand_request:ty ) -> $hand_response:ty ;)* }
+    ) => {
+        const COMMAND_NAMES: &[&str] = &[$(stringify!($name),)* $(stringify!($hand)),*];
     };
 }
 include!("src/commands/table.rs");

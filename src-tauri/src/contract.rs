@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use gantry_engine::CommandError;
 use gantry_engine::chat::{ChatEvent, SessionActivity};
 use gantry_engine::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
-use gantry_engine::mcp_events::{McpNoticeEvent, ToolsChanged};
+use gantry_engine::mcp::events::{McpNoticeEvent, ToolsChanged};
 use ts_rs::{Config, ExportError, TS, TypeVisitor};
 
 /// Where the bindings live, relative to the repository root.

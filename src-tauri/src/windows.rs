@@ -73,7 +73,7 @@ pub async fn open_in_new_window(
 ) -> Result<(), CommandError> {
     let label = next_label();
     windows.window_opened(&label);
-    let opened = match windows.open_project(&label, path).await {
+    let opened = match windows.open_folder(&label, path).await {
         Ok(opened) => opened,
         Err(error) => {
             windows.window_closed(&label);
@@ -147,8 +147,7 @@ pub fn restore(app: &AppHandle, windows: &Windows, folder: Option<PathBuf>) -> t
     let main_folder = folder.clone().or(first.folder);
     let main = windows.window_opened(MAIN_WINDOW);
     if let Some(path) = main_folder {
-        let opened =
-            tauri::async_runtime::block_on(windows.open_project(MAIN_WINDOW, path.clone()));
+        let opened = tauri::async_runtime::block_on(windows.open_folder(MAIN_WINDOW, path.clone()));
         if let Err(error) = opened {
             tracing::warn!(folder = %path.display(), %error, "cannot open the project");
             if folder.is_some() {
@@ -169,7 +168,7 @@ pub fn restore(app: &AppHandle, windows: &Windows, folder: Option<PathBuf>) -> t
         };
         let label = next_label();
         windows.window_opened(&label);
-        match tauri::async_runtime::block_on(windows.open_project(&label, path.clone())) {
+        match tauri::async_runtime::block_on(windows.open_folder(&label, path.clone())) {
             Ok(Opened::Here(project)) => {
                 create(app, &label, window.layout)?;
                 set_title(app, &label, Some(&project));

@@ -31,7 +31,7 @@ use crate::attachment::{Attachment, IMAGE_TOKENS};
 /// Who wrote a message.
 ///
 /// The store keeps its own `gantry_store::Role` (with `System`): the loop must not depend on the
-/// store, nor the store on the loop; `gantry_engine::transcripts` converts between the two.
+/// store, nor the store on the loop; `gantry_engine::sessions::transcripts` converts between the two.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

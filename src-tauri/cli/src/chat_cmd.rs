@@ -24,10 +24,10 @@ use gantry_agent::{
     ApiKey, DEFAULT_CONTEXT_WINDOW, Provider, ProviderConfig, ProviderError, ProviderFlags,
     ProviderOptions, ServerKind, SessionOptions, TurnEndReason, TurnEvent,
 };
-use gantry_engine::provider_settings::ACTIVE_PROVIDER;
+use gantry_engine::providers::settings::ACTIVE_PROVIDER;
 use gantry_engine::{
-    ProviderSource, SessionError, find_provider, local_servers, open_session as open_agent_session,
-    provider_key, remember_what_it_learned,
+    ProviderSource, SessionError, find_provider, open_session as open_agent_session, provider_key,
+    remember_what_it_learned,
 };
 use gantry_store::Store;
 use gantry_tools::{ApprovalDecision, Approver, FixedApprover, Observation, UserPrompter};
@@ -194,7 +194,7 @@ async fn provider(
                 .await
                 .map_err(usage)?,
             None => {
-                let found = local_servers::default_provider()
+                let found = gantry_engine::providers::local::default_provider()
                     .await
                     .map_err(|none| CliError::Failed(anyhow::anyhow!(none.for_cli())))?;
                 eprintln!(

@@ -202,7 +202,7 @@ async fn login(root: &Path, name: &str) -> Result<ExitCode, CliError> {
     let cancel = tokio_util::sync::CancellationToken::new();
     let _signals = crate::signals::cancel_on_signal(cancel.clone());
     let vault: Arc<dyn gantry_mcp::TokenVault> =
-        Arc::new(gantry_engine::mcp_tokens::KeychainVault::new());
+        Arc::new(gantry_engine::mcp::tokens::KeychainVault::new());
     let signed_in = gantry_mcp::oauth::sign_in(
         &key,
         None,
@@ -229,7 +229,7 @@ async fn login(root: &Path, name: &str) -> Result<ExitCode, CliError> {
 async fn logout(root: &Path, name: &str) -> Result<ExitCode, CliError> {
     use gantry_mcp::TokenVault as _;
     let (_, key) = remote_server(root, name).await?;
-    let forgot = gantry_engine::mcp_tokens::KeychainVault::new()
+    let forgot = gantry_engine::mcp::tokens::KeychainVault::new()
         .clear(&key)
         .await
         .map_err(|reason| CliError::Failed(anyhow::anyhow!(reason)))?;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
-use gantry_engine::provider_settings::ACTIVE_PROVIDER;
+use gantry_engine::providers::settings::ACTIVE_PROVIDER;
 use gantry_store::{FlagSettings, Provider, ProviderConfig, Secret, SecretError, Secrets, Store};
 use serde::Serialize;
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Subcommand, ValueEnum};
-use gantry_engine::project_commands::{
+use gantry_engine::tools::rules::{
     CommandSettingsView, ProjectCommands, SaveCommandSettingsRequest, SaveRuleRequest,
 };
 use gantry_engine::{CommandError, ErrorKind};

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Subcommand, ValueEnum};
-use gantry_engine::session_export::{ExportFormat, export_session};
+use gantry_engine::sessions::export::{self, ExportFormat};
 use gantry_engine::{CommandError, ErrorKind};
 
 use crate::state::{known_project, open_store, store_error};
@@ -92,7 +92,7 @@ async fn export(id: &str, project: &ProjectArgs, format: Format) -> Result<ExitC
         Format::Md => ExportFormat::Markdown,
         Format::Json => ExportFormat::Json,
     };
-    let (text, _) = export_session(&store, project.id, id, format)
+    let (text, _) = export::render(&store, project.id, id, format)
         .await
         .map_err(command_error)?;
     let mut stdout = std::io::stdout().lock();

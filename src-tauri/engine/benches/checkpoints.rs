@@ -19,7 +19,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gantry_engine::open::{People, open_tools};
+use gantry_engine::project::open::{People, open_tools};
 use gantry_store::{NewMessage, Role, Store};
 use gantry_tools::{
     ApprovalDecision, CallContext, FixedApprover, ObservationKind, ToolManager, ToolSession,

@@ -15,7 +15,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use gantry_engine::mentions::MentionIndex;
+use gantry_engine::chat::mentions::MentionIndex;
 use gantry_tools::walk::project_walker;
 
 const QUERIES: [&str; 5] = ["main", "src/chat/input", "mod7", "widget_4512", "zzzz"];

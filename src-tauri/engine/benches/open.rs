@@ -1,7 +1,7 @@
 //! Where the time of opening a big project goes, on the engine's side.
 //!
 //! A project of `--files` files (default 100,000, in 1,000 folders of 100) is opened `--runs`
-//! times (default 7) through [`AppState::open_project`], as the welcome screen does, and its root
+//! times (default 7) through [`Window::show_folder`], as the welcome screen does, and its root
 //! listed as the tree does; between runs it is closed. Reported: the open (store, policies, tools,
 //! checkpoints, chat; the watcher starts in the background), the root's listing, and how long
 //! after the open the watcher runs (it walks the shown folders once). The rest of the figure
@@ -16,7 +16,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gantry_engine::events::RecordingSink;
-use gantry_engine::state::{AppState, Settings};
+use gantry_engine::project::service::ListDirRequest;
+use gantry_engine::{ProjectService, Service, Settings, Window};
 use gantry_store::Store;
 
 fn arg(name: &str) -> Option<usize> {
@@ -46,20 +47,30 @@ fn main() {
         let data = tempfile::tempdir().unwrap();
         let store = Store::open(data.path().join("gantry.db")).await.unwrap();
         let sink = Arc::new(RecordingSink::default());
-        let state = AppState::new(sink.clone(), Settings::default(), store);
+        let state = Window::of_new_app(sink.clone(), Settings::default(), store);
         let (mut opens, mut lists, mut watching) = (Vec::new(), Vec::new(), Vec::new());
         for run in 0..runs {
             let started = Instant::now();
-            state.open_project(root.clone()).await.unwrap();
+            state.show_folder(root.clone()).await.unwrap();
             opens.push(started.elapsed());
             let listed = Instant::now();
-            assert!(state.list_dir(String::new()).await.unwrap().len() >= 100);
+            assert!(
+                ProjectService::of(&state)
+                    .unwrap()
+                    .list_dir(ListDirRequest {
+                        path: String::new(),
+                    })
+                    .await
+                    .unwrap()
+                    .len()
+                    >= 100
+            );
             lists.push(listed.elapsed());
             while sink.named("tree:status").len() <= run {
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
             watching.push(started.elapsed());
-            state.close_project();
+            state.close_folder();
             // Closing stops the watcher in the background; let it finish before the next run.
             tokio::time::sleep(Duration::from_millis(300)).await;
         }

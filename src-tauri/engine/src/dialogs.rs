@@ -52,6 +52,26 @@ pub enum QuestionAnswer {
     Dismiss,
 }
 
+/// The argument of `resolve_approval`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveApprovalRequest {
+    /// The approval's id, from its `dialog:opened` event.
+    pub id: u32,
+    /// The user's decision.
+    pub decision: ApprovalDecision,
+}
+
+/// The argument of `answer_question`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerQuestionRequest {
+    /// The question's id, from its `dialog:opened` event.
+    pub id: u32,
+    /// The answer, or a dismissal.
+    pub answer: QuestionAnswer,
+}
+
 /// What the sender half of a pending request delivers.
 enum Reply {
     Approval(oneshot::Sender<ApprovalDecision>),
@@ -242,7 +262,7 @@ impl DialogRegistry {
     /// Errors: [`ErrorKind::UnknownDialog`] when no approval with that id is pending for that
     /// project (answered, timed out, cancelled, never asked, or another project's);
     /// [`ErrorKind::InvalidInput`] for an over-long reason.
-    pub fn resolve_approval(
+    pub fn decide(
         &self,
         project_id: u32,
         id: u32,
@@ -273,7 +293,7 @@ impl DialogRegistry {
     ///
     /// Errors: [`ErrorKind::UnknownDialog`] when no question with that id is pending for that
     /// project; [`ErrorKind::InvalidInput`] for an empty or over-long answer.
-    pub fn answer_question(
+    pub fn answer(
         &self,
         project_id: u32,
         id: u32,
@@ -523,7 +543,7 @@ mod tests {
         assert_eq!(opened[0]["request"]["preview"]["kind"], "diff");
 
         registry
-            .resolve_approval(P, id, ApprovalDecision::AllowForSession)
+            .decide(P, id, ApprovalDecision::AllowForSession)
             .unwrap();
         assert_eq!(asking.await.unwrap(), ApprovalDecision::AllowForSession);
         assert!(registry.pending(P).is_empty());
@@ -548,7 +568,7 @@ mod tests {
         let ids = pending_ids(&registry, 3).await;
         assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "{ids:?}");
         registry
-            .resolve_approval(
+            .decide(
                 P,
                 ids[1],
                 ApprovalDecision::Deny {
@@ -557,10 +577,10 @@ mod tests {
             )
             .unwrap();
         registry
-            .resolve_approval(P, ids[2], ApprovalDecision::AllowOnce)
+            .decide(P, ids[2], ApprovalDecision::AllowOnce)
             .unwrap();
         registry
-            .resolve_approval(P, ids[0], ApprovalDecision::AllowOnce)
+            .decide(P, ids[0], ApprovalDecision::AllowOnce)
             .unwrap();
         let decisions: Vec<_> = futures_join(tasks).await;
         assert_eq!(
@@ -587,7 +607,7 @@ mod tests {
     async fn unknown_ids_and_wrong_kinds_are_errors_not_panics() {
         let (_sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
         let error = registry
-            .resolve_approval(P, 42, ApprovalDecision::AllowOnce)
+            .decide(P, 42, ApprovalDecision::AllowOnce)
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::UnknownDialog);
 
@@ -612,15 +632,15 @@ mod tests {
         };
         // A question can't be resolved as an approval, and an empty answer is refused...
         let error = registry
-            .resolve_approval(P, id, ApprovalDecision::AllowOnce)
+            .decide(P, id, ApprovalDecision::AllowOnce)
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::UnknownDialog);
         let error = registry
-            .answer_question(P, id, QuestionAnswer::Answer { text: "  ".into() })
+            .answer(P, id, QuestionAnswer::Answer { text: "  ".into() })
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::InvalidInput);
         let error = registry
-            .answer_question(
+            .answer(
                 P,
                 id,
                 QuestionAnswer::Answer {
@@ -631,12 +651,12 @@ mod tests {
         assert_eq!(error.kind, ErrorKind::InvalidInput);
         // ...and neither mistake consumed the request.
         registry
-            .answer_question(P, id, QuestionAnswer::Answer { text: "b".into() })
+            .answer(P, id, QuestionAnswer::Answer { text: "b".into() })
             .unwrap();
         assert_eq!(asking.await.unwrap(), Ok("b".into()));
         // Answering twice is an error too.
         let error = registry
-            .answer_question(P, id, QuestionAnswer::Answer { text: "b".into() })
+            .answer(P, id, QuestionAnswer::Answer { text: "b".into() })
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::UnknownDialog);
     }
@@ -655,7 +675,7 @@ mod tests {
         let other = P + 1;
         assert!(registry.pending(other).is_empty());
         let refused = registry
-            .resolve_approval(other, id, ApprovalDecision::AllowOnce)
+            .decide(other, id, ApprovalDecision::AllowOnce)
             .unwrap_err();
         assert_eq!(refused.kind, ErrorKind::UnknownDialog);
         assert_eq!(
@@ -664,7 +684,7 @@ mod tests {
             "still waiting for its own project"
         );
         registry
-            .resolve_approval(P, id, ApprovalDecision::Deny { reason: None })
+            .decide(P, id, ApprovalDecision::Deny { reason: None })
             .unwrap();
         assert_eq!(
             asking.await.unwrap(),
@@ -692,9 +712,7 @@ mod tests {
         let [id] = pending_ids(&registry, 1).await[..] else {
             panic!("one request")
         };
-        registry
-            .answer_question(P, id, QuestionAnswer::Dismiss)
-            .unwrap();
+        registry.answer(P, id, QuestionAnswer::Dismiss).unwrap();
         assert_eq!(asking.await.unwrap(), Err(PromptError::Dismissed));
     }
 
@@ -792,7 +810,7 @@ mod tests {
             [json!({"id": id, "projectId": P, "reason": "cancelled"})]
         );
         let error = registry
-            .resolve_approval(P, id, ApprovalDecision::AllowOnce)
+            .decide(P, id, ApprovalDecision::AllowOnce)
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::UnknownDialog);
     }

@@ -13,7 +13,7 @@ use gantry_watch::TreeError;
 use serde::Serialize;
 
 use crate::checkpoints::CheckpointError;
-use crate::open::{McpStartError, OpenError};
+use crate::project::open::{McpStartError, OpenError};
 use crate::sessions::SessionError;
 
 /// What kind of failure a command reports.

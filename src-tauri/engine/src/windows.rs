@@ -1,7 +1,7 @@
 //! The app's windows: each shows one project, or the welcome screen.
 //!
-//! A window is known by its label (the shell's name for it). Each has its own [`AppState`] over
-//! what all windows share ([`AppShared`]). A project is shown by one window at most: opening a
+//! A window is known by its label (the shell's name for it). Each has its own [`Window`] over
+//! what all windows share ([`App`]). A project is shown by one window at most: opening a
 //! folder that another window shows answers [`Opened::Elsewhere`] (the shell focuses that
 //! window) instead of opening it twice, so its watcher, its MCP servers and its sessions' turns
 //! exist once. Opens are serialised, so two windows asked for the same folder at the same moment
@@ -16,10 +16,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use gantry_store::Store;
 
+use crate::app::{App, Window};
 use crate::error::CommandError;
 use crate::events::EventSink;
 use crate::project::{OpenProject, ProjectInfo};
-use crate::state::{AppShared, AppState, Settings};
+use crate::settings::Settings;
 
 /// Where a folder asked for in a window was opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,8 +36,8 @@ pub enum Opened {
 
 /// The app's windows by label.
 pub struct Windows {
-    shared: Arc<AppShared>,
-    windows: Mutex<BTreeMap<String, Arc<AppState>>>,
+    app: Arc<App>,
+    windows: Mutex<BTreeMap<String, Arc<Window>>>,
     /// Held while a folder opens, so the check "does another window show it?" and the opening
     /// happen as one step.
     opening: tokio::sync::Mutex<()>,
@@ -54,30 +55,30 @@ impl Windows {
     /// No windows yet, over an app remembering in `store` and sending events through `sink`.
     pub fn new(sink: Arc<dyn EventSink>, settings: Settings, store: Store) -> Self {
         Self {
-            shared: Arc::new(AppShared::new(sink, settings, store)),
+            app: Arc::new(App::new(sink, settings, store)),
             windows: Mutex::new(BTreeMap::new()),
             opening: tokio::sync::Mutex::new(()),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Arc<AppState>>> {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Arc<Window>>> {
         self.windows.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Window `label` opened: its state, on the welcome screen (the state it has, when it was
     /// known already). The only way a window gets a state: a command from a window that was
-    /// never opened, or that closed since, finds none ([`Windows::state`]).
-    pub fn window_opened(&self, label: &str) -> Arc<AppState> {
+    /// never opened, or that closed since, finds none ([`Windows::window`]).
+    pub fn window_opened(&self, label: &str) -> Arc<Window> {
         Arc::clone(
             self.lock()
                 .entry(label.to_owned())
-                .or_insert_with(|| Arc::new(AppState::in_app(Arc::clone(&self.shared)))),
+                .or_insert_with(|| Arc::new(Window::new(Arc::clone(&self.app)))),
         )
     }
 
     /// The state of window `label`; an error for a window that was not opened or closed since
     /// (a command sent by a window as it was destroyed).
-    pub fn state(&self, label: &str) -> Result<Arc<AppState>, CommandError> {
+    pub fn window(&self, label: &str) -> Result<Arc<Window>, CommandError> {
         self.lock()
             .get(label)
             .cloned()
@@ -86,16 +87,16 @@ impl Windows {
 
     /// Opens the folder at `path` in window `label` (closing the project it showed), unless
     /// another window shows that folder already.
-    pub async fn open_project(&self, label: &str, path: PathBuf) -> Result<Opened, CommandError> {
+    pub async fn open_folder(&self, label: &str, path: PathBuf) -> Result<Opened, CommandError> {
         let _one_at_a_time = self.opening.lock().await;
         if let Some(window) = self.window_showing_folder(&path, label) {
             return Ok(Opened::Elsewhere { window });
         }
-        let state = self.state(label)?;
-        let info = state.open_project(path).await?;
-        if self.state(label).is_err() {
+        let state = self.window(label)?;
+        let info = state.show_folder(path).await?;
+        if self.window(label).is_err() {
             // The window closed while its project opened: nothing will show the project.
-            state.close_project();
+            state.close_folder();
             return Err(CommandError::not_found(format!(
                 "window `{label}` closed while its project opened"
             )));
@@ -121,7 +122,7 @@ impl Windows {
     /// The windows are listed first and asked after, so no window's lock is taken under the
     /// list's.
     fn shown_projects(&self) -> Vec<(String, Option<Arc<OpenProject>>)> {
-        let states: Vec<(String, Arc<AppState>)> = self
+        let states: Vec<(String, Arc<Window>)> = self
             .lock()
             .iter()
             .map(|(label, state)| (label.clone(), Arc::clone(state)))
@@ -141,10 +142,10 @@ impl Windows {
             (closed, windows.is_empty())
         };
         if let Some(state) = closed {
-            state.close_project();
+            state.close_folder();
         }
         if none_left {
-            self.shared.dialogs().window_closed();
+            self.app.dialogs().window_closed();
         }
     }
 
@@ -179,12 +180,12 @@ impl Windows {
 
     /// Gantry's database.
     pub fn store(&self) -> &Store {
-        self.shared.store()
+        self.app.store()
     }
 
     /// Saves the app setting `name` once it has stayed the same for a moment.
     pub fn save_setting_when_settled(&self, name: &'static str, value: String) {
-        self.shared.save_setting_when_settled(name, value);
+        self.app.save_setting_when_settled(name, value);
     }
 }
 
@@ -221,14 +222,14 @@ mod tests {
             windows.window_opened(label);
         }
         let Opened::Here(a) = windows
-            .open_project("main", first.path().to_owned())
+            .open_folder("main", first.path().to_owned())
             .await
             .unwrap()
         else {
             panic!("opened in the window that asked")
         };
         let Opened::Here(b) = windows
-            .open_project("project-2", second.path().to_owned())
+            .open_folder("project-2", second.path().to_owned())
             .await
             .unwrap()
         else {
@@ -238,7 +239,7 @@ mod tests {
         assert_eq!(windows.showing(a.id), ["main"]);
         assert_eq!(windows.showing(b.id), ["project-2"]);
         assert_eq!(
-            windows.state("main").unwrap().current().unwrap().info().id,
+            windows.window("main").unwrap().current().unwrap().info().id,
             a.id,
             "each window answers for its own project"
         );
@@ -250,12 +251,12 @@ mod tests {
             .join("..")
             .join(first.path().file_name().unwrap());
         assert_eq!(
-            windows.open_project("project-3", again).await.unwrap(),
+            windows.open_folder("project-3", again).await.unwrap(),
             Opened::Elsewhere {
                 window: "main".into()
             }
         );
-        assert!(windows.state("project-3").unwrap().current().is_err());
+        assert!(windows.window("project-3").unwrap().current().is_err());
         assert_eq!(windows.showing(a.id), ["main"]);
         assert_eq!(windows.window_showing(a.id).as_deref(), Some("main"));
         assert_eq!(windows.window_showing(a.id + b.id + 1), None);
@@ -263,7 +264,7 @@ mod tests {
         // Reopening it in its own window is allowed.
         assert!(matches!(
             windows
-                .open_project("main", first.path().to_owned())
+                .open_folder("main", first.path().to_owned())
                 .await
                 .unwrap(),
             Opened::Here(_)
@@ -276,7 +277,7 @@ mod tests {
         let dir = folder();
         windows.window_opened("project-2");
         let Opened::Here(info) = windows
-            .open_project("project-2", dir.path().to_owned())
+            .open_folder("project-2", dir.path().to_owned())
             .await
             .unwrap()
         else {
@@ -290,7 +291,7 @@ mod tests {
         assert_eq!(windows.folders(), [("main".to_owned(), None)]);
         assert!(matches!(
             windows
-                .open_project("main", dir.path().to_owned())
+                .open_folder("main", dir.path().to_owned())
                 .await
                 .unwrap(),
             Opened::Here(_)
@@ -303,11 +304,11 @@ mod tests {
         let dir = folder();
         windows.window_opened("main");
         windows
-            .open_project("main", dir.path().to_owned())
+            .open_folder("main", dir.path().to_owned())
             .await
             .unwrap();
-        let project = windows.state("main").unwrap().current().unwrap().info().id;
-        let dialogs = Arc::clone(windows.shared.dialogs());
+        let project = windows.window("main").unwrap().current().unwrap().info().id;
+        let dialogs = Arc::clone(windows.app.dialogs());
         windows.window_opened("project-2");
         windows.window_closed("project-2");
         let asking = tokio::spawn({
@@ -344,7 +345,7 @@ mod tests {
         let (_sink, windows, _data) = windows().await;
         let dir = folder();
         assert_eq!(
-            windows.state("main").unwrap_err().kind,
+            windows.window("main").unwrap_err().kind,
             ErrorKind::NotFound,
             "no window is open before one is opened"
         );
@@ -359,12 +360,12 @@ mod tests {
         // make one: the label stays unknown.
         for _ in 0..2 {
             assert_eq!(
-                windows.state("project-2").unwrap_err().kind,
+                windows.window("project-2").unwrap_err().kind,
                 ErrorKind::NotFound
             );
         }
         let error = windows
-            .open_project("project-2", dir.path().to_owned())
+            .open_folder("project-2", dir.path().to_owned())
             .await
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::NotFound);

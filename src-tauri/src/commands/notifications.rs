@@ -24,7 +24,7 @@ pub async fn save_notification_settings(
     notifier: State<'_, Arc<Notifier>>,
     request: NotificationSettings,
 ) -> Result<NotificationSettings, CommandError> {
-    notifier.save(state.store(), request).await
+    notifier.save(state.app().store(), request).await
 }
 
 /// The language the webview shows, which notifications are written in.

@@ -158,7 +158,7 @@ impl Notifier {
         let Some(label) = windows.window_showing(occurrence.project_id) else {
             return;
         };
-        let Ok(state) = windows.state(&label) else {
+        let Ok(state) = windows.window(&label) else {
             return;
         };
         let project = state.current().ok();
@@ -180,7 +180,7 @@ impl Notifier {
             return;
         }
         let Some(project) = project else { return };
-        let title = session_title(state.store(), &occurrence.session_id).await;
+        let title = session_title(state.app().store(), &occurrence.session_id).await;
         let language = self
             .language
             .lock()
@@ -188,7 +188,7 @@ impl Notifier {
             .clone();
         let locale = match language {
             Some(language) => locale_for(&[language]),
-            None => locale_for(&state.launch_state().system_languages),
+            None => locale_for(&gantry_engine::project::service::system_languages()),
         };
         let words = text(locale, &project.info().name, &title, &occurrence.what);
         let target = Target {

@@ -4,6 +4,6 @@
  * Who wrote a message.
  *
  * The store keeps its own `gantry_store::Role` (with `System`): the loop must not depend on the
- * store, nor the store on the loop; `gantry_engine::transcripts` converts between the two.
+ * store, nor the store on the loop; `gantry_engine::sessions::transcripts` converts between the two.
  */
 export type Role = "user" | "assistant" | "tool";

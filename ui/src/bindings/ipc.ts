@@ -102,10 +102,6 @@ import type { UiLanguageRequest } from "./UiLanguageRequest";
 export type Commands = {
   launch_state: { request: null; response: LaunchState };
   recent_projects: { request: null; response: Array<RecentProject> };
-  open_project: { request: OpenProjectRequest; response: ProjectInfo | null };
-  pick_project_folder: { request: null; response: ProjectInfo | null };
-  open_project_window: { request: OpenProjectWindowRequest; response: null };
-  close_project: { request: null; response: null };
   list_dir: { request: ListDirRequest; response: Array<TreeEntry> };
   tree_status: { request: null; response: TreeStatus };
   read_preview: { request: PreviewRequest; response: FilePreview };
@@ -133,15 +129,16 @@ export type Commands = {
   chat_messages_before: { request: MessagesBeforeRequest; response: MessagePage };
   chat_message_text: { request: MessageTextRequest; response: string };
   search_sessions: { request: SearchSessionsRequest; response: Array<SearchHitView> };
-  export_session: { request: ExportSessionRequest; response: SessionExport | null };
   compact_session: { request: null; response: ChatView };
   context_usage: { request: null; response: ContextUsage | null };
   edit_summary: { request: EditSummaryRequest; response: ChatView };
-  compact_settings: { request: null; response: CompactSettings };
-  save_compact_settings: { request: CompactSettings; response: CompactSettings };
-  list_tools: { request: null; response: Array<ToolInfo> };
-  list_models: { request: ListModelsRequest; response: ModelChoices };
-  choose_model: { request: ChooseModelRequest; response: ModelChoices };
+  changes_view: { request: null; response: ChangesView };
+  revert_changes: { request: RevertRequest; response: RevertOutcome };
+  accept_changes: { request: AcceptChangesRequest; response: ChangesView };
+  resend_message: { request: ResendRequest; response: ResendOutcome };
+  retry_turn: { request: RetryRequest; response: ResendOutcome };
+  chat_branches: { request: null; response: Array<BranchView> };
+  switch_branch: { request: SwitchBranchRequest; response: SwitchBranchOutcome };
   mcp_servers: { request: null; response: McpPanel };
   restart_mcp_server: { request: McpServerRequest; response: McpPanel };
   trust_project_mcp: { request: null; response: McpPanel };
@@ -162,6 +159,9 @@ export type Commands = {
   probe_provider: { request: ProbeProviderRequest; response: ProviderProbe };
   delete_provider_key: { request: ProviderNameRequest; response: ProviderSettings };
   local_servers: { request: null; response: LocalServers };
+  list_models: { request: ListModelsRequest; response: ModelChoices };
+  choose_model: { request: ChooseModelRequest; response: ModelChoices };
+  list_tools: { request: null; response: Array<ToolInfo> };
   set_tool_policy: { request: SetToolPolicyRequest; response: Array<ToolInfo> };
   reset_tool_policies: { request: null; response: Array<ToolInfo> };
   session_grants: { request: null; response: Array<GrantView> };
@@ -172,21 +172,21 @@ export type Commands = {
   save_tool_rule: { request: SaveRuleRequest; response: Array<RuleView> };
   remove_tool_rule: { request: RemoveRuleRequest; response: Array<RuleView> };
   audit_log: { request: AuditRequest; response: Array<AuditEntryView> };
-  export_audit: { request: AuditRequest; response: AuditExport | null };
-  changes_view: { request: null; response: ChangesView };
-  revert_changes: { request: RevertRequest; response: RevertOutcome };
-  accept_changes: { request: AcceptChangesRequest; response: ChangesView };
-  resend_message: { request: ResendRequest; response: ResendOutcome };
-  retry_turn: { request: RetryRequest; response: ResendOutcome };
-  chat_branches: { request: null; response: Array<BranchView> };
-  switch_branch: { request: SwitchBranchRequest; response: SwitchBranchOutcome };
+  compact_settings: { request: null; response: CompactSettings };
+  save_compact_settings: { request: CompactSettings; response: CompactSettings };
   checkpoint_settings: { request: null; response: CheckpointSettings };
   save_checkpoint_settings: { request: SaveCheckpointSettingsRequest; response: CheckpointSettings };
+  turn_limit_settings: { request: null; response: TurnLimitSettings };
+  save_turn_limit_settings: { request: SaveTurnLimitRequest; response: TurnLimitSettings };
+  open_project: { request: OpenProjectRequest; response: ProjectInfo | null };
+  pick_project_folder: { request: null; response: ProjectInfo | null };
+  open_project_window: { request: OpenProjectWindowRequest; response: null };
+  close_project: { request: null; response: null };
+  export_session: { request: ExportSessionRequest; response: SessionExport | null };
+  export_audit: { request: AuditRequest; response: AuditExport | null };
   notification_settings: { request: null; response: NotificationSettings };
   save_notification_settings: { request: NotificationSettings; response: NotificationSettings };
   set_ui_language: { request: UiLanguageRequest; response: null };
-  turn_limit_settings: { request: null; response: TurnLimitSettings };
-  save_turn_limit_settings: { request: SaveTurnLimitRequest; response: TurnLimitSettings };
 };
 
 /** Every event the backend sends, by name: its payload. */
@@ -209,10 +209,6 @@ export type CommandFailure = CommandError;
 export const COMMAND_NAMES = [
   "launch_state",
   "recent_projects",
-  "open_project",
-  "pick_project_folder",
-  "open_project_window",
-  "close_project",
   "list_dir",
   "tree_status",
   "read_preview",
@@ -240,15 +236,16 @@ export const COMMAND_NAMES = [
   "chat_messages_before",
   "chat_message_text",
   "search_sessions",
-  "export_session",
   "compact_session",
   "context_usage",
   "edit_summary",
-  "compact_settings",
-  "save_compact_settings",
-  "list_tools",
-  "list_models",
-  "choose_model",
+  "changes_view",
+  "revert_changes",
+  "accept_changes",
+  "resend_message",
+  "retry_turn",
+  "chat_branches",
+  "switch_branch",
   "mcp_servers",
   "restart_mcp_server",
   "trust_project_mcp",
@@ -269,6 +266,9 @@ export const COMMAND_NAMES = [
   "probe_provider",
   "delete_provider_key",
   "local_servers",
+  "list_models",
+  "choose_model",
+  "list_tools",
   "set_tool_policy",
   "reset_tool_policies",
   "session_grants",
@@ -279,21 +279,21 @@ export const COMMAND_NAMES = [
   "save_tool_rule",
   "remove_tool_rule",
   "audit_log",
-  "export_audit",
-  "changes_view",
-  "revert_changes",
-  "accept_changes",
-  "resend_message",
-  "retry_turn",
-  "chat_branches",
-  "switch_branch",
+  "compact_settings",
+  "save_compact_settings",
   "checkpoint_settings",
   "save_checkpoint_settings",
+  "turn_limit_settings",
+  "save_turn_limit_settings",
+  "open_project",
+  "pick_project_folder",
+  "open_project_window",
+  "close_project",
+  "export_session",
+  "export_audit",
   "notification_settings",
   "save_notification_settings",
   "set_ui_language",
-  "turn_limit_settings",
-  "save_turn_limit_settings",
 ] as const;
 
 /** The names of all events. */

@@ -22,6 +22,7 @@ pub mod diff;
 pub mod limits;
 pub mod recorder;
 pub mod restore;
+pub mod service;
 pub mod snapshot;
 pub mod view;
 

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::open::{People, open_tools};
+use crate::project::open::{People, open_tools};
 
 struct Rig {
     _data: tempfile::TempDir,
