@@ -18,6 +18,42 @@ pub const STORAGE_FLUSH: Duration = Duration::from_millis(2500);
 /// How long a state may take to appear before the test fails.
 pub const STATE_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// How often a waited-for or watched state is looked at.
+const POLL: Duration = Duration::from_millis(25);
+
+/// Runs `check` (which asserts) over and over for all of `window`: something that must not
+/// happen is watched for that long, and the scenario fails as soon as it does.
+pub async fn assert_stays_for(window: Duration, mut check: impl AsyncFnMut()) {
+    let end = Instant::now() + window;
+    check().await;
+    while Instant::now() < end {
+        tokio::time::sleep(POLL).await;
+        check().await;
+    }
+}
+
+/// Waits until the setting `name` in `store` (the database the app writes) passes `check`,
+/// and returns it; `what` names the wait in the timeout's message.
+pub async fn wait_for_setting(
+    store: &gantry_store::Store,
+    name: &str,
+    what: &str,
+    check: impl Fn(&str) -> bool,
+) -> String {
+    let deadline = Instant::now() + STATE_TIMEOUT;
+    loop {
+        let saved = store.settings().get(name).await.unwrap();
+        if let Some(text) = saved.as_deref().filter(|text| check(text)) {
+            return text.to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what} (setting {name}: {saved:?})"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
 /// The app under test, driven through a WebDriver session.
 pub struct App {
     pub session: Session,
@@ -184,7 +220,7 @@ impl App {
             if Instant::now() > deadline {
                 bail!("timed out waiting for {what} (last result: {last})");
             }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+            tokio::time::sleep(POLL).await;
         }
     }
 

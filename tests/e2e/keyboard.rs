@@ -10,10 +10,14 @@ use std::time::{Duration, Instant};
 use gantry_scripted_provider::{Expect, Turn};
 use serde_json::json;
 
-use crate::app::{App, STORAGE_FLUSH};
-use crate::chat::{ChatRig, after_tool, assistant_says, card, idle, write_call};
+use crate::app::{App, STORAGE_FLUSH, assert_stays_for};
+use crate::chat::{ChatRig, after_tool, assistant_says, card, dialogs, idle, write_call};
 use crate::webdriver::Key;
 use crate::{SERIAL, enabled, ms};
+
+/// How long the approval dialog is watched, once armed, for an early press that counted after
+/// all.
+const WATCHED_AFTER_ARMING: Duration = Duration::from_millis(500);
 
 /// Moves the focus to the chat box with Tab, types `text` and presses Enter.
 async fn type_and_send(app: &App, text: &str) {
@@ -247,22 +251,30 @@ async fn an_enter_meant_for_the_chat_box_does_not_approve_the_next_call() {
         "the presses must land before the dialog's delay ends; took {}",
         ms(pressed_after)
     );
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    assert_eq!(
-        app.eval(
-            "return document.querySelectorAll('[data-testid=approval-dialog]').length;",
-            json!([])
+    // Neither counts: the dialog waits through its delay (it arms, or is gone if a press
+    // counted) and a while after it, and nothing is written.
+    let armed = app
+        .wait_for(
+            "the dialog to arm, or to go",
+            "const dialog = document.querySelector('[data-testid=approval-dialog]');\
+             return dialog ? dialog.dataset.armed === 'true' : 'gone';",
+            json!([]),
         )
         .await
-        .unwrap(),
-        1,
-        "the dialog still waits for a decision"
-    );
-    assert!(!rig.root().join("early.txt").exists(), "nothing approved");
+        .unwrap();
+    assert_eq!(armed, json!(true), "the dialog still waits for a decision");
+    assert_stays_for(WATCHED_AFTER_ARMING, async || {
+        assert_eq!(
+            dialogs(&app).await,
+            1,
+            "the dialog still waits for a decision"
+        );
+        assert!(!rig.root().join("early.txt").exists(), "nothing approved");
+    })
+    .await;
     app.screenshot("still-asking").await.unwrap();
 
-    // A fresh press, once the dialog has been shown a moment, approves.
-    armed_dialog(&app).await;
+    // A fresh press, now that the dialog has been shown a moment, approves.
     app.press(&[Key::ENTER]).await.unwrap();
     assistant_says(&app, "Wrote early.txt.").await;
     assert_eq!(

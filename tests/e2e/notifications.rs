@@ -16,7 +16,7 @@ use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 use zbus::zvariant::OwnedValue;
 
-use crate::app::App;
+use crate::app::{App, wait_for_setting};
 use crate::chat::{ChatRig, after_tool, assistant_says, idle, send, write_call};
 use crate::{SERIAL, enabled};
 
@@ -489,15 +489,14 @@ async fn out_of_sight_a_turn_notifies_and_the_click_shows_its_session() {
     app.screenshot("settings-notifications-off").await.unwrap();
     app.close_with_escape("settings-dialog").await.unwrap();
     let store = rig.store().await;
-    let mut stored = None;
-    for _ in 0..100 {
-        stored = store.settings().get("notifications.enabled").await.unwrap();
-        if stored.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(stored.as_deref(), Some("false"));
+    let stored = wait_for_setting(
+        &store,
+        "notifications.enabled",
+        "the switch to be saved",
+        |_| true,
+    )
+    .await;
+    assert_eq!(stored, "false");
     thief.take_focus();
     send(&app, "quiet").await;
     assistant_says(&app, "Quiet answer.").await;

@@ -5,10 +5,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use crate::app::App;
+use crate::app::{App, assert_stays_for, wait_for_setting};
 use crate::fixture::{Fixture, LargeProject, MAIN_RS};
 use crate::timing::{Start, Stopwatch, line};
 use crate::{SERIAL, enabled, ms, percentiles};
+
+/// How long the tree is watched, once the folder made beside them shows, for the ignored file
+/// and the vendor folder (which it must not show).
+const IGNORED_WATCH: Duration = Duration::from_millis(300);
 
 /// Writes `text` to the scenario's metrics file and to stderr.
 pub(crate) fn report(scenario: &str, text: &str) {
@@ -367,14 +371,16 @@ async fn the_tree_follows_files_changed_by_another_program() {
     app.wait_for_css("[data-testid=tree] [data-path='assets/img']")
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let paths = app.tree_paths().await.unwrap();
-    assert!(
-        !paths
-            .iter()
-            .any(|p| p.ends_with(".log") || p.contains("node_modules")),
-        "{paths:?}"
-    );
+    assert_stays_for(IGNORED_WATCH, async || {
+        let paths = app.tree_paths().await.unwrap();
+        assert!(
+            !paths
+                .iter()
+                .any(|p| p.ends_with(".log") || p.contains("node_modules")),
+            "{paths:?}"
+        );
+    })
+    .await;
     app.screenshot("after-changes").await.unwrap();
 
     let count = latencies.len();
@@ -922,21 +928,10 @@ async fn the_window_size_is_remembered_across_restarts() {
     let store = gantry_store::Store::open(data.path().join(gantry_store::DATABASE_FILE))
         .await
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let saved = store.settings().get("windows.open").await.unwrap();
-        if saved
-            .as_deref()
-            .is_some_and(|text| text.contains("\"width\":1000"))
-        {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the size was not saved: {saved:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    wait_for_setting(&store, "windows.open", "the size to be saved", |text| {
+        text.contains("\"width\":1000")
+    })
+    .await;
     drop(store);
     let before = app
         .eval("return [window.innerWidth, window.innerHeight];", json!([]))

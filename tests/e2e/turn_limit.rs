@@ -8,9 +8,13 @@ use std::time::Duration;
 use gantry_scripted_provider::{Expect, Turn};
 use serde_json::json;
 
-use crate::app::App;
+use crate::app::{App, assert_stays_for, wait_for_setting};
 use crate::chat::{ChatRig, after_tool, assistant_says, card, idle, no_dialog, send, write_call};
 use crate::{SERIAL, enabled};
+
+/// How long the queued turn is watched, nothing having freed a place, for a start it must not
+/// make.
+const STAYS_QUEUED: Duration = Duration::from_millis(500);
 
 /// Opens Settings, enters `max` as the turn limit and waits until it is saved (and so in force:
 /// kept for the next start too).
@@ -31,15 +35,10 @@ async fn set_limit(rig: &ChatRig, app: &mut App, max: u32) {
     .unwrap();
     // Saved (the backend applies it as it saves it).
     let store = rig.store().await;
-    let mut saved = None;
-    for _ in 0..100 {
-        saved = store.settings().get("turns.max").await.unwrap();
-        if saved == Some(max.to_string()) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(saved, Some(max.to_string()), "the limit was saved");
+    wait_for_setting(&store, "turns.max", "the limit to be saved", |saved| {
+        saved == max.to_string()
+    })
+    .await;
     app.screenshot(&format!("settings-limit-{max}"))
         .await
         .unwrap();
@@ -108,18 +107,20 @@ async fn a_turn_queues_under_the_limit_set_in_settings_and_starts_when_it_is_rai
     assert_ne!(second, json!(first), "the queued one is B");
     app.screenshot("b-queued").await.unwrap();
     // It stays queued: nothing frees the place.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(
-        !app.eval(
-            "return !document.querySelector(arguments[0]);",
-            json!([queued])
-        )
-        .await
-        .unwrap()
-        .as_bool()
-        .unwrap(),
-        "B is still queued"
-    );
+    assert_stays_for(STAYS_QUEUED, async || {
+        assert!(
+            !app.eval(
+                "return !document.querySelector(arguments[0]);",
+                json!([queued])
+            )
+            .await
+            .unwrap()
+            .as_bool()
+            .unwrap(),
+            "B is still queued"
+        );
+    })
+    .await;
 
     // Raised to two, B starts at once and answers, while A still waits.
     set_limit(&rig, &mut app, 2).await;

@@ -2,17 +2,20 @@
 //! window shows its own project and its own chat, both windows come back after a restart, and
 //! the memory two windows take against one is reported.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use gantry_scripted_provider::{Expect, Turn};
 use serde_json::json;
 
-use crate::app::{App, STORAGE_FLUSH};
+use crate::app::{App, assert_stays_for, wait_for_setting};
 use crate::chat::{ChatRig, assistant_says, idle, send};
 use crate::fixture::Fixture;
 use crate::scenarios::{invoke, report};
 use crate::{SERIAL, enabled};
+
+/// How long the windows are counted after an open that must not make one.
+const NO_NEW_WINDOW: Duration = Duration::from_millis(500);
 
 /// The folder the window driven now shows, as `launch_state` reports it.
 async fn shown_folder(app: &App) -> Option<String> {
@@ -64,6 +67,15 @@ fn window_names() -> Vec<String> {
                 .ok()?;
             Some(String::from_utf8_lossy(&name.stdout).trim().to_owned())
         })
+        .collect()
+}
+
+/// The folders of the windows remembered in `setting` (the app's `windows.open`), canonical.
+fn remembered_folders(setting: &str) -> Vec<PathBuf> {
+    serde_json::from_str::<Vec<serde_json::Value>>(setting)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|window| std::fs::canonicalize(window["folder"].as_str()?).ok())
         .collect()
 }
 
@@ -140,8 +152,10 @@ async fn a_second_project_opens_in_its_own_window_both_chat_and_both_come_back()
     )
     .await;
     assert_eq!(again, json!({"ok": null}), "{again}");
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(app.session.window_handles().await.unwrap().len(), 2);
+    assert_stays_for(NO_NEW_WINDOW, async || {
+        assert_eq!(app.session.window_handles().await.unwrap().len(), 2);
+    })
+    .await;
 
     tokio::time::sleep(Duration::from_secs(3)).await;
     let two_windows = app.memory();
@@ -157,9 +171,21 @@ async fn a_second_project_opens_in_its_own_window_both_chat_and_both_come_back()
         ),
     );
 
-    // Quit as the system does at logout (the windows are not closed one by one), and start
-    // again without a folder: both windows come back with their projects.
-    tokio::time::sleep(STORAGE_FLUSH).await;
+    // Quit as the system does at logout (the windows are not closed one by one), once both
+    // windows' folders are saved, and start again without a folder: both windows come back
+    // with their projects.
+    let folders =
+        [rig.root(), second.root.as_path()].map(|root| std::fs::canonicalize(root).unwrap());
+    wait_for_setting(
+        &rig.store().await,
+        "windows.open",
+        "both windows to be remembered",
+        |saved| {
+            let saved = remembered_folders(saved);
+            folders.iter().all(|folder| saved.contains(folder))
+        },
+    )
+    .await;
     app.kill();
     let mut app = App::launch_with_data("windows", &[], rig.data.path(), false)
         .await

@@ -2,7 +2,6 @@
 //! official "everything" server and a TypeScript SDK server that reports progress with messages.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use gantry_mcp::{HubSettings, McpHub, McpNotice, MemoryTrust, ResourcePart};
 use gantry_tools::{CallContext, CallObserver, CallProgress, ObservationKind, ToolManager};
@@ -195,14 +194,7 @@ async fn progress_reaches_the_call_and_new_tools_arrive_without_a_restart() {
         |notice| matches!(notice, McpNotice::ListChanged { server } if server == "p"),
     )
     .await;
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while manager.get("mcp__p__fresh").is_none() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the new tool never came"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually("the new tool", || manager.get("mcp__p__fresh").is_some()).await;
     assert!(changes.has_changed().unwrap());
     let ran = manager
         .dispatch("mcp__p__fresh", "{}", &CallContext::detached())

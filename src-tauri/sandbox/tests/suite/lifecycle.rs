@@ -1,12 +1,24 @@
 //! The whole process tree lives and dies with the command.
 
 use std::fs;
-use std::process::Stdio;
-use std::time::Duration;
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 use gantry_sandbox::{Signal, signal_inside};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::{Child, ChildStdout};
 
-use super::support::Fixture;
+use super::support::{Fixture, WAIT, assert_stays_for, eventually};
+
+/// How long a background child that would write half a second after its command started is
+/// watched for a late write, once the command has exited.
+const LATE_WRITE_WINDOW: Duration = Duration::from_millis(1500);
+
+/// No tick for this long (the loop ticks every 50 ms): the processes that ticked are gone.
+const TICKS_QUIET: Duration = Duration::from_millis(200);
+
+/// How long the ticks are watched for one more, once they stopped.
+const NO_TICK_WINDOW: Duration = Duration::from_millis(500);
 
 #[tokio::test]
 async fn a_background_child_cannot_write_after_the_command_exits() {
@@ -19,12 +31,14 @@ async fn a_background_child_cannot_write_after_the_command_exits() {
     );
     let ran = fx.run(&script).await;
     assert_eq!(ran.ok(), "started\n", "{ran:#?}");
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    assert!(!outside.exists(), "the background child wrote outside");
-    assert!(
-        !project.exists(),
-        "the background child outlived the command"
-    );
+    assert_stays_for(LATE_WRITE_WINDOW, || {
+        assert!(!outside.exists(), "the background child wrote outside");
+        assert!(
+            !project.exists(),
+            "the background child outlived the command"
+        );
+    })
+    .await;
 
     // The control: waiting for the child, its write inside lands and the one outside fails.
     let ran = fx.run(&format!("{script}; wait")).await;
@@ -53,7 +67,8 @@ async fn signalling_bubblewraps_process_group_ends_every_process_inside() {
             command.spawn()
         })
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let ticks = || fs::read_to_string(fx.project.join("ticks")).unwrap_or_default();
+    eventually("the processes inside to tick", || !ticks().is_empty()).await;
     let group = format!("-{}", child.id().unwrap());
     let killed = std::process::Command::new("kill")
         .args(["-TERM", "--", &group])
@@ -62,15 +77,46 @@ async fn signalling_bubblewraps_process_group_ends_every_process_inside() {
     assert!(killed.success());
     let status = child.wait().await.unwrap();
     assert_eq!(status.code(), None, "{status:?}");
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let ticks = fs::read_to_string(fx.project.join("ticks")).unwrap();
-    assert!(!ticks.is_empty());
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(
-        fs::read_to_string(fx.project.join("ticks")).unwrap(),
-        ticks,
-        "a process inside outlived bubblewrap"
-    );
+    // The processes inside get their end from bubblewrap's a moment after it is reaped: wait
+    // until the ticks stop, then watch that none comes.
+    let mut last = (ticks(), Instant::now());
+    eventually("the processes inside to end with bubblewrap", || {
+        let now = ticks();
+        if now != last.0 {
+            last = (now, Instant::now());
+        }
+        last.1.elapsed() >= TICKS_QUIET
+    })
+    .await;
+    let ticked = last.0;
+    assert!(!ticked.is_empty());
+    assert_stays_for(NO_TICK_WINDOW, || {
+        assert_eq!(ticks(), ticked, "a process inside outlived bubblewrap");
+    })
+    .await;
+}
+
+/// Takes the command's stdout and waits until it printed `ready` (its trap is set).
+async fn ready(mut child: Child) -> (Child, BufReader<ChildStdout>) {
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    tokio::time::timeout(WAIT, stdout.read_line(&mut line))
+        .await
+        .expect("the command never printed ready")
+        .unwrap();
+    assert_eq!(line, "ready\n");
+    (child, stdout)
+}
+
+/// Waits (at most 10 s) for the command to end: its exit status and what it printed after `ready`.
+async fn ended(mut child: Child, mut stdout: BufReader<ChildStdout>) -> (ExitStatus, String) {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        let mut rest = String::new();
+        stdout.read_to_string(&mut rest).await.unwrap();
+        (child.wait().await.unwrap(), rest)
+    })
+    .await
+    .unwrap()
 }
 
 #[tokio::test]
@@ -89,28 +135,20 @@ async fn signal_inside_lets_a_command_end_politely() {
             .unwrap()
     };
 
-    let child = start(&fx);
+    let (child, stdout) = ready(start(&fx)).await;
     let pid = child.id().unwrap();
-    tokio::time::sleep(Duration::from_millis(400)).await;
     assert!(signal_inside(pid, Signal::TERM).unwrap());
-    let output = tokio::time::timeout(Duration::from_secs(10), child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(3), "{output:?}");
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "ready\ngot-term\n");
+    let (status, rest) = ended(child, stdout).await;
+    assert_eq!(status.code(), Some(3), "{status:?}");
+    assert_eq!(rest, "got-term\n");
 
     // A signal to bubblewrap itself is not passed on: the command ends without its trap.
-    let child = start(&fx);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (child, stdout) = ready(start(&fx)).await;
     let pid = child.id().unwrap().to_string();
     let _ = std::process::Command::new("kill")
         .args(["-TERM", &pid])
         .status();
-    let output = tokio::time::timeout(Duration::from_secs(10), child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(output.status.code(), None, "{output:?}");
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "ready\n");
+    let (status, rest) = ended(child, stdout).await;
+    assert_eq!(status.code(), None, "{status:?}");
+    assert_eq!(rest, "");
 }

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gantry_sandbox::{Sandbox, SandboxPolicy, SandboxedCommand, SessionTemp};
 
@@ -172,4 +172,30 @@ pub fn plant(path: &Path, contents: &str) {
 /// Counts the lines of `text` that contain `needle`.
 pub fn count(text: &str, needle: &str) -> usize {
     text.lines().filter(|line| line.contains(needle)).count()
+}
+
+/// How long a test waits for something that must happen before it fails.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// How often a waited-for or watched condition is checked.
+const POLL: Duration = Duration::from_millis(10);
+
+/// Polls `check` until it holds; fails naming `what` once [`WAIT`] has passed.
+pub async fn eventually(what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + WAIT;
+    while !check() {
+        assert!(Instant::now() < deadline, "waited {WAIT:?} for {what}");
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Runs `check` (which asserts) over and over for all of `window`: something that must not
+/// happen is watched for that long, and the test fails as soon as it does.
+pub async fn assert_stays_for(window: Duration, mut check: impl FnMut()) {
+    let end = Instant::now() + window;
+    check();
+    while Instant::now() < end {
+        tokio::time::sleep(POLL).await;
+        check();
+    }
 }

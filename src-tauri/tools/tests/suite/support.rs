@@ -3,6 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use gantry_tools::{
     CallContext, CommandSandbox, Observation, Policy, ToolManager, ToolSession, builtin,
@@ -101,4 +102,15 @@ impl Fixture {
 pub fn plant(path: &Path, contents: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, contents).unwrap();
+}
+
+/// Runs `check` (which asserts) over and over for all of `window`: something that must not
+/// happen is watched for that long, and the test fails as soon as it does.
+pub async fn assert_stays_for(window: Duration, mut check: impl FnMut()) {
+    let end = Instant::now() + window;
+    check();
+    while Instant::now() < end {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        check();
+    }
 }
