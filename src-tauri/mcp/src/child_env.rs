@@ -16,8 +16,8 @@
 //!   `NO_PROXY`, `ALL_PROXY`, in either case) and the CA bundle variables (`SSL_CERT_FILE`,
 //!   `SSL_CERT_DIR`). Without them `npx -y some-server` fails behind a proxy or a private
 //!   registry, which is how many users reach npm. Within these prefixes, a name that looks
-//!   like a secret ([`gantry_tools::is_secret_env`], or containing `AUTH`, as npm's
-//!   `_auth`/`_authToken` settings do) is still dropped.
+//!   like a secret ([`gantry_tools::is_secret_env`], or containing `AUTH` anywhere, as npm's
+//!   `_auth`/`_authToken` settings do: [`gantry_tools::mentions_auth`]) is still dropped.
 //! - **The server's configured `env`**, which wins over all of the above and is the way to
 //!   pass a secret on purpose (`"env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}`).
 //!
@@ -88,7 +88,7 @@ const NOT_PASSED: &[&str] = &["XDG_RUNTIME_DIR"];
 /// docs); [`server_environment`] also looks at the value.
 pub fn is_passed(name: &str) -> bool {
     if gantry_tools::is_secret_env(name)
-        || name.to_ascii_uppercase().contains("AUTH")
+        || gantry_tools::mentions_auth(name)
         || NOT_PASSED.contains(&name)
     {
         return false;

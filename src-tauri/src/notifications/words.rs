@@ -113,19 +113,9 @@ fn reason_or(reason: &str, fallback: &str) -> String {
     }
 }
 
-/// A word that could be a key or a token: long, with letters and digits and nothing that reads
-/// as prose, or starting the way provider keys do.
+/// A word that could be a key or a token ([`gantry_tools::is_secret_word`]).
 fn looks_secret(word: &str) -> bool {
-    let word = word.trim_matches(|c: char| !c.is_ascii_alphanumeric());
-    if word.starts_with("sk-") || word.starts_with("sk_") || word.starts_with("ghp_") {
-        return true;
-    }
-    word.len() >= 20
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '+' | '='))
-        && word.chars().any(|c| c.is_ascii_digit())
-        && word.chars().any(|c| c.is_ascii_alphabetic())
+    gantry_tools::is_secret_word(word)
 }
 
 /// The first line of `text`, control characters removed, spaces collapsed, at most `max`

@@ -1,14 +1,15 @@
 //! The audit log: one row per dispatched tool call, and the [`AuditSink`] that writes it.
 //!
-//! Rows are redacted before they are written ([`crate::redact`]): arguments, the decision's
-//! detail and the result excerpt. A failed write is logged and never fails the call it records;
-//! the log is evidence, not a gate.
+//! Rows are redacted before they are written ([`gantry_tools::redact_value`] and
+//! [`gantry_tools::redact_text`]): arguments, the decision's detail and the result excerpt. A
+//! failed write is logged and never fails the call it records; the log is evidence, not a gate.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 use gantry_tools::{
     AuditRecord, AuditSink, Decider, Decision, DecisionKind, ObservationKind, PermissionLevel,
+    redact_text, redact_value,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -18,7 +19,6 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 use crate::codec::{parse_json, parse_name};
 use crate::error::{Result, StoreError};
 use crate::ids::{AuditId, ProjectId, SessionId};
-use crate::redact::{redact_text, redact_value};
 use crate::store::Store;
 use crate::time::Timestamp;
 

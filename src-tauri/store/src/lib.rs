@@ -14,7 +14,7 @@
 //!
 //! Secrets never reach the database: provider rows name a keychain entry and an environment
 //! variable, the key itself goes through [`Secrets`] as a [`Secret`], and audit rows are
-//! redacted ([`redact`]) before they are written.
+//! redacted ([`gantry_tools::redact_value`]) before they are written.
 //!
 //! The database is `gantry.db` in the data folder ([`paths`]); queries use sqlx's runtime API,
 //! so building needs no live database, and the migrations are embedded and run at open.
@@ -34,7 +34,6 @@ pub mod paths;
 pub mod policies;
 pub mod projects;
 pub mod providers;
-pub mod redact;
 pub mod rules;
 pub mod search;
 pub mod secrets;

@@ -37,7 +37,7 @@ pub(crate) mod prompt;
 pub(crate) mod rules;
 pub(crate) mod sandboxing;
 pub(crate) mod secret_env;
-pub(crate) mod secret_value;
+pub(crate) mod secrets;
 pub(crate) mod session;
 pub(crate) mod tool;
 
@@ -85,7 +85,10 @@ pub use secret_env::{
     DBUS_BLOCKED, DBUS_SESSION, PassList, is_secret_env, is_secret_var, key_from_env, pass_refusal,
     register_secret_env, scrub_environment, scrubbed_environment, scrubbed_environment_passing,
 };
-pub use secret_value::is_secret_value;
+pub use secrets::{
+    REDACTED, is_secret_env_name, is_secret_key, is_secret_value, is_secret_word,
+    looks_like_credential, mentions_auth, redact_text, redact_value,
+};
 pub use session::ToolSession;
 pub use tool::{
     IntoTool, PreparedCall, Tool, ToolError, ToolFn, ToolOutput, ToolResult, ToolSource, ToolSpec,
