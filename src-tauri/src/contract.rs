@@ -16,9 +16,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use gantry_engine::CommandError;
-use gantry_engine::chat::{ChatEvent, SessionActivity};
-use gantry_engine::events::{DialogClosed, DialogRequest, Event, TreeChanged, TreeStatus};
-use gantry_engine::mcp::events::{McpNoticeEvent, ToolsChanged};
+use gantry_engine::events::{EngineEvent, Event, EventKinds};
 use ts_rs::{Config, ExportError, TS, TypeVisitor};
 
 /// Where the bindings live, relative to the repository root.
@@ -28,14 +26,7 @@ pub const BINDINGS_DIR: &str = "ui/src/bindings";
 pub fn export(dir: &Path) -> Result<(), ExportError> {
     let mut contract = Contract::new(dir);
     crate::commands::declare(&mut contract);
-    contract.event::<TreeChanged>();
-    contract.event::<TreeStatus>();
-    contract.event::<DialogRequest>();
-    contract.event::<DialogClosed>();
-    contract.event::<ChatEvent>();
-    contract.event::<SessionActivity>();
-    contract.event::<ToolsChanged>();
-    contract.event::<McpNoticeEvent>();
+    EngineEvent::each_kind(&mut contract);
     contract.event::<crate::notifications::NotificationClicked>();
     contract.finish()
 }
@@ -129,6 +120,12 @@ impl Contract {
         ipc.push_str("] as const;\n");
         std::fs::write(self.cfg.out_dir().join("ipc.ts"), ipc)?;
         Ok(())
+    }
+}
+
+impl EventKinds for Contract {
+    fn kind<E: Event>(&mut self) {
+        self.event::<E>();
     }
 }
 

@@ -27,36 +27,40 @@ use std::sync::Arc;
 
 use tauri::{AppHandle, Emitter, EventTarget, Manager, Url, WindowEvent};
 
+use gantry_engine::events::EngineEvent;
 use gantry_engine::{EventSink, Settings, Store, Windows};
 
 use crate::notifications::Notifier;
 pub use crate::windows::MAIN_WINDOW;
 
-/// Sends events to the webviews: an event about a project (its payload names the project's
-/// `projectId`) to the windows that show it, any other to every window; the notifier sees each.
+/// Sends the engine's events to the webviews: each serialised under its name to the window that
+/// shows its project; the notifier sees each, typed, first.
 struct WindowSink(AppHandle);
 
 impl EventSink for WindowSink {
-    fn send(&self, name: &'static str, payload: serde_json::Value) {
+    fn send(&self, event: EngineEvent) {
         if let Some(notifier) = self.0.try_state::<Arc<Notifier>>() {
-            notifier.observe(name, &payload);
+            notifier.observe(&event);
         }
-        let project = payload
-            .get("projectId")
-            .and_then(serde_json::Value::as_u64)
-            .and_then(|id| u32::try_from(id).ok());
-        let sent = match (project, self.0.try_state::<Windows>()) {
-            (Some(project), Some(windows)) => {
-                let labels = windows.showing(project);
-                self.0.emit_filter(name, payload, |target| match target {
-                    EventTarget::WebviewWindow { label }
-                    | EventTarget::Webview { label }
-                    | EventTarget::Window { label } => labels.contains(label),
-                    _ => false,
-                })
+        let name = event.name();
+        let payload = match event.payload() {
+            Ok(payload) => payload,
+            Err(error) => {
+                tracing::error!(event = name, %error, "cannot serialise an event");
+                return;
             }
-            _ => self.0.emit(name, payload),
         };
+        let labels = self
+            .0
+            .try_state::<Windows>()
+            .map(|windows| windows.showing(event.project_id()))
+            .unwrap_or_default();
+        let sent = self.0.emit_filter(name, payload, |target| match target {
+            EventTarget::WebviewWindow { label }
+            | EventTarget::Webview { label }
+            | EventTarget::Window { label } => labels.contains(label),
+            _ => false,
+        });
         if let Err(error) = sent {
             tracing::warn!(event = name, %error, "cannot send an event to the webview");
         }

@@ -456,7 +456,7 @@ async fn the_backend_refuses_what_the_webview_must_not_do() {
     let unknown = invoke(
         &app,
         "resolve_approval",
-        json!({"request": {"id": 4242, "decision": {"decision": "allow_once"}}}),
+        json!({"request": {"sessionId": "1", "callId": "call_unknown", "decision": {"decision": "allow_once"}}}),
     )
     .await;
     assert_eq!(unknown["err"]["kind"], "unknown_dialog", "{unknown}");

@@ -165,20 +165,7 @@ describe("tool calls", () => {
       sent(shown(), "write it"),
       started,
       { type: "tool_call_started", id: "w1", name: "write_file", arguments: '{"path":"a.txt","content":"x"}' },
-      {
-        type: "approval_requested",
-        request: {
-          callId: "w1",
-          sessionId: "1",
-          tool: "write_file",
-          level: "sensitive",
-          description: "Write a file.",
-          arguments: { path: "a.txt" },
-          preview: null,
-          sessionScope: ["write_file"],
-          reason: { kind: "policy" as const },
-        },
-      },
+      { type: "approval_requested", toolCallId: "w1" },
     );
     expect(cards(state)[0]?.status).toBe("awaiting_approval");
     state = play(state, {
@@ -194,22 +181,11 @@ describe("tool calls", () => {
   });
 
   it("runs a card again once its approval is granted", () => {
-    const request = {
-      callId: "w1",
-      sessionId: "1",
-      tool: "write_file",
-      level: "sensitive" as const,
-      description: "Write a file.",
-      arguments: { path: "a.txt" },
-      preview: null,
-      sessionScope: ["write_file"],
-      reason: { kind: "policy" as const },
-    };
     const state = play(
       sent(shown(), "write two"),
       started,
       { type: "tool_call_started", id: "w1", name: "write_file", arguments: "{}" },
-      { type: "approval_requested", request },
+      { type: "approval_requested", toolCallId: "w1" },
     );
     expect(cards(state)[0]?.status).toBe("awaiting_approval");
     const allowed = play(state, { type: "approval_resolved", toolCallId: "w1", allowed: true });
@@ -233,27 +209,16 @@ describe("tool calls", () => {
   });
 
   it("links an approval to its card by the call id only, never by the tool's name", () => {
-    const request = (callId: string) => ({
-      callId,
-      sessionId: "1",
-      tool: "run_command",
-      level: "dangerous" as const,
-      description: "Run.",
-      arguments: {},
-      preview: null,
-      sessionScope: [],
-      reason: { kind: "policy" as const },
-    });
     const state = play(
       sent(shown(), "run"),
       started,
       { type: "tool_call_started", id: "r1", name: "run_command", arguments: "{}" },
       { type: "tool_call_started", id: "r2", name: "run_command", arguments: "{}" },
-      { type: "approval_requested", request: request("r1") },
+      { type: "approval_requested", toolCallId: "r1" },
     );
     expect(cards(state).map((card) => card.status)).toEqual(["awaiting_approval", "running"]);
     // An approval for a call this view never saw changes no card.
-    const unknown = play(state, { type: "approval_requested", request: request("elsewhere") });
+    const unknown = play(state, { type: "approval_requested", toolCallId: "elsewhere" });
     expect(cards(unknown).map((card) => card.status)).toEqual(["awaiting_approval", "running"]);
   });
 

@@ -83,7 +83,6 @@ afterEach(() => {
 function commandApproval(id: number, sandbox: "sandboxed" | "network" | "none", scope: string[]): DialogRequest {
   return {
     kind: "approval",
-    id,
     projectId: 1,
     request: {
       callId: `call_${id}`,
@@ -138,7 +137,7 @@ describe("the approval dialog", () => {
     expect(project.title).toContain("run_command: cargo test");
     project.click();
     flushSync();
-    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 1, decision: { decision: "allow_in_project" } });
+    expect(call).toHaveBeenCalledWith("resolve_approval", { sessionId: "1", callId: "call_1", decision: { decision: "allow_in_project" } });
   });
 
   it("says a command is not sandboxed, why it asks, and offers only Allow once", () => {

@@ -24,7 +24,6 @@ vi.mock("../src/lib/ipc", async (importOriginal) => {
 function approval(id: number, tool = "write_file", sessionId = "1"): DialogRequest {
   return {
     kind: "approval",
-    id,
     projectId: 1,
     request: {
       callId: `call_${id}`,
@@ -44,7 +43,7 @@ function approval(id: number, tool = "write_file", sessionId = "1"): DialogReque
 }
 
 function question(id: number, text = "Which one?"): DialogRequest {
-  return { kind: "question", id, projectId: 1, question: { callId: `call_${id}`, sessionId: "1", question: text, options: ["a", "b"] } };
+  return { kind: "question", projectId: 1, question: { callId: `call_${id}`, sessionId: "1", question: text, options: ["a", "b"] } };
 }
 
 function emit(event: string, payload: unknown): void {
@@ -134,7 +133,7 @@ describe("the dialog host", () => {
     waitForArming();
     expect(dialog()?.dataset.armed).toBe("true");
     press("Enter");
-    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 1, decision: { decision: "allow_once" } });
+    expect(call).toHaveBeenCalledWith("resolve_approval", { sessionId: "1", callId: "call_1", decision: { decision: "allow_once" } });
     expect(dialog()?.dataset.testid).toBe("question-dialog");
     vi.useRealTimers();
   });
@@ -149,14 +148,14 @@ describe("the dialog host", () => {
     press("Tab");
     (document.querySelector("[data-testid=deny]") as HTMLElement).focus();
     press("Enter");
-    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 11, decision: { decision: "deny", reason: null } });
-    expect(call).not.toHaveBeenCalledWith("resolve_approval", { id: 11, decision: { decision: "allow_once" } });
+    expect(call).toHaveBeenCalledWith("resolve_approval", { sessionId: "1", callId: "call_11", decision: { decision: "deny", reason: null } });
+    expect(call).not.toHaveBeenCalledWith("resolve_approval", { sessionId: "1", callId: "call_11", decision: { decision: "allow_once" } });
 
     emit("dialog:opened", approval(12));
     waitForArming();
     (document.querySelector("[data-testid=allow-session]") as HTMLElement).focus();
     press(" ");
-    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 12, decision: { decision: "allow_for_session" } });
+    expect(call).toHaveBeenCalledWith("resolve_approval", { sessionId: "1", callId: "call_12", decision: { decision: "allow_for_session" } });
     vi.useRealTimers();
   });
 
@@ -176,7 +175,7 @@ describe("the dialog host", () => {
     // Released, then pressed again: that one counts.
     focused.dispatchEvent(new KeyboardEvent("keyup", { key: "Enter", bubbles: true }));
     press("Enter");
-    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 13, decision: { decision: "allow_once" } });
+    expect(call).toHaveBeenCalledWith("resolve_approval", { sessionId: "1", callId: "call_13", decision: { decision: "allow_once" } });
     vi.useRealTimers();
   });
 
@@ -200,7 +199,6 @@ describe("the dialog host", () => {
     press("Escape");
     const command: DialogRequest = {
       kind: "approval",
-      id: 16,
       projectId: 1,
       request: {
         ...((approval(16, "run_command") as Extract<DialogRequest, { kind: "approval" }>).request),
@@ -222,7 +220,6 @@ describe("the dialog host", () => {
     // A diff shows them too: a file written with a right-to-left override reads as it is.
     emit("dialog:opened", {
       kind: "approval",
-      id: 17,
       projectId: 1,
       request: {
         ...((approval(17) as Extract<DialogRequest, { kind: "approval" }>).request),
@@ -242,7 +239,8 @@ describe("the dialog host", () => {
     flushSync();
     press("Escape");
     expect(call).toHaveBeenCalledWith("resolve_approval", {
-      id: 3,
+      sessionId: "1",
+      callId: "call_3",
       decision: { decision: "deny", reason: "not in this repo" },
     });
     expect(dialog()).toBeNull();
@@ -258,8 +256,8 @@ describe("the dialog host", () => {
     emit("dialog:opened", approval(5));
     document.querySelector<HTMLButtonElement>("[data-testid=allow-session]")?.click();
     flushSync();
-    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 4, decision: { decision: "deny", reason: null } });
-    expect(call).toHaveBeenCalledWith("resolve_approval", { id: 5, decision: { decision: "allow_for_session" } });
+    expect(call).toHaveBeenCalledWith("resolve_approval", { sessionId: "1", callId: "call_4", decision: { decision: "deny", reason: null } });
+    expect(call).toHaveBeenCalledWith("resolve_approval", { sessionId: "1", callId: "call_5", decision: { decision: "allow_for_session" } });
   });
 
   it("answers a question with an option, free text, or dismisses it", () => {
@@ -267,7 +265,7 @@ describe("the dialog host", () => {
     const option = [...document.querySelectorAll<HTMLButtonElement>(".options button")].find((b) => b.textContent === "b");
     option?.click();
     flushSync();
-    expect(call).toHaveBeenCalledWith("answer_question", { id: 6, answer: { kind: "answer", text: "b" } });
+    expect(call).toHaveBeenCalledWith("answer_question", { sessionId: "1", callId: "call_6", answer: { kind: "answer", text: "b" } });
 
     emit("dialog:opened", question(7));
     const field = document.querySelector<HTMLTextAreaElement>("textarea");
@@ -277,13 +275,14 @@ describe("the dialog host", () => {
     flushSync();
     key("Enter", field);
     expect(call).toHaveBeenCalledWith("answer_question", {
-      id: 7,
+      sessionId: "1",
+      callId: "call_7",
       answer: { kind: "answer", text: "the second one" },
     });
 
     emit("dialog:opened", question(8));
     key("Escape");
-    expect(call).toHaveBeenCalledWith("answer_question", { id: 8, answer: { kind: "dismiss" } });
+    expect(call).toHaveBeenCalledWith("answer_question", { sessionId: "1", callId: "call_8", answer: { kind: "dismiss" } });
   });
 
   it("renders the model's question as sanitised Markdown", () => {
@@ -294,7 +293,7 @@ describe("the dialog host", () => {
 
   it("drops a request the backend closed (timeout, cancelled turn)", () => {
     emit("dialog:opened", approval(10));
-    emit("dialog:closed", { id: 10, reason: "timed_out" });
+    emit("dialog:closed", { projectId: 1, sessionId: "1", callId: "call_10", reason: "timed_out" });
     expect(dialog()).toBeNull();
     expect(call).not.toHaveBeenCalledWith("resolve_approval", expect.anything());
   });

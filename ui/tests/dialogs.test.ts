@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 
 import type { DialogRequest } from "../src/bindings/DialogRequest";
-import { closed, decision, opened, sessionOf, shownIn, synced } from "../src/lib/dialogs";
+import { closed, decision, keyOf, opened, sessionOf, shownIn, synced } from "../src/lib/dialogs";
 
 function approval(id: number, sessionId: string | null = "1"): DialogRequest {
   return {
     kind: "approval",
-    id,
     projectId: 1,
     request: {
       callId: `call_${id}`,
@@ -22,21 +21,31 @@ function approval(id: number, sessionId: string | null = "1"): DialogRequest {
   };
 }
 function question(id: number): DialogRequest {
-  return { kind: "question", id, projectId: 1, question: { callId: `call_${id}`, sessionId: "1", question: "Which?", options: ["a", "b"] } };
+  return { kind: "question", projectId: 1, question: { callId: `call_${id}`, sessionId: "1", question: "Which?", options: ["a", "b"] } };
+}
+
+/** The calls of `queue`'s requests, in order. */
+function calls(queue: readonly DialogRequest[]): string[] {
+  return queue.map((request) => keyOf(request).callId);
 }
 
 describe("the dialog queue", () => {
-  it("queues requests in id order, once each", () => {
+  it("queues requests in arrival order, once each (by session and call)", () => {
     let queue = opened([], approval(2));
     queue = opened(queue, question(1));
     queue = opened(queue, approval(2));
-    expect(queue.map((r) => r.id)).toEqual([1, 2]);
+    expect(calls(queue)).toEqual(["call_2", "call_1"]);
+    // The same call id in another session is another request.
+    queue = opened(queue, approval(2, "9"));
+    expect(queue.map((request) => keyOf(request).sessionId)).toEqual(["1", "1", "9"]);
   });
 
   it("drops a request when it closes, whoever closed it", () => {
-    const queue = closed([approval(1), question(2), approval(3)], 2);
-    expect(queue.map((r) => r.id)).toEqual([1, 3]);
-    expect(closed(queue, 99)).toEqual(queue);
+    const queue = closed([approval(1), question(2), approval(3)], { sessionId: "1", callId: "call_2" });
+    expect(calls(queue)).toEqual(["call_1", "call_3"]);
+    expect(closed(queue, { sessionId: "1", callId: "call_99" })).toEqual(queue);
+    // A call of another session is not this one.
+    expect(closed(queue, { sessionId: "2", callId: "call_1" })).toEqual(queue);
   });
 
   it("shows the shown session's requests and those that name no session", () => {
@@ -45,13 +54,13 @@ describe("the dialog queue", () => {
     const queue = [approval(1), question(2), elsewhere, nowhere];
     expect(sessionOf(question(2))).toBe("1");
     expect(sessionOf(elsewhere)).toBe("2");
-    expect(shownIn(queue, "1").map((r) => r.id)).toEqual([1, 2, 4]);
-    expect(shownIn(queue, "2").map((r) => r.id)).toEqual([3, 4]);
-    expect(shownIn(queue, null).map((r) => r.id)).toEqual([4]);
+    expect(calls(shownIn(queue, "1"))).toEqual(["call_1", "call_2", "call_4"]);
+    expect(calls(shownIn(queue, "2"))).toEqual(["call_3", "call_4"]);
+    expect(calls(shownIn(queue, null))).toEqual(["call_4"]);
   });
 
   it("takes the backend's pending list after a reload", () => {
-    expect(synced([approval(5), question(4)]).map((r) => r.id)).toEqual([4, 5]);
+    expect(calls(synced([question(4), approval(5)]))).toEqual(["call_4", "call_5"]);
   });
 });
 

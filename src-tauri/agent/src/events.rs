@@ -100,10 +100,11 @@ pub enum TurnEvent {
         /// The arguments as the model wrote them (JSON text, possibly invalid).
         arguments: String,
     },
-    /// The approver is being asked about a call (`request.callId`).
+    /// The approver is being asked about a call; the card of the call waits for the answer.
     ApprovalRequested {
-        /// What the approver is shown.
-        request: ApprovalRequest,
+        /// The model's `tool_call_id` of the call that waits. What the user is asked reaches the
+        /// front end once, through the approver (the app's dialog), not in the turn's events.
+        tool_call_id: String,
     },
     /// The approver answered; an allowed call runs from now on (a denied one's result follows).
     ApprovalResolved {
@@ -315,7 +316,7 @@ impl From<UnboundedSender<TurnEvent>> for EventSink {
 impl CallObserver for EventSink {
     fn approval_requested(&self, request: &ApprovalRequest) {
         self.emit(TurnEvent::ApprovalRequested {
-            request: request.clone(),
+            tool_call_id: request.call_id.clone(),
         });
     }
 
@@ -338,7 +339,7 @@ impl CallObserver for EventSink {
 mod tests {
     use std::time::Duration;
 
-    use gantry_tools::{Decider, Decision, DecisionKind, ObservationKind, PermissionLevel};
+    use gantry_tools::{Decider, Decision, DecisionKind, ObservationKind};
     use serde_json::json;
 
     use super::*;
@@ -403,22 +404,9 @@ mod tests {
             ),
             (
                 TurnEvent::ApprovalRequested {
-                    request: ApprovalRequest {
-                        call_id: "c2".into(),
-                        session_id: Some("s1".into()),
-                        tool: "write_file".into(),
-                        level: PermissionLevel::Sensitive,
-                        description: "Write".into(),
-                        arguments: json!({"path": "a"}),
-                        preview: None,
-                        session_scope: vec!["write_file".into()],
-                        reason: gantry_tools::AskReason::Policy,
-                    },
+                    tool_call_id: "c2".into(),
                 },
-                json!({"type": "approval_requested", "request": {
-                    "callId": "c2", "sessionId": "s1", "tool": "write_file", "level": "sensitive", "description": "Write",
-                    "arguments": {"path": "a"}, "preview": null, "sessionScope": ["write_file"],
-                    "reason": {"kind": "policy"}}}),
+                json!({"type": "approval_requested", "toolCallId": "c2"}),
             ),
         ];
         for (event, expected) in cases {

@@ -2,10 +2,12 @@
 //! dialog.
 //!
 //! When the engine asks (a SENSITIVE call, an enabled DANGEROUS one, an ask_user question), the
-//! [`DialogRegistry`] gives the request an id, keeps a `oneshot` sender for it, and emits a
-//! [`DialogRequest`] event; the engine's future waits on the receiver. The webview queues the
-//! requests and shows one modal at a time; its answer comes back through the `resolve_approval`
-//! or `answer_question` command, which completes the sender. Several requests can be pending at
+//! [`DialogRegistry`] files the request under its call ([`DialogKey`]: the session and the
+//! model's call id), keeps a `oneshot` sender for it, and emits one [`DialogRequest`] event —
+//! the only way a dialog reaches the webview; the engine's future waits on the receiver. The
+//! webview queues the requests and shows one modal at a time; its answer comes back through the
+//! `resolve_approval` or `answer_question` command, naming the same call, which completes the
+//! sender. Several requests can be pending at
 //! once (they are independent), and each one ends exactly once, in one of four ways:
 //!
 //! - answered by the user;
@@ -31,7 +33,7 @@ use serde::Deserialize;
 use tokio::sync::oneshot;
 
 use crate::error::{CommandError, ErrorKind};
-use crate::events::{DialogCloseReason, DialogClosed, DialogRequest, EventSink, emit};
+use crate::events::{DialogCloseReason, DialogClosed, DialogKey, DialogRequest, EventSink, emit};
 
 /// How long a dialog waits for the user unless configured otherwise.
 pub const DEFAULT_DIALOG_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -56,8 +58,10 @@ pub enum QuestionAnswer {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ResolveApprovalRequest {
-    /// The approval's id, from its `dialog:opened` event.
-    pub id: u32,
+    /// The session of the call, as its `dialog:opened` event names it.
+    pub session_id: Option<String>,
+    /// The call's id, as its `dialog:opened` event names it.
+    pub call_id: String,
     /// The user's decision.
     pub decision: ApprovalDecision,
 }
@@ -66,8 +70,10 @@ pub struct ResolveApprovalRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AnswerQuestionRequest {
-    /// The question's id, from its `dialog:opened` event.
-    pub id: u32,
+    /// The session of the ask_user call, as its `dialog:opened` event names it.
+    pub session_id: Option<String>,
+    /// The call's id, as its `dialog:opened` event names it.
+    pub call_id: String,
     /// The answer, or a dismissal.
     pub answer: QuestionAnswer,
 }
@@ -85,9 +91,22 @@ struct Pending {
 
 #[derive(Default)]
 struct Inner {
-    next_id: u32,
-    pending: BTreeMap<u32, Pending>,
+    /// Counts the requests filed, which orders them: oldest first.
+    filed: u64,
+    pending: BTreeMap<u64, Pending>,
     window_closed: bool,
+}
+
+impl Inner {
+    /// Where the pending request for `key` of project `project_id` is filed.
+    fn find(&self, project_id: u32, key: &DialogKey) -> Option<u64> {
+        self.pending
+            .iter()
+            .find(|(_, pending)| {
+                pending.request.project_id() == project_id && pending.request.key() == *key
+            })
+            .map(|(order, _)| *order)
+    }
 }
 
 /// The requests waiting for the user, shared by the approver, the prompter and the commands.
@@ -136,8 +155,7 @@ impl DialogRegistry {
         request: ApprovalRequest,
     ) -> ApprovalDecision {
         let (tx, rx) = oneshot::channel();
-        let request = |id| DialogRequest::Approval {
-            id,
+        let request = DialogRequest::Approval {
             project_id,
             request: Box::new(request),
         };
@@ -161,8 +179,7 @@ impl DialogRegistry {
         question: UserQuestion,
     ) -> Result<String, PromptError> {
         let (tx, rx) = oneshot::channel();
-        let request = |id| DialogRequest::Question {
-            id,
+        let request = DialogRequest::Question {
             project_id,
             question,
         };
@@ -184,20 +201,23 @@ impl DialogRegistry {
     /// answer for each way it can end without one.
     async fn wait<T>(
         &self,
-        request: impl FnOnce(u32) -> DialogRequest,
+        request: DialogRequest,
         reply: Reply,
         rx: oneshot::Receiver<T>,
         ending: Ending<impl FnOnce() -> T, impl FnOnce() -> T, impl FnOnce(&str) -> T>,
     ) -> T {
-        let Some(id) = self.register(request, reply) else {
+        let Some(order) = self.register(request, reply) else {
             return (ending.window_closed)();
         };
-        let guard = Withdraw { registry: self, id };
+        let guard = Withdraw {
+            registry: self,
+            order,
+        };
         let answer = match tokio::time::timeout(self.timeout, rx).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(_closed)) => (ending.closed_unanswered)(),
             Err(_elapsed) => {
-                self.end(id, DialogCloseReason::TimedOut);
+                self.end(order, DialogCloseReason::TimedOut);
                 (ending.timed_out)(&describe(self.timeout))
             }
         };
@@ -205,45 +225,54 @@ impl DialogRegistry {
         answer
     }
 
-    /// Files a request and announces it; `None` once the window has closed.
-    fn register(&self, request: impl FnOnce(u32) -> DialogRequest, reply: Reply) -> Option<u32> {
-        let announced = {
+    /// Files a request and announces it; `None` once the window has closed. A request for a
+    /// call that is already pending replaces it (its asker is answered as withdrawn).
+    fn register(&self, request: DialogRequest, reply: Reply) -> Option<u64> {
+        let (order, replaced) = {
             let mut inner = self.lock();
             if inner.window_closed {
                 return None;
             }
-            inner.next_id = inner.next_id.wrapping_add(1);
-            let id = inner.next_id;
-            let request = request(id);
+            let replaced = inner
+                .find(request.project_id(), &request.key())
+                .and_then(|order| inner.pending.remove(&order));
+            inner.filed += 1;
+            let order = inner.filed;
             inner.pending.insert(
-                id,
+                order,
                 Pending {
                     request: request.clone(),
                     reply,
                 },
             );
-            request
+            (order, replaced)
         };
-        let id = announced.id();
-        emit(self.sink.as_ref(), &announced);
-        Some(id)
+        drop(replaced);
+        emit(self.sink.as_ref(), request);
+        Some(order)
     }
 
     /// Removes a request that ended without an answer and announces why. The dropped sender
     /// makes nobody wait: its receiver is already gone or about to be.
-    fn end(&self, id: u32, reason: DialogCloseReason) {
-        let removed = self.lock().pending.remove(&id);
+    fn end(&self, order: u64, reason: DialogCloseReason) {
+        let removed = self.lock().pending.remove(&order);
         if let Some(pending) = removed {
-            let project_id = pending.request.project_id();
-            emit(
-                self.sink.as_ref(),
-                &DialogClosed {
-                    id,
-                    project_id,
-                    reason,
-                },
-            );
+            self.announce_closed(&pending.request, reason);
         }
+    }
+
+    /// Tells the webview that `request` ended (it drops the dialog).
+    fn announce_closed(&self, request: &DialogRequest, reason: DialogCloseReason) {
+        let key = request.key();
+        emit(
+            self.sink.as_ref(),
+            DialogClosed {
+                project_id: request.project_id(),
+                session_id: key.session_id,
+                call_id: key.call_id,
+                reason,
+            },
+        );
     }
 
     /// Project `project_id`'s requests still waiting, oldest first (what a freshly loaded page
@@ -257,15 +286,15 @@ impl DialogRegistry {
             .collect()
     }
 
-    /// Delivers the user's decision on approval `id` of project `project_id`.
+    /// Delivers the user's decision on the approval of call `key` of project `project_id`.
     ///
-    /// Errors: [`ErrorKind::UnknownDialog`] when no approval with that id is pending for that
+    /// Errors: [`ErrorKind::UnknownDialog`] when no approval for that call is pending for that
     /// project (answered, timed out, cancelled, never asked, or another project's);
     /// [`ErrorKind::InvalidInput`] for an over-long reason.
     pub fn decide(
         &self,
         project_id: u32,
-        id: u32,
+        key: &DialogKey,
         decision: ApprovalDecision,
     ) -> Result<(), CommandError> {
         if let ApprovalDecision::Deny {
@@ -274,29 +303,24 @@ impl DialogRegistry {
         {
             check_length("the reason", reason)?;
         }
-        let reply = self.take(
-            project_id,
-            id,
-            |reply| matches!(reply, Reply::Approval(_)),
-            "approval",
-        )?;
-        if let Reply::Approval(tx) = reply {
+        let pending = self.take(project_id, key, |reply| matches!(reply, Reply::Approval(_)))?;
+        if let Reply::Approval(tx) = pending.reply {
             // The receiver is gone only if the asking turn was cancelled this very moment; its
             // guard then announces the withdrawal, so there is nothing more to do.
             let _ = tx.send(decision);
         }
-        self.announce_answered(project_id, id);
+        self.announce_closed(&pending.request, DialogCloseReason::Answered);
         Ok(())
     }
 
-    /// Delivers the user's answer to question `id` of project `project_id`.
+    /// Delivers the user's answer to the question of call `key` of project `project_id`.
     ///
-    /// Errors: [`ErrorKind::UnknownDialog`] when no question with that id is pending for that
+    /// Errors: [`ErrorKind::UnknownDialog`] when no question for that call is pending for that
     /// project; [`ErrorKind::InvalidInput`] for an empty or over-long answer.
     pub fn answer(
         &self,
         project_id: u32,
-        id: u32,
+        key: &DialogKey,
         answer: QuestionAnswer,
     ) -> Result<(), CommandError> {
         let answer = match answer {
@@ -309,55 +333,41 @@ impl DialogRegistry {
             }
             QuestionAnswer::Dismiss => Err(PromptError::Dismissed),
         };
-        let reply = self.take(
-            project_id,
-            id,
-            |reply| matches!(reply, Reply::Question(_)),
-            "question",
-        )?;
-        if let Reply::Question(tx) = reply {
+        let pending = self.take(project_id, key, |reply| matches!(reply, Reply::Question(_)))?;
+        if let Reply::Question(tx) = pending.reply {
             let _ = tx.send(answer);
         }
-        self.announce_answered(project_id, id);
+        self.announce_closed(&pending.request, DialogCloseReason::Answered);
         Ok(())
     }
 
-    /// Tells the webview that dialog `id` was answered (it closes it).
-    fn announce_answered(&self, project_id: u32, id: u32) {
-        emit(
-            self.sink.as_ref(),
-            &DialogClosed {
-                id,
-                project_id,
-                reason: DialogCloseReason::Answered,
-            },
-        );
-    }
-
-    /// Removes pending request `id` if it is project `project_id`'s and of the expected kind.
+    /// Removes the pending request for call `key` if it is project `project_id`'s and of the
+    /// expected kind.
     fn take(
         &self,
         project_id: u32,
-        id: u32,
+        key: &DialogKey,
         is_kind: impl Fn(&Reply) -> bool,
-        kind: &str,
-    ) -> Result<Reply, CommandError> {
+    ) -> Result<Pending, CommandError> {
         let mut inner = self.lock();
-        match inner.pending.get(&id) {
-            Some(pending)
-                if is_kind(&pending.reply) && pending.request.project_id() == project_id => {}
-            _ => {
-                return Err(CommandError::new(
-                    ErrorKind::UnknownDialog,
-                    format!("no {kind} with id {id} is waiting for an answer"),
-                ));
-            }
-        }
         inner
-            .pending
-            .remove(&id)
-            .map(|pending| pending.reply)
-            .ok_or_else(|| CommandError::internal("a pending dialog vanished"))
+            .find(project_id, key)
+            .filter(|order| {
+                inner
+                    .pending
+                    .get(order)
+                    .is_some_and(|pending| is_kind(&pending.reply))
+            })
+            .and_then(|order| inner.pending.remove(&order))
+            .ok_or_else(|| {
+                CommandError::new(
+                    ErrorKind::UnknownDialog,
+                    format!(
+                        "no dialog for call `{}` is waiting for an answer",
+                        key.call_id
+                    ),
+                )
+            })
     }
 
     /// The app's last window is closing: denies everything pending, and everything asked from
@@ -368,8 +378,7 @@ impl DialogRegistry {
             inner.window_closed = true;
             std::mem::take(&mut inner.pending)
         };
-        for (id, pending) in pending {
-            let project_id = pending.request.project_id();
+        for pending in pending.into_values() {
             match pending.reply {
                 Reply::Approval(tx) => {
                     let _ = tx.send(deny(
@@ -380,20 +389,11 @@ impl DialogRegistry {
                     let _ = tx.send(Err(PromptError::Unavailable));
                 }
             }
-            emit(
-                self.sink.as_ref(),
-                &DialogClosed {
-                    id,
-                    project_id,
-                    reason: DialogCloseReason::WindowClosed,
-                },
-            );
+            self.announce_closed(&pending.request, DialogCloseReason::WindowClosed);
         }
     }
 }
 
-/// Withdraws a request when the future that asked is dropped before it ended (the turn was
-/// cancelled). Forgotten on every normal ending.
 /// The answer a dialog gets for each way it can end without one from the user.
 struct Ending<W, C, T> {
     /// The window had closed before the question could be asked.
@@ -404,14 +404,16 @@ struct Ending<W, C, T> {
     timed_out: T,
 }
 
+/// Withdraws a request when the future that asked is dropped before it ended (the turn was
+/// cancelled). Forgotten on every normal ending.
 struct Withdraw<'a> {
     registry: &'a DialogRegistry,
-    id: u32,
+    order: u64,
 }
 
 impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
-        self.registry.end(self.id, DialogCloseReason::Cancelled);
+        self.registry.end(self.order, DialogCloseReason::Cancelled);
     }
 }
 
@@ -513,12 +515,13 @@ mod tests {
         }
     }
 
-    /// Waits until `count` requests are pending (the asking task runs concurrently).
-    async fn pending_ids(registry: &DialogRegistry, count: usize) -> Vec<u32> {
+    /// Waits until `count` requests are pending (the asking task runs concurrently); their
+    /// calls, oldest first.
+    async fn pending_keys(registry: &DialogRegistry, count: usize) -> Vec<DialogKey> {
         for _ in 0..1000 {
             let pending = registry.pending(P);
             if pending.len() >= count {
-                return pending.iter().map(DialogRequest::id).collect();
+                return pending.iter().map(DialogRequest::key).collect();
             }
             tokio::task::yield_now().await;
         }
@@ -532,13 +535,15 @@ mod tests {
             let registry = registry.clone();
             async move { registry.request_approval(P, request("write_file")).await }
         });
-        let [id] = pending_ids(&registry, 1).await[..] else {
+        let keys = pending_keys(&registry, 1).await;
+        let [id] = &keys[..] else {
             panic!("one request")
         };
         let opened = sink.named("dialog:opened");
         assert_eq!(opened.len(), 1);
         assert_eq!(opened[0]["kind"], "approval");
-        assert_eq!(opened[0]["id"], id);
+        assert_eq!(opened[0]["request"]["callId"], id.call_id.as_str());
+        assert_eq!(opened[0]["request"]["sessionId"], "1");
         assert_eq!(opened[0]["request"]["tool"], "write_file");
         assert_eq!(opened[0]["request"]["preview"]["kind"], "diff");
 
@@ -549,7 +554,9 @@ mod tests {
         assert!(registry.pending(P).is_empty());
         assert_eq!(
             sink.named("dialog:closed"),
-            [json!({"id": id, "projectId": P, "reason": "answered"})]
+            [
+                json!({"projectId": P, "sessionId": "1", "callId": "call_write_file", "reason": "answered"})
+            ]
         );
     }
 
@@ -563,24 +570,29 @@ mod tests {
                 asker.request_approval(P, request(tool)).await
             }));
             // File them in a known order.
-            pending_ids(&registry, tasks.len()).await;
+            pending_keys(&registry, tasks.len()).await;
         }
-        let ids = pending_ids(&registry, 3).await;
-        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "{ids:?}");
+        let ids = pending_keys(&registry, 3).await;
+        let calls: Vec<_> = ids.iter().map(|key| key.call_id.as_str()).collect();
+        assert_eq!(
+            calls,
+            ["call_write_file", "call_edit_file", "call_run_command"],
+            "oldest first"
+        );
         registry
             .decide(
                 P,
-                ids[1],
+                &ids[1],
                 ApprovalDecision::Deny {
                     reason: Some("not that one".into()),
                 },
             )
             .unwrap();
         registry
-            .decide(P, ids[2], ApprovalDecision::AllowOnce)
+            .decide(P, &ids[2], ApprovalDecision::AllowOnce)
             .unwrap();
         registry
-            .decide(P, ids[0], ApprovalDecision::AllowOnce)
+            .decide(P, &ids[0], ApprovalDecision::AllowOnce)
             .unwrap();
         let decisions: Vec<_> = futures_join(tasks).await;
         assert_eq!(
@@ -607,7 +619,14 @@ mod tests {
     async fn unknown_ids_and_wrong_kinds_are_errors_not_panics() {
         let (_sink, registry) = registry(DEFAULT_DIALOG_TIMEOUT);
         let error = registry
-            .decide(P, 42, ApprovalDecision::AllowOnce)
+            .decide(
+                P,
+                &DialogKey {
+                    session_id: Some("1".into()),
+                    call_id: "call_unknown".into(),
+                },
+                ApprovalDecision::AllowOnce,
+            )
             .unwrap_err();
         assert_eq!(error.kind, ErrorKind::UnknownDialog);
 
@@ -627,7 +646,8 @@ mod tests {
                     .await
             }
         });
-        let [id] = pending_ids(&registry, 1).await[..] else {
+        let keys = pending_keys(&registry, 1).await;
+        let [id] = &keys[..] else {
             panic!("one request")
         };
         // A question can't be resolved as an approval, and an empty answer is refused...
@@ -668,7 +688,8 @@ mod tests {
             let registry = registry.clone();
             async move { registry.request_approval(P, request("write_file")).await }
         });
-        let [id] = pending_ids(&registry, 1).await[..] else {
+        let keys = pending_keys(&registry, 1).await;
+        let [id] = &keys[..] else {
             panic!("one request")
         };
         assert_eq!(sink.named("dialog:opened")[0]["projectId"], P);
@@ -709,7 +730,8 @@ mod tests {
                 })
                 .await
         });
-        let [id] = pending_ids(&registry, 1).await[..] else {
+        let keys = pending_keys(&registry, 1).await;
+        let [id] = &keys[..] else {
             panic!("one request")
         };
         registry.answer(P, id, QuestionAnswer::Dismiss).unwrap();
@@ -772,7 +794,7 @@ mod tests {
                     .await
             }
         });
-        pending_ids(&registry, 2).await;
+        pending_keys(&registry, 2).await;
         registry.window_closed();
         assert!(matches!(
             approval.await.unwrap(),
@@ -799,7 +821,8 @@ mod tests {
             let registry = registry.clone();
             async move { registry.request_approval(P, request("write_file")).await }
         });
-        let [id] = pending_ids(&registry, 1).await[..] else {
+        let keys = pending_keys(&registry, 1).await;
+        let [id] = &keys[..] else {
             panic!("one request")
         };
         asking.abort();
@@ -807,7 +830,9 @@ mod tests {
         assert!(registry.pending(P).is_empty());
         assert_eq!(
             sink.named("dialog:closed"),
-            [json!({"id": id, "projectId": P, "reason": "cancelled"})]
+            [
+                json!({"projectId": P, "sessionId": "1", "callId": "call_write_file", "reason": "cancelled"})
+            ]
         );
         let error = registry
             .decide(P, id, ApprovalDecision::AllowOnce)

@@ -1,12 +1,19 @@
-//! Events the backend sends to the webview, and the sink they go through.
+//! Events the engine sends to the front end, typed from end to end, and the sink they go through.
 //!
-//! Each event is a Rust type with a fixed name ([`Event::NAME`]); the TypeScript side gets both
-//! from the generated bindings (`EventPayloads` maps each name to its payload), so an event can't
-//! be sent under one name and read under another. The [`EventSink`] trait keeps the senders
-//! (the watcher forwarder, the dialog registry) free of Tauri: the app passes a sink that emits
-//! to the main window; tests pass one that records.
+//! Each event is a Rust type with a fixed name ([`Event::NAME`]); every kind is one variant of
+//! [`EngineEvent`], declared once in [`engine_events!`]'s list, which also gives the event's
+//! name, its project and its payload. The TypeScript side gets names and payloads from the
+//! generated bindings (`EventPayloads` maps each name to its payload), so an event can't be sent
+//! under one name and read under another, and nothing reads an event back out of JSON by name:
+//! whoever watches the events (the desktop notifications) matches on [`EngineEvent`]. The
+//! [`EventSink`] trait keeps the senders free of Tauri: the app passes a sink that serialises
+//! each event for the windows that show its project; tests pass one that records.
 
 use std::sync::Mutex;
+
+use crate::chat::ChatEvent;
+use crate::chat::activity::SessionActivity;
+use crate::mcp::events::{McpNoticeEvent, ToolsChanged};
 
 use gantry_tools::{ApprovalRequest, UserQuestion};
 use gantry_watch::{TreeChange, WatchLimit};
@@ -70,37 +77,51 @@ impl Event for TreeStatus {
     const NAME: &'static str = "tree:status";
 }
 
-/// A question for the user that the backend awaits: an approval or an ask_user question.
+/// A question for the user that the engine awaits: an approval or an ask_user question. The one
+/// event that brings it to the webview; it is known by its session and call id (see
+/// [`DialogRequest::key`]), and answered by them.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum DialogRequest {
     /// May this tool call run? Answered with `resolve_approval`.
     Approval {
-        /// The request's id, unique for the app's lifetime.
-        id: u32,
         /// The app's id of the project whose call asks (its windows show the dialog).
         #[serde(rename = "projectId")]
         project_id: u32,
-        /// What the engine asks about (boxed: it is much larger than a question).
+        /// What the engine asks about, with the call's id and session (boxed: it is much larger
+        /// than a question).
         request: Box<ApprovalRequest>,
     },
     /// The model asks the user. Answered with `answer_question`.
     Question {
-        /// The request's id, unique for the app's lifetime.
-        id: u32,
         /// The app's id of the project whose call asks (its windows show the dialog).
         #[serde(rename = "projectId")]
         project_id: u32,
-        /// The question and its suggested answers.
+        /// The question and its suggested answers, with the call's id and session.
         question: UserQuestion,
     },
 }
 
+/// Which call a dialog is for: its session (none for a call outside a session) and the model's
+/// id of the call.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DialogKey {
+    /// The session whose call asks.
+    pub session_id: Option<String>,
+    /// The model's `tool_call_id`.
+    pub call_id: String,
+}
+
 impl DialogRequest {
-    /// The request's id.
-    pub fn id(&self) -> u32 {
-        match self {
-            Self::Approval { id, .. } | Self::Question { id, .. } => *id,
+    /// The session and call the request is for.
+    pub fn key(&self) -> DialogKey {
+        let (session_id, call_id) = match self {
+            Self::Approval { request, .. } => (&request.session_id, &request.call_id),
+            Self::Question { question, .. } => (&question.session_id, &question.call_id),
+        };
+        DialogKey {
+            session_id: session_id.clone(),
+            call_id: call_id.clone(),
         }
     }
 
@@ -120,10 +141,12 @@ impl Event for DialogRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DialogClosed {
-    /// The request's id.
-    pub id: u32,
     /// The app's id of the project that asked.
     pub project_id: u32,
+    /// The session whose call asked.
+    pub session_id: Option<String>,
+    /// The call's id.
+    pub call_id: String,
     /// Why it ended.
     pub reason: DialogCloseReason,
 }
@@ -146,30 +169,137 @@ impl Event for DialogClosed {
     const NAME: &'static str = "dialog:closed";
 }
 
-/// Where events go.
-pub trait EventSink: Send + Sync {
-    /// Sends one event, already serialised, to the webview. Failures are logged, not returned:
-    /// nobody can act on an event that could not be delivered.
-    fn send(&self, name: &'static str, payload: serde_json::Value);
+/// Declares [`EngineEvent`], one variant per kind of event, with its name, project and payload.
+macro_rules! engine_events {
+    ($($(#[$doc:meta])* $variant:ident($payload:ty),)*) => {
+        /// Every event the engine sends to the front end.
+        #[derive(Debug, Clone)]
+        pub enum EngineEvent {
+            $($(#[$doc])* $variant($payload),)*
+        }
+
+        impl EngineEvent {
+            /// The event's name on the wire.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(_) => <$payload as Event>::NAME,)*
+                }
+            }
+
+            /// The app's id of the project the event is about.
+            pub fn project_id(&self) -> u32 {
+                match self {
+                    $(Self::$variant(event) => event.project(),)*
+                }
+            }
+
+            /// The event's payload, serialised for the webview.
+            pub fn payload(&self) -> Result<serde_json::Value, serde_json::Error> {
+                match self {
+                    $(Self::$variant(event) => serde_json::to_value(event),)*
+                }
+            }
+
+            /// Shows every kind of event to `kinds` (the TypeScript contract lists them).
+            pub fn each_kind(kinds: &mut impl EventKinds) {
+                $(kinds.kind::<$payload>();)*
+            }
+        }
+
+        $(impl From<$payload> for EngineEvent {
+            fn from(event: $payload) -> Self {
+                Self::$variant(event)
+            }
+        })*
+    };
 }
 
-/// Serialises `event` and sends it through `sink`.
-pub fn emit<E: Event>(sink: &dyn EventSink, event: &E) {
-    match serde_json::to_value(event) {
-        Ok(payload) => sink.send(E::NAME, payload),
-        Err(error) => tracing::error!(event = E::NAME, %error, "cannot serialise an event"),
+engine_events! {
+    /// The open project's visible tree changed.
+    TreeChanged(TreeChanged),
+    /// Whether the project's tree is kept current.
+    TreeStatus(TreeStatus),
+    /// An approval or a question waits for the user.
+    DialogOpened(DialogRequest),
+    /// A dialog ended.
+    DialogClosed(DialogClosed),
+    /// Something happened in a turn of a session.
+    Chat(ChatEvent),
+    /// A session's activity changed (queued, running, waiting, idle).
+    Activity(SessionActivity),
+    /// The project's set of tools changed.
+    ToolsChanged(ToolsChanged),
+    /// An MCP server told Gantry something.
+    McpNotice(McpNoticeEvent),
+}
+
+/// What every event names: the project it is about.
+pub trait ProjectEvent {
+    /// The app's id of the project.
+    fn project(&self) -> u32;
+}
+
+macro_rules! project_events {
+    ($($payload:ty),*) => {
+        $(impl ProjectEvent for $payload {
+            fn project(&self) -> u32 {
+                self.project_id
+            }
+        })*
+    };
+}
+
+project_events!(
+    TreeChanged,
+    TreeStatus,
+    DialogClosed,
+    ChatEvent,
+    SessionActivity,
+    ToolsChanged,
+    McpNoticeEvent
+);
+
+impl ProjectEvent for DialogRequest {
+    fn project(&self) -> u32 {
+        self.project_id()
     }
+}
+
+/// Something that lists the kinds of events ([`EngineEvent::each_kind`]).
+pub trait EventKinds {
+    /// One kind of event.
+    fn kind<E: Event>(&mut self);
+}
+
+/// Where events go.
+pub trait EventSink: Send + Sync {
+    /// Sends one event to the front end. Failures are logged, not returned: nobody can act on an
+    /// event that could not be delivered.
+    fn send(&self, event: EngineEvent);
+}
+
+/// Sends `event` through `sink`.
+pub fn emit(sink: &dyn EventSink, event: impl Into<EngineEvent>) {
+    sink.send(event.into());
 }
 
 /// A sink that keeps what it is sent; for tests.
 #[derive(Debug, Default)]
 pub struct RecordingSink {
-    events: Mutex<Vec<(&'static str, serde_json::Value)>>,
+    events: Mutex<Vec<EngineEvent>>,
 }
 
 impl RecordingSink {
-    /// Everything sent so far, oldest first.
+    /// Everything sent so far, oldest first, as the webview receives it: name and payload.
     pub fn events(&self) -> Vec<(&'static str, serde_json::Value)> {
+        self.sent()
+            .iter()
+            .map(|event| (event.name(), event.payload().unwrap_or_default()))
+            .collect()
+    }
+
+    /// Everything sent so far, oldest first.
+    pub fn sent(&self) -> Vec<EngineEvent> {
         self.events
             .lock()
             .map(|events| events.clone())
@@ -187,9 +317,9 @@ impl RecordingSink {
 }
 
 impl EventSink for RecordingSink {
-    fn send(&self, name: &'static str, payload: serde_json::Value) {
+    fn send(&self, event: EngineEvent) {
         if let Ok(mut events) = self.events.lock() {
-            events.push((name, payload));
+            events.push(event);
         }
     }
 }

@@ -35,6 +35,7 @@ pub mod dialogs;
 pub mod error;
 pub mod events;
 pub mod mcp;
+pub mod notifications;
 pub mod project;
 pub mod providers;
 pub mod sessions;

@@ -1,9 +1,10 @@
 //! Desktop notifications: a turn that finished or failed, an approval or a question waiting,
 //! while the user looks elsewhere (the window unfocused, or another session shown).
 //!
-//! The notifier watches the events the engine sends to the webview (the shell's sink hands
-//! each to [`Notifier::observe`]), reads the few that matter ([`decide::read`]), and for each
-//! decides from what the user is looking at ([`decide::should_notify`]) whether to show a
+//! The notifier watches the engine's events as they are sent (the shell's sink hands each,
+//! typed, to [`Notifier::observe`]); the engine reads the few that matter
+//! ([`gantry_engine::notifications::decide::read`]) and decides from what the user is looking at
+//! ([`gantry_engine::notifications::decide::should_notify`]) whether to show a
 //! notification, in the UI's language ([`words`]), through the desktop's notification service
 //! ([`desktop`], which says why it does not use `tauri-plugin-notification`). A click on one
 //! focuses the window and sends [`NotificationClicked`], on which the webview opens the session;
@@ -12,7 +13,6 @@
 //! The setting ([`NOTIFICATIONS_SETTING`] in the store's settings table, on unless turned off)
 //! is read once at start and kept here; the Settings dialog changes both.
 
-pub mod decide;
 pub mod desktop;
 pub mod words;
 
@@ -21,15 +21,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tauri::{AppHandle, Emitter, Manager};
 
-use gantry_engine::events::Event;
+use gantry_engine::events::{EngineEvent, Event};
 use gantry_engine::{CommandError, Store, Windows};
 
-use self::decide::{Attention, Occurrence, Reading, read, should_notify};
 use self::desktop::{Desktop, Target};
 use self::words::{locale_for, text};
+use gantry_engine::notifications::decide::{Attention, Occurrence, Reading, read, should_notify};
 
 /// The setting's name in the store: `"false"` turns notifications off.
 pub const NOTIFICATIONS_SETTING: &str = "notifications.enabled";
@@ -92,12 +91,12 @@ impl Notifier {
         }
     }
 
-    /// Looks at event `name` on its way to the webview; one that calls for a notification is
+    /// Looks at `event` on its way to the webview; one that calls for a notification is
     /// considered on the async runtime, one that answers a call withdraws the notification
     /// about it.
-    pub fn observe(self: &Arc<Self>, name: &str, payload: &Value) {
+    pub fn observe(self: &Arc<Self>, event: &EngineEvent) {
         let notifier = Arc::clone(self);
-        match read(name, payload) {
+        match read(event) {
             Some(Reading::Notify(occurrence)) if self.enabled() => {
                 tauri::async_runtime::spawn(async move { notifier.consider(occurrence).await });
             }

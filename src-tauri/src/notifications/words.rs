@@ -8,7 +8,7 @@
 //! tokens are left out, so a notification never carries a secret from a provider's error, and
 //! never more than a line of anything.
 
-use super::decide::Happening;
+use gantry_engine::notifications::decide::Happening;
 
 /// The languages notifications are written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,9 +6,13 @@ import type { QuestionAnswer } from "./QuestionAnswer";
  */
 export type AnswerQuestionRequest = { 
 /**
- * The question's id, from its `dialog:opened` event.
+ * The session of the ask_user call, as its `dialog:opened` event names it.
  */
-id: number, 
+sessionId: string | null, 
+/**
+ * The call's id, as its `dialog:opened` event names it.
+ */
+callId: string, 
 /**
  * The answer, or a dismissal.
  */

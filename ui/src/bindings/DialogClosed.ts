@@ -6,13 +6,17 @@ import type { DialogCloseReason } from "./DialogCloseReason";
  */
 export type DialogClosed = { 
 /**
- * The request's id.
- */
-id: number, 
-/**
  * The app's id of the project that asked.
  */
 projectId: number, 
+/**
+ * The session whose call asked.
+ */
+sessionId: string | null, 
+/**
+ * The call's id.
+ */
+callId: string, 
 /**
  * Why it ended.
  */

@@ -3,30 +3,25 @@ import type { ApprovalRequest } from "./ApprovalRequest";
 import type { UserQuestion } from "./UserQuestion";
 
 /**
- * A question for the user that the backend awaits: an approval or an ask_user question.
+ * A question for the user that the engine awaits: an approval or an ask_user question. The one
+ * event that brings it to the webview; it is known by its session and call id (see
+ * [`DialogRequest::key`]), and answered by them.
  */
 export type DialogRequest = { "kind": "approval", 
 /**
- * The request's id, unique for the app's lifetime.
- */
-id: number, 
-/**
  * The app's id of the project whose call asks (its windows show the dialog).
  */
 projectId: number, 
 /**
- * What the engine asks about (boxed: it is much larger than a question).
+ * What the engine asks about, with the call's id and session (boxed: it is much larger
+ * than a question).
  */
 request: ApprovalRequest, } | { "kind": "question", 
 /**
- * The request's id, unique for the app's lifetime.
- */
-id: number, 
-/**
  * The app's id of the project whose call asks (its windows show the dialog).
  */
 projectId: number, 
 /**
- * The question and its suggested answers.
+ * The question and its suggested answers, with the call's id and session.
  */
 question: UserQuestion, };

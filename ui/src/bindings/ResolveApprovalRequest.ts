@@ -6,9 +6,13 @@ import type { ApprovalDecision } from "./ApprovalDecision";
  */
 export type ResolveApprovalRequest = { 
 /**
- * The approval's id, from its `dialog:opened` event.
+ * The session of the call, as its `dialog:opened` event names it.
  */
-id: number, 
+sessionId: string | null, 
+/**
+ * The call's id, as its `dialog:opened` event names it.
+ */
+callId: string, 
 /**
  * The user's decision.
  */

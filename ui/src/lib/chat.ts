@@ -634,7 +634,7 @@ export function applyTurnEvent(state: ChatState, event: TurnEvent): ChatState {
     case "tool_call_started":
       return addTool(state, card({ id: event.id, name: event.name, arguments: event.arguments }));
     case "approval_requested": {
-      const id = event.request.callId;
+      const id = event.toolCallId;
       return updateTools(
         state,
         (tool) => tool.id === id && tool.status === "running",

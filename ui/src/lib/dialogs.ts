@@ -1,22 +1,43 @@
 // The queue of approvals and questions the backend awaits. Requests arrive as events (and, after
-// a reload, from `pending_dialogs`); the first one of the session shown is shown as a modal (a
-// background session's request waits, and the session list says so); each leaves the queue when
-// answered here or when the backend closes it (timeout, cancelled turn).
+// a reload, from `pending_dialogs`), each known by its call: the session and the model's call id
+// (`DialogKey`), which the answer names too; the first one of the session shown is shown as a
+// modal (a background session's request waits, and the session list says so); each leaves the
+// queue when answered here or when the backend closes it (timeout, cancelled turn).
 
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { DialogRequest } from "../bindings/DialogRequest";
 
 export type DialogQueue = readonly DialogRequest[];
 
-/** A request arrived; duplicates (an event and a resync) are kept once, in id order. */
-export function opened(queue: DialogQueue, request: DialogRequest): DialogQueue {
-  if (queue.some((pending) => pending.id === request.id)) return queue;
-  return [...queue, request].sort((a, b) => a.id - b.id);
+/** The call a request is for: its session (`null`: none) and the model's call id. */
+export interface DialogKey {
+  readonly sessionId: string | null;
+  readonly callId: string;
 }
 
-/** A request ended (answered, timed out, cancelled, window closing). */
-export function closed(queue: DialogQueue, id: number): DialogQueue {
-  return queue.filter((pending) => pending.id !== id);
+/** The call `request` is for. */
+export function keyOf(request: DialogRequest): DialogKey {
+  return {
+    sessionId: sessionOf(request),
+    callId: request.kind === "approval" ? request.request.callId : request.question.callId,
+  };
+}
+
+/** Whether `request` is for call `key`. */
+export function isFor(request: DialogRequest, key: DialogKey): boolean {
+  const own = keyOf(request);
+  return own.sessionId === key.sessionId && own.callId === key.callId;
+}
+
+/** A request arrived; duplicates (an event and a resync) are kept once, in arrival order. */
+export function opened(queue: DialogQueue, request: DialogRequest): DialogQueue {
+  if (queue.some((pending) => isFor(pending, keyOf(request)))) return queue;
+  return [...queue, request];
+}
+
+/** The request for call `key` ended (answered, timed out, cancelled, window closing). */
+export function closed(queue: DialogQueue, key: DialogKey): DialogQueue {
+  return queue.filter((pending) => !isFor(pending, key));
 }
 
 /** The session a request belongs to (`null` when it names none). */
@@ -33,9 +54,9 @@ export function shownIn(queue: DialogQueue, shown: string | null): DialogQueue {
   });
 }
 
-/** The backend's list of what is pending replaces ours. */
+/** The backend's list of what is pending (oldest first) replaces ours. */
 export function synced(pending: readonly DialogRequest[]): DialogQueue {
-  return [...pending].sort((a, b) => a.id - b.id);
+  return [...pending];
 }
 
 /** The decision sent for a button. An empty reason is no reason. */

@@ -156,7 +156,7 @@ impl SessionActivities {
             sessions.remove(id);
         }
         if before != after {
-            emit(self.sink.as_ref(), &self.event(id, after));
+            emit(self.sink.as_ref(), self.event(id, after));
         }
     }
 }

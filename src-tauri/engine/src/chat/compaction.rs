@@ -158,7 +158,7 @@ impl ProjectChat {
         let forwarding = tokio::spawn(async move {
             while let Some(event) = receiver.recv().await {
                 let event = log.record(ChatEvent::new(project_id, tagged.clone(), event));
-                emit(sink.as_ref(), &event);
+                emit(sink.as_ref(), event);
             }
         });
         let events = gantry_agent::EventSink::from(sender);

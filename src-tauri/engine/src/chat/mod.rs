@@ -728,7 +728,7 @@ impl ProjectChat {
                         runtime.release(&activities);
                         released = true;
                     }
-                    emit(sink.as_ref(), &event);
+                    emit(sink.as_ref(), event);
                 }
                 if !released {
                     log.end_turn(&session_id);

@@ -285,21 +285,21 @@ async fn allowing_for_the_session_in_one_does_not_allow_in_another() {
     let beta = scripted(vec![write("b1"), Turn::text("B wrote.")]).await;
 
     let a = rig.new_session("write it", &alpha).await;
-    let DialogRequest::Approval { id: asked, .. } = rig.dialog_of(&a).await else {
-        panic!("an approval")
-    };
+    let asked = rig.dialog_of(&a).await;
+    assert!(
+        matches!(asked, DialogRequest::Approval { .. }),
+        "an approval"
+    );
     rig.until_state(&a, ActivityState::Waiting).await;
     rig.dialogs
-        .decide(PROJECT, asked, ApprovalDecision::AllowForSession)
+        .decide(PROJECT, &asked.key(), ApprovalDecision::AllowForSession)
         .unwrap();
     rig.finished(&a, 1).await;
 
     // B asks although A allowed the same call for its session; B waits, A does not.
     let b = rig.new_session("write it too", &beta).await;
-    let DialogRequest::Approval {
-        id: asked, request, ..
-    } = rig.dialog_of(&b).await
-    else {
+    let asked = rig.dialog_of(&b).await;
+    let DialogRequest::Approval { request, .. } = &asked else {
         panic!("an approval")
     };
     assert_eq!(request.session_id.as_deref(), Some(b.as_str()));
@@ -308,7 +308,7 @@ async fn allowing_for_the_session_in_one_does_not_allow_in_another() {
     assert_eq!(rig.summary(&a).await.activity, ActivityState::Idle);
     assert!(rig.chat.grants().is_empty(), "B has no grant");
     rig.dialogs
-        .decide(PROJECT, asked, ApprovalDecision::AllowOnce)
+        .decide(PROJECT, &asked.key(), ApprovalDecision::AllowOnce)
         .unwrap();
     rig.finished(&b, 1).await;
     assert_eq!(rig.activity(&b), ["running", "waiting", "running", "idle"]);
@@ -604,7 +604,8 @@ async fn a_question_names_its_session_and_marks_it_waiting_until_answered() {
     ])
     .await;
     let a = rig.new_session("ask me", &alpha).await;
-    let DialogRequest::Question { id, question, .. } = rig.dialog_of(&a).await else {
+    let asked = rig.dialog_of(&a).await;
+    let DialogRequest::Question { question, .. } = &asked else {
         panic!("a question")
     };
     assert_eq!(question.session_id.as_deref(), Some(a.as_str()));
@@ -612,7 +613,7 @@ async fn a_question_names_its_session_and_marks_it_waiting_until_answered() {
     rig.dialogs
         .answer(
             PROJECT,
-            id,
+            &asked.key(),
             crate::dialogs::QuestionAnswer::Answer { text: "y".into() },
         )
         .unwrap();

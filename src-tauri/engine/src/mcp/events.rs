@@ -80,10 +80,10 @@ pub fn forward_in_background(project: &Arc<OpenProject>, sink: Arc<dyn EventSink
                     // A burst of changes (a server registering its tools) is one event.
                     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                     tools.borrow_and_update();
-                    emit(sink.as_ref(), &ToolsChanged { project_id });
+                    emit(sink.as_ref(), ToolsChanged { project_id });
                 }
                 notice = notices.recv() => match notice {
-                    Ok(notice) => emit(sink.as_ref(), &McpNoticeEvent::new(project_id, notice)),
+                    Ok(notice) => emit(sink.as_ref(), McpNoticeEvent::new(project_id, notice)),
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
                 },

@@ -317,7 +317,7 @@ pub fn watch_in_background(
         let Some((status, checkpoints)) = adopt(&weak, watcher, debounce, limit) else {
             return;
         };
-        emit(sink.as_ref(), &status);
+        emit(sink.as_ref(), status);
         tokio::spawn(follow_limit(limits, weak.clone(), Arc::clone(&sink)));
         let followed = Followed {
             mentions,
@@ -367,7 +367,7 @@ async fn follow_limit(
             return;
         };
         let status = project.set_watch_state(WatchState::Watching { limit });
-        emit(sink.as_ref(), &status);
+        emit(sink.as_ref(), status);
     }
 }
 
@@ -383,7 +383,7 @@ fn report_failure(project: &Weak<OpenProject>, sink: &dyn EventSink, message: &s
     let status = project.set_watch_state(WatchState::Failed {
         message: message.to_owned(),
     });
-    emit(sink, &status);
+    emit(sink, status);
 }
 
 /// Fills `index` with a walk of `root`, then applies the batches of changes sent on the returned
@@ -427,7 +427,7 @@ async fn forward(
         let _ = followed.mentions.send(batch.clone());
         emit(
             sink,
-            &TreeChanged {
+            TreeChanged {
                 project_id,
                 changes: batch,
             },

@@ -1,13 +1,12 @@
 //! Which events call for a notification, and whether the user should get it: pure functions of
 //! the events that pass and of what the user is looking at.
 //!
-//! [`read`] reads the events the engine sends to the webview (`chat:event`, `dialog:opened`)
-//! and picks out what the user would want to hear about while looking elsewhere: a turn that
-//! finished, failed or stopped at the step limit (a cancelled one was the user's doing), an
-//! approval it waits for (`approval_requested`, which names the session and the tool) and a
-//! question it asks (its dialog, `dialog:opened`, which names the project, the session and
-//! the `ask_user` call; a question of no stored session is not notified, as no session could
-//! be shown for it: in the app every turn's session is stored).
+//! [`read`] reads the engine's events as they are sent ([`EngineEvent`]: typed, never parsed
+//! back from JSON) and picks out what the user would want to hear about while looking
+//! elsewhere: a turn that finished, failed or stopped at the step limit (a cancelled one was
+//! the user's doing), and an approval or a question it waits for (its dialog, which names the
+//! project, the session, the call and the tool; a dialog of no stored session is not notified,
+//! as no session could be shown for it: in the app every turn's session is stored).
 //!
 //! [`should_notify`] then says whether to show it, given the [`Attention`]: never when the
 //! setting is off or the project is no longer the one open; otherwise unless the window is
@@ -17,8 +16,9 @@
 //! ([`Reading::Answered`]): a notification that still asks for it is withdrawn.
 
 use gantry_agent::{TurnEndReason, TurnEvent};
-use serde::Deserialize;
-use serde_json::Value;
+
+use crate::chat::ChatEvent;
+use crate::events::{DialogRequest, EngineEvent};
 
 /// What happened in a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,117 +94,74 @@ pub fn should_notify(occurrence: &Occurrence, attention: &Attention) -> bool {
     !looking
 }
 
-/// The fields of a `chat:event` the reader needs.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ChatEventWire {
-    project_id: u32,
-    session_id: String,
-}
-
-/// The fields of a `dialog:opened` the reader needs.
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-enum DialogWire {
-    Approval {},
-    Question {
-        #[serde(rename = "projectId")]
-        project_id: u32,
-        question: QuestionWire,
-    },
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct QuestionWire {
-    call_id: String,
-    #[serde(default)]
-    session_id: Option<String>,
-}
-
-/// The turn events the reader looks at (everything else is skipped before parsing).
-const READ_TURN_EVENTS: [&str; 2] = ["turn_finished", "approval_requested"];
-/// The turn events that end a wait, with the field naming their call.
-const ANSWER_EVENTS: [(&str, &str); 2] =
-    [("approval_resolved", "toolCallId"), ("tool_result", "id")];
-
-/// What event `name` with `payload` means for the notifications, if anything.
-pub fn read(name: &str, payload: &Value) -> Option<Reading> {
-    match name {
-        "chat:event" => read_chat(payload),
-        "dialog:opened" => read_dialog(payload).map(Reading::Notify),
+/// What `event` means for the notifications, if anything.
+pub fn read(event: &EngineEvent) -> Option<Reading> {
+    match event {
+        EngineEvent::Chat(chat) => read_turn(chat),
+        EngineEvent::DialogOpened(dialog) => read_dialog(dialog).map(Reading::Notify),
         _ => None,
     }
 }
 
-fn read_chat(payload: &Value) -> Option<Reading> {
-    let event = payload.get("event")?;
-    let kind = event.get("type")?.as_str()?;
-    if let Some((_, field)) = ANSWER_EVENTS.iter().find(|(answer, _)| *answer == kind) {
-        let call_id = event.get(field)?.as_str()?.to_owned();
-        return Some(Reading::Answered { call_id });
-    }
-    if !READ_TURN_EVENTS.contains(&kind) {
-        return None;
-    }
-    let wire = ChatEventWire::deserialize(payload).ok()?;
-    let event = TurnEvent::deserialize(event).ok()?;
-    let mut waiting_call = None;
-    let what = match event {
+fn read_turn(chat: &ChatEvent) -> Option<Reading> {
+    let what = match &chat.event {
+        TurnEvent::ApprovalResolved { tool_call_id, .. } => {
+            return Some(Reading::Answered {
+                call_id: tool_call_id.clone(),
+            });
+        }
+        TurnEvent::ToolResult { id, .. } => {
+            return Some(Reading::Answered {
+                call_id: id.clone(),
+            });
+        }
         TurnEvent::TurnFinished {
             reason, message, ..
         } => match reason {
             TurnEndReason::Completed => Happening::Finished,
             TurnEndReason::StepLimit => Happening::StepLimit,
             TurnEndReason::Error => Happening::Failed {
-                reason: message.unwrap_or_default(),
+                reason: message.clone().unwrap_or_default(),
             },
             TurnEndReason::Cancelled => return None,
         },
-        TurnEvent::ApprovalRequested { request } => {
-            waiting_call = Some(request.call_id);
-            Happening::Approval { tool: request.tool }
-        }
         _ => return None,
     };
     Some(Reading::Notify(Occurrence {
-        project_id: wire.project_id,
-        session_id: wire.session_id,
+        project_id: chat.project_id,
+        session_id: chat.session_id.clone(),
         what,
-        waiting_call,
+        waiting_call: None,
     }))
 }
 
-fn read_dialog(payload: &Value) -> Option<Occurrence> {
-    let DialogWire::Question {
-        project_id,
-        question,
-    } = DialogWire::deserialize(payload).ok()?
-    else {
-        // Approvals are read from the turn's `approval_requested`, which names the tool.
-        return None;
+fn read_dialog(dialog: &DialogRequest) -> Option<Occurrence> {
+    let what = match dialog {
+        DialogRequest::Approval { request, .. } => Happening::Approval {
+            tool: request.tool.clone(),
+        },
+        DialogRequest::Question { .. } => Happening::Question,
     };
+    let key = dialog.key();
     Some(Occurrence {
-        project_id,
-        session_id: question.session_id?,
-        what: Happening::Question,
-        waiting_call: Some(question.call_id),
+        project_id: dialog.project_id(),
+        session_id: key.session_id?,
+        what,
+        waiting_call: Some(key.call_id),
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use gantry_engine::chat::ChatEvent;
-    use gantry_engine::events::{DialogRequest, Event};
     use gantry_tools::{ApprovalRequest, AskReason, PermissionLevel, UserQuestion};
     use serde_json::json;
 
     use super::*;
+    use crate::events::TreeChanged;
 
-    /// The `chat:event` the engine sends for `event` in session `session` of project 7.
-    fn chat(session: &str, event: TurnEvent) -> (&'static str, Value) {
-        let event = ChatEvent::new(7, session.to_owned(), event);
-        (ChatEvent::NAME, serde_json::to_value(event).unwrap())
+    /// The chat event the engine sends for `event` in session `session` of project 7.
+    fn chat(session: &str, event: TurnEvent) -> EngineEvent {
+        ChatEvent::new(7, session.to_owned(), event).into()
     }
 
     fn finished(reason: TurnEndReason, message: Option<&str>) -> TurnEvent {
@@ -215,26 +172,26 @@ mod tests {
         }
     }
 
-    fn approval(session: &str, tool: &str) -> (&'static str, Value) {
-        chat(
-            session,
-            TurnEvent::ApprovalRequested {
-                request: ApprovalRequest {
-                    call_id: "call_1".into(),
-                    session_id: Some(session.to_owned()),
-                    tool: tool.into(),
-                    level: PermissionLevel::Sensitive,
-                    description: "Writes a file".into(),
-                    arguments: json!({"path": "a.txt"}),
-                    preview: None,
-                    session_scope: vec![],
-                    reason: AskReason::Policy,
-                },
-            },
-        )
+    /// The approval dialog the engine opens for `tool` in `session` of project 7.
+    fn approval_opened(session: &str, tool: &str) -> EngineEvent {
+        DialogRequest::Approval {
+            project_id: 7,
+            request: Box::new(ApprovalRequest {
+                call_id: "call_1".into(),
+                session_id: Some(session.to_owned()),
+                tool: tool.into(),
+                level: PermissionLevel::Sensitive,
+                description: "Writes a file".into(),
+                arguments: json!({"path": "a.txt"}),
+                preview: None,
+                session_scope: vec![],
+                reason: AskReason::Policy,
+            }),
+        }
+        .into()
     }
 
-    fn ask_started(session: &str, call: &str) -> (&'static str, Value) {
+    fn ask_started(session: &str, call: &str) -> EngineEvent {
         chat(
             session,
             TurnEvent::ToolCallStarted {
@@ -246,9 +203,8 @@ mod tests {
     }
 
     /// The question dialog the engine opens for call `call` of `session` in project 7.
-    fn question_opened(session: Option<&str>, call: &str) -> (&'static str, Value) {
-        let dialog = DialogRequest::Question {
-            id: 3,
+    fn question_opened(session: Option<&str>, call: &str) -> EngineEvent {
+        DialogRequest::Question {
             project_id: 7,
             question: UserQuestion {
                 call_id: call.into(),
@@ -256,12 +212,8 @@ mod tests {
                 question: "Which one?".into(),
                 options: vec![],
             },
-        };
-        (DialogRequest::NAME, serde_json::to_value(dialog).unwrap())
-    }
-
-    fn read_one((name, payload): (&str, Value)) -> Option<Reading> {
-        read(name, &payload)
+        }
+        .into()
     }
 
     fn occurrence(session: &str, what: Happening) -> Option<Reading> {
@@ -280,10 +232,10 @@ mod tests {
     #[test]
     fn a_turns_end_is_read_by_its_reason() {
         let done = chat("s1", finished(TurnEndReason::Completed, None));
-        assert_eq!(read_one(done), occurrence("s1", Happening::Finished));
+        assert_eq!(read(&done), occurrence("s1", Happening::Finished));
         let failed = chat("s1", finished(TurnEndReason::Error, Some("HTTP 500: down")));
         assert_eq!(
-            read_one(failed),
+            read(&failed),
             occurrence(
                 "s1",
                 Happening::Failed {
@@ -292,15 +244,15 @@ mod tests {
             )
         );
         let limit = chat("s2", finished(TurnEndReason::StepLimit, Some("limit")));
-        assert_eq!(read_one(limit), occurrence("s2", Happening::StepLimit));
+        assert_eq!(read(&limit), occurrence("s2", Happening::StepLimit));
         let cancelled = chat("s1", finished(TurnEndReason::Cancelled, None));
-        assert_eq!(read_one(cancelled), None);
+        assert_eq!(read(&cancelled), None);
     }
 
     #[test]
-    fn an_approval_names_its_session_and_tool() {
+    fn an_approval_is_read_from_its_dialog_which_names_its_session_and_tool() {
         assert_eq!(
-            read_one(approval("s3", "write_file")),
+            read(&approval_opened("s3", "write_file")),
             waiting(
                 "s3",
                 Happening::Approval {
@@ -309,21 +261,26 @@ mod tests {
                 Some("call_1")
             )
         );
-        // The approval dialog itself adds nothing (the turn's event already said it).
-        let dialog = json!({"kind": "approval", "id": 1, "request": {"callId": "call_1"}});
-        assert_eq!(read(DialogRequest::NAME, &dialog), None);
+        // The turn's marker on the call's card adds nothing (the dialog says it all).
+        let marker = chat(
+            "s3",
+            TurnEvent::ApprovalRequested {
+                tool_call_id: "call_1".into(),
+            },
+        );
+        assert_eq!(read(&marker), None);
     }
 
     #[test]
     fn a_question_is_read_from_its_dialog_which_names_its_session() {
         assert_eq!(
-            read_one(question_opened(Some("s2"), "call_q1")),
+            read(&question_opened(Some("s2"), "call_q1")),
             waiting("s2", Happening::Question, Some("call_q1"))
         );
         // The ask_user call's start adds nothing (its dialog says it all).
-        assert_eq!(read_one(ask_started("s2", "call_q1")), None);
+        assert_eq!(read(&ask_started("s2", "call_q1")), None);
         // A question of no stored session has no session to show.
-        assert_eq!(read_one(question_opened(None, "call_q2")), None);
+        assert_eq!(read(&question_opened(None, "call_q2")), None);
     }
 
     #[test]
@@ -340,18 +297,37 @@ mod tests {
                 call_id: call.into(),
             })
         };
-        assert_eq!(read_one(resolved), answered("call_1"));
+        assert_eq!(read(&resolved), answered("call_1"));
         // A question's call ends with its result.
-        // (The observation is left out: only the call's id is read.)
-        let result = json!({"projectId": 7, "sessionId": "s1", "seq": 9,
-            "event": {"type": "tool_result", "id": "call_q", "name": "ask_user"}});
-        assert_eq!(read(ChatEvent::NAME, &result), answered("call_q"));
+        let result = chat(
+            "s1",
+            TurnEvent::ToolResult {
+                id: "call_q".into(),
+                name: "ask_user".into(),
+                observation: gantry_tools::Observation {
+                    tool: "ask_user".into(),
+                    text: "yes".into(),
+                    kind: gantry_tools::ObservationKind::Ok,
+                    decision: gantry_tools::Decision {
+                        kind: gantry_tools::DecisionKind::Auto,
+                        by: gantry_tools::Decider::Policy,
+                        detail: None,
+                        rule: None,
+                    },
+                    duration: std::time::Duration::from_millis(3),
+                    truncated: false,
+                    diff: None,
+                    sandbox: None,
+                },
+            },
+        );
+        assert_eq!(read(&result), answered("call_q"));
     }
 
     #[test]
     fn other_events_make_nothing() {
         let delta = chat("s1", TurnEvent::TextDelta { text: "hi".into() });
-        assert_eq!(read_one(delta), None);
+        assert_eq!(read(&delta), None);
         let other_tool = chat(
             "s1",
             TurnEvent::ToolCallStarted {
@@ -360,10 +336,12 @@ mod tests {
                 arguments: "{}".into(),
             },
         );
-        assert_eq!(read_one(other_tool), None);
-        assert_eq!(read("tree:changed", &json!({})), None);
-        assert_eq!(read("chat:event", &json!({"event": 3})), None);
-        assert_eq!(read("dialog:opened", &json!({"kind": "question"})), None);
+        assert_eq!(read(&other_tool), None);
+        let tree = TreeChanged {
+            project_id: 7,
+            changes: vec![],
+        };
+        assert_eq!(read(&tree.into()), None);
     }
 
     fn attention(enabled: bool, focused: bool, shown: Option<&str>) -> Attention {
