@@ -63,8 +63,7 @@ pub use changes::{
     SwitchBranchOutcome, SwitchBranchRequest,
 };
 pub use compaction::{
-    COMPACT_AT_SETTING, CompactSettings, EditSummaryRequest, load_compact_setting,
-    save_compact_setting,
+    CompactSettings, EditSummaryRequest, load_compact_setting, save_compact_setting,
 };
 pub use events_log::{EventLog, EventsSince, EventsSinceRequest, TurnReplay};
 pub use gantry_agent::ContextUsage;

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::*;
 use crate::events::RecordingSink;
+use crate::settings::COMPACT_AT_PERCENT;
 
 struct Rig {
     _dirs: (tempfile::TempDir, tempfile::TempDir),
@@ -648,7 +649,7 @@ async fn a_turn_compacts_first_when_its_request_would_pass_the_threshold() {
     .await;
     rig.store
         .settings()
-        .set(COMPACT_AT_SETTING, "50")
+        .set(COMPACT_AT_PERCENT.key, "50")
         .await
         .unwrap();
     rig.chat
@@ -814,7 +815,7 @@ async fn the_compaction_threshold_is_0_or_10_to_100_and_defaults_to_80() {
     // A value that is not a percent (written by hand) falls back to the default.
     rig.store
         .settings()
-        .set(COMPACT_AT_SETTING, "lots")
+        .set(COMPACT_AT_PERCENT.key, "lots")
         .await
         .unwrap();
     assert_eq!(
