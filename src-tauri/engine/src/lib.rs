@@ -40,6 +40,8 @@ pub mod project;
 pub mod providers;
 pub mod sessions;
 pub mod settings;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod tools;
 pub mod windows;
 

@@ -191,11 +191,10 @@ impl Windows {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
     use crate::error::ErrorKind;
     use crate::events::RecordingSink;
+    use crate::test_support::eventually;
 
     async fn windows() -> (Arc<RecordingSink>, Windows, tempfile::TempDir) {
         let sink = Arc::new(RecordingSink::default());
@@ -327,12 +326,17 @@ mod tests {
                     .await
             }
         });
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        assert_eq!(
-            dialogs.pending(project).len(),
-            1,
-            "a window still shows the project"
-        );
+        eventually(
+            "the question to wait while a window still shows the project",
+            || {
+                assert!(
+                    !asking.is_finished(),
+                    "answered while a window still shows the project"
+                );
+                dialogs.pending(project).len() == 1
+            },
+        )
+        .await;
         windows.window_closed("main");
         assert_eq!(
             asking.await.unwrap(),

@@ -809,5 +809,4 @@ fn refusal_text(tool: &str, level: PermissionLevel, decision: &Decision) -> Stri
 }
 
 #[cfg(test)]
-#[path = "manager_tests.rs"]
 mod tests;

@@ -16,9 +16,13 @@ use crate::error::ErrorKind;
 use crate::events::RecordingSink;
 use crate::project::preview::{FilePreview, PreviewRequest};
 use crate::project::service::{ListDirRequest, ProjectService};
+use crate::test_support::{eventually, stays_for};
 use crate::tools::audit::AuditRequest;
 use crate::tools::service::ToolsService;
 use crate::{ChatService, Service};
+
+/// How long the first project's tree is watched for a report its stopped watcher must not send.
+const STOPPED_WATCHER_WINDOW: Duration = Duration::from_millis(300);
 
 async fn list_dir(
     window: &Arc<Window>,
@@ -258,16 +262,26 @@ async fn an_open_project_lists_lazily_previews_and_reports_changes() {
     let other = tempfile::tempdir().unwrap();
     let second = state.show_folder(other.path().to_path_buf()).await.unwrap();
     assert_eq!(second.id, 2);
+    // A file written in each: the second project's watcher reports its own, and the first's,
+    // watched for a while after that, is never reported.
     wait_for(&sink, "tree:status", 2).await;
     std::fs::write(dir.path().join("src/late.rs"), "").unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(
+    std::fs::write(other.path().join("fresh.rs"), "").unwrap();
+    let reported = |file: &str| {
         sink.named("tree:changed")
-            .iter()
-            .all(|event| event["projectId"] == 1 && !event.to_string().contains("late.rs")),
-        "{:?}",
-        sink.named("tree:changed")
-    );
+            .into_iter()
+            .find(|event| event.to_string().contains(file))
+    };
+    eventually("the second project to report fresh.rs", || {
+        reported("fresh.rs").is_some_and(|event| event["projectId"] == 2)
+    })
+    .await;
+    stays_for(
+        STOPPED_WATCHER_WINDOW,
+        "the first project's watcher stopped: late.rs is not reported",
+        || reported("late.rs").is_none(),
+    )
+    .await;
 
     state.close_folder();
     assert_eq!(launch_state(&state).await.project, None);

@@ -5,11 +5,11 @@
 //! `/compact` command and the `compact_session` command run: it takes the session's turn slot
 //! like a message (so nothing else runs in the session meanwhile), asks the model for a summary
 //! ([`gantry_agent::Session::compact`]), and returns what the chat shows then. The threshold at
-//! which turns compact by themselves is the app setting [`COMPACT_AT_SETTING`].
+//! which turns compact by themselves is the app setting [`COMPACT_AT_PERCENT`].
 
 use std::sync::Arc;
 
-use gantry_agent::{ContextUsage, DEFAULT_COMPACT_AT_PERCENT, Provider, SessionOptions, TurnEvent};
+use gantry_agent::{ContextUsage, Provider, SessionOptions, TurnEvent};
 use gantry_store::{SessionId, Store};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::unbounded_channel;
@@ -20,10 +20,7 @@ use super::runtime::{Hold, Runtime};
 use super::{ChatEvent, ChatView, ProjectChat};
 use crate::error::{CommandError, ErrorKind};
 use crate::events::emit;
-
-/// The app setting holding the percent of the window at which a turn compacts the session
-/// first (`0`: never by itself).
-pub const COMPACT_AT_SETTING: &str = "chat.compact_at_percent";
+use crate::settings::COMPACT_AT_PERCENT;
 
 /// The longest summary accepted from the webview, in bytes.
 const MAX_SUMMARY_BYTES: usize = 256 * 1024;
@@ -46,9 +43,6 @@ pub struct CompactSettings {
     pub compact_at_percent: u8,
 }
 
-/// The least threshold accepted besides 0 (lower would summarise nearly every turn).
-const MIN_COMPACT_AT_PERCENT: u8 = 10;
-
 /// The compaction setting.
 pub async fn load_compact_setting(store: &Store) -> CompactSettings {
     CompactSettings {
@@ -61,36 +55,17 @@ pub async fn save_compact_setting(
     store: &Store,
     settings: CompactSettings,
 ) -> Result<CompactSettings, CommandError> {
-    let percent = settings.compact_at_percent;
-    if percent != 0 && !(MIN_COMPACT_AT_PERCENT..=100).contains(&percent) {
-        return Err(CommandError::invalid(
-            "the compaction threshold is 0 (off) or 10 to 100 percent",
-        ));
-    }
-    store
-        .settings()
-        .set(COMPACT_AT_SETTING, &percent.to_string())
+    COMPACT_AT_PERCENT
+        .save(store, settings.compact_at_percent)
         .await?;
     Ok(load_compact_setting(store).await)
 }
 
 /// The options new and loaded sessions run with: the defaults, and the compaction threshold
-/// the settings hold (a value that is not a percent is ignored).
+/// the settings hold (a value that is not one is ignored).
 pub(super) async fn session_options(store: &Store) -> SessionOptions {
-    let percent = match store.settings().get(COMPACT_AT_SETTING).await {
-        Ok(Some(value)) => value
-            .trim()
-            .parse::<u8>()
-            .ok()
-            .filter(|percent| *percent <= 100),
-        Ok(None) => None,
-        Err(error) => {
-            tracing::warn!(%error, "the compaction setting could not be read");
-            None
-        }
-    };
     SessionOptions {
-        compact_at_percent: percent.unwrap_or(DEFAULT_COMPACT_AT_PERCENT),
+        compact_at_percent: COMPACT_AT_PERCENT.load(store).await,
         ..SessionOptions::default()
     }
 }

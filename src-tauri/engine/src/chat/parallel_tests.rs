@@ -21,8 +21,12 @@ use super::*;
 use crate::dialogs::{DialogApprover, DialogPrompter, DialogRegistry};
 use crate::events::{DialogRequest, RecordingSink};
 use crate::project::open::{People, open_tools};
+use crate::test_support::stays_for;
 
 const PATIENCE: Duration = Duration::from_secs(15);
+
+/// How long a turn queued under the limit is watched for a request it must not make.
+const QUEUED_WINDOW: Duration = Duration::from_millis(100);
 
 struct Rig {
     _dirs: (tempfile::TempDir, tempfile::TempDir),
@@ -531,8 +535,10 @@ async fn a_queued_turn_starts_as_soon_as_the_limit_is_raised() {
     alpha.wait_for_requests(1, PATIENCE).await.unwrap();
     let b = rig.new_session("second", &beta).await;
     assert_eq!(rig.chat.activities().state(&b), ActivityState::Queued);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert!(beta.requests().is_empty(), "B waits under a limit of one");
+    stays_for(QUEUED_WINDOW, "B waits under a limit of one", || {
+        beta.requests().is_empty()
+    })
+    .await;
 
     // Raised: B runs beside A and ends first.
     rig.limit.set_max(2);

@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::snapshot::Content;
 use super::{CheckpointError, Checkpoints};
+use crate::error::CommandError;
+use crate::settings::{CHECKPOINT_MAX_AGE_DAYS, CHECKPOINT_MAX_MB};
 
 /// The size limit per project unless the user chose another, in MiB.
 pub const DEFAULT_MAX_MB: u32 = 1024;
@@ -22,9 +24,6 @@ pub const DEFAULT_MAX_MB: u32 = 1024;
 pub const DEFAULT_MAX_AGE_DAYS: u32 = 30;
 /// How recent a blob must be to be kept whatever names it.
 pub const FRESH_BLOB_GRACE: Duration = Duration::from_secs(600);
-
-const MAX_MB_KEY: &str = "checkpoints.max_mb";
-const MAX_AGE_KEY: &str = "checkpoints.max_age_days";
 
 /// The limits in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,34 +49,22 @@ impl CheckpointLimits {
         u64::from(self.max_mb) * 1024 * 1024
     }
 
-    /// The limits saved in the store's settings (the defaults for what is missing or
-    /// unreadable).
+    /// The limits saved in the store's settings (the defaults for what is missing,
+    /// unreadable or out of bounds).
     pub async fn load(store: &Store) -> Self {
-        let settings = store.settings();
-        let read = |value: Option<String>, default: u32| {
-            value
-                .and_then(|text| text.trim().parse().ok())
-                .unwrap_or(default)
-        };
         Self {
-            max_mb: read(
-                settings.get(MAX_MB_KEY).await.ok().flatten(),
-                DEFAULT_MAX_MB,
-            ),
-            max_age_days: read(
-                settings.get(MAX_AGE_KEY).await.ok().flatten(),
-                DEFAULT_MAX_AGE_DAYS,
-            ),
+            max_mb: CHECKPOINT_MAX_MB.load(store).await,
+            max_age_days: CHECKPOINT_MAX_AGE_DAYS.load(store).await,
         }
     }
 
     /// Saves the limits for every project.
-    pub async fn save(self, store: &Store) -> Result<(), gantry_store::StoreError> {
-        let settings = store.settings();
-        settings.set(MAX_MB_KEY, &self.max_mb.to_string()).await?;
-        settings
-            .set(MAX_AGE_KEY, &self.max_age_days.to_string())
-            .await
+    pub async fn save(self, store: &Store) -> Result<(), CommandError> {
+        CHECKPOINT_MAX_MB.save(store, self.max_mb).await?;
+        CHECKPOINT_MAX_AGE_DAYS
+            .save(store, self.max_age_days)
+            .await?;
+        Ok(())
     }
 }
 
@@ -104,21 +91,12 @@ pub struct SaveCheckpointSettingsRequest {
 }
 
 impl SaveCheckpointSettingsRequest {
-    /// The limits asked for, or why they can't be.
-    pub fn limits(&self) -> Result<CheckpointLimits, CheckpointError> {
-        if self.max_mb == 0 || self.max_mb > 1024 * 1024 {
-            return Err(CheckpointError::Invalid(
-                "the size limit must be 1 MiB to 1 TiB".into(),
-            ));
-        }
-        if self.max_age_days > 36_500 {
-            return Err(CheckpointError::Invalid(
-                "the age limit must be at most 36500 days".into(),
-            ));
-        }
+    /// The limits asked for, or why they can't be (checked together, so that neither is saved
+    /// when one is refused).
+    pub fn limits(&self) -> Result<CheckpointLimits, CommandError> {
         Ok(CheckpointLimits {
-            max_mb: self.max_mb,
-            max_age_days: self.max_age_days,
+            max_mb: CHECKPOINT_MAX_MB.check(self.max_mb)?,
+            max_age_days: CHECKPOINT_MAX_AGE_DAYS.check(self.max_age_days)?,
         })
     }
 }

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::project::open::{People, open_tools};
+use crate::test_support::eventually;
 
 struct Rig {
     _data: tempfile::TempDir,
@@ -562,7 +563,12 @@ async fn with_a_watcher_the_snapshot_before_a_command_reads_only_what_it_reporte
     // The user edits a file; the next command's snapshot reads it from the watcher's report
     // (no walk before it), so undoing the command brings back the user's version.
     rig.write("notes.txt", "the user's version\n");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    eventually("the watcher to report the user's edit", || {
+        lock(&rig.checkpoints.inner.watch)
+            .dirty
+            .contains("notes.txt")
+    })
+    .await;
     rig.command("echo agent > notes.txt").await;
     assert_eq!(
         rig.checkpoints.full_walks(),

@@ -1,5 +1,5 @@
 //! The app's limit on turns running at once as a setting: kept in the store's settings table
-//! ([`TURN_LIMIT_SETTING`]), read at start unless `GANTRY_MAX_TURNS` says otherwise (the
+//! ([`TURN_LIMIT`]), read at start unless `GANTRY_MAX_TURNS` says otherwise (the
 //! environment wins at start), and changed from the Settings dialog, which applies it at once to
 //! every project ([`TurnLimit::set_max`]) and saves it for the next start.
 
@@ -7,12 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use gantry_store::Store;
 
+use super::TURN_LIMIT;
 use crate::chat::TurnLimit;
-use crate::chat::turn_limit::{MAX_MAX_TURNS, MIN_MAX_TURNS};
 use crate::error::CommandError;
-
-/// The setting's name in the store: the number of turns that run at once.
-pub const TURN_LIMIT_SETTING: &str = "turns.max";
 
 /// The turn limit as the Settings dialog shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -53,36 +50,9 @@ pub async fn save(
     request: SaveTurnLimitRequest,
 ) -> Result<TurnLimitSettings, CommandError> {
     let max = usize::try_from(request.max).unwrap_or(usize::MAX);
-    if !(MIN_MAX_TURNS..=MAX_MAX_TURNS).contains(&max) {
-        return Err(CommandError::invalid(format!(
-            "turns running at once: {MIN_MAX_TURNS} to {MAX_MAX_TURNS}"
-        )));
-    }
-    store
-        .settings()
-        .set(TURN_LIMIT_SETTING, &max.to_string())
-        .await?;
+    let max = TURN_LIMIT.save(store, max).await?;
     limit.set_max(max);
     Ok(view(limit, from_environment))
-}
-
-/// The stored limit, if one was saved and reads as a whole number (clamped to 1 to 16); a
-/// value that does not, or a store that cannot be read, is ignored with a warning.
-pub async fn stored_max_turns(store: &Store) -> Option<usize> {
-    let value = match store.settings().get(TURN_LIMIT_SETTING).await {
-        Ok(value) => value?,
-        Err(error) => {
-            tracing::warn!(%error, "cannot read the turn limit setting");
-            return None;
-        }
-    };
-    match value.trim().parse::<usize>() {
-        Ok(max) => Some(max.clamp(MIN_MAX_TURNS, MAX_MAX_TURNS)),
-        Err(_) => {
-            tracing::warn!(value, "ignoring a turn limit setting that is not a number");
-            None
-        }
-    }
 }
 
 fn to_u32(count: usize) -> u32 {
@@ -92,6 +62,7 @@ fn to_u32(count: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chat::turn_limit::{MAX_MAX_TURNS, MIN_MAX_TURNS};
     use crate::error::ErrorKind;
 
     async fn store() -> (Store, tempfile::TempDir) {
@@ -103,7 +74,7 @@ mod tests {
     #[tokio::test]
     async fn a_saved_limit_applies_at_once_and_is_read_back() {
         let (store, _data) = store().await;
-        assert_eq!(stored_max_turns(&store).await, None);
+        assert_eq!(TURN_LIMIT.stored(&store).await, None);
         let limit = TurnLimit::new(4);
         let shared = limit.clone();
         let _running = limit.try_start().unwrap();
@@ -119,7 +90,7 @@ mod tests {
             }
         );
         assert_eq!(shared.max(), 2, "every clone follows");
-        assert_eq!(stored_max_turns(&store).await, Some(2));
+        assert_eq!(TURN_LIMIT.stored(&store).await, Some(2));
     }
 
     #[tokio::test]
@@ -131,9 +102,13 @@ mod tests {
                 .await
                 .unwrap_err();
             assert_eq!(error.kind, ErrorKind::InvalidInput, "{max}");
+            assert_eq!(
+                error.message,
+                format!("turns running at once: {MIN_MAX_TURNS} to {MAX_MAX_TURNS}")
+            );
         }
         assert_eq!(limit.max(), 3);
-        assert_eq!(stored_max_turns(&store).await, None);
+        assert_eq!(TURN_LIMIT.stored(&store).await, None);
     }
 
     #[tokio::test]
@@ -145,7 +120,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!((saved.max, saved.from_environment), (3, Some(6)));
-        assert_eq!(stored_max_turns(&store).await, Some(3));
+        assert_eq!(TURN_LIMIT.stored(&store).await, Some(3));
     }
 
     #[tokio::test]
@@ -157,12 +132,8 @@ mod tests {
             ("0", Some(1)),
             ("many", None),
         ] {
-            store
-                .settings()
-                .set(TURN_LIMIT_SETTING, value)
-                .await
-                .unwrap();
-            assert_eq!(stored_max_turns(&store).await, read, "{value:?}");
+            store.settings().set(TURN_LIMIT.key, value).await.unwrap();
+            assert_eq!(TURN_LIMIT.stored(&store).await, read, "{value:?}");
         }
     }
 }

@@ -360,5 +360,4 @@ fn ambiguous(tier: Tier, lines: &[usize], replace_all: bool) -> ToolError {
 }
 
 #[cfg(test)]
-#[path = "edit_file_tests.rs"]
 mod tests;

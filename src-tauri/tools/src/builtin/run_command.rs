@@ -576,5 +576,4 @@ impl OutputBuffer {
 }
 
 #[cfg(test)]
-#[path = "run_command_tests.rs"]
 mod tests;
