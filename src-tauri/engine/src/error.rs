@@ -217,14 +217,23 @@ impl From<EditError> for CommandError {
 }
 
 impl From<StoreError> for CommandError {
-    /// A value the user gave that the store refuses is theirs to fix; anything else is the
-    /// database failing.
+    /// A value the user gave that the store refuses is theirs to fix; a row the call names that
+    /// is not there (a session deleted in another window, a rule removed meanwhile) is
+    /// [`ErrorKind::NotFound`]; anything else is the database failing.
     fn from(error: StoreError) -> Self {
         match error {
             StoreError::Invalid { .. } | StoreError::BadRoot { .. } => {
                 Self::invalid(error.to_string())
             }
-            other => Self::internal(format!("the database failed: {other}")),
+            StoreError::NotFound { .. } => Self::not_found(error.to_string()),
+            StoreError::NoDataDir
+            | StoreError::DataDir { .. }
+            | StoreError::Open { .. }
+            | StoreError::Migrate(_)
+            | StoreError::Database(_)
+            | StoreError::Corrupt { .. } => {
+                Self::internal(format!("the database failed: {error}"))
+            }
         }
     }
 }
@@ -336,5 +345,86 @@ mod tests {
         assert_eq!(session.kind, ErrorKind::NotFound);
         let provider = CommandError::from(ProviderError::Config("no key".into()));
         assert_eq!(provider.kind, ErrorKind::Provider);
+    }
+
+    /// Each store error, as the webview receives it: the caller's value and a row that is not
+    /// there are theirs (invalid input, not found, with the store's sentence); the rest is the
+    /// database failing.
+    #[test]
+    fn each_store_error_has_one_kind_and_message() {
+        let io = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let cases = [
+            (
+                StoreError::Invalid {
+                    what: "provider name",
+                    reason: "empty".into(),
+                },
+                ErrorKind::InvalidInput,
+                "invalid provider name: empty",
+            ),
+            (
+                StoreError::BadRoot {
+                    path: "/srv/x".into(),
+                    reason: "not a directory".into(),
+                },
+                ErrorKind::InvalidInput,
+                "project folder /srv/x is not usable: not a directory",
+            ),
+            (
+                StoreError::NotFound {
+                    what: "rule",
+                    id: "7".into(),
+                },
+                ErrorKind::NotFound,
+                "no rule with id 7",
+            ),
+            (
+                StoreError::NoDataDir,
+                ErrorKind::Internal,
+                "the database failed: cannot find a data folder for Gantry: set GANTRY_DATA_DIR",
+            ),
+            (
+                StoreError::DataDir {
+                    path: "/data".into(),
+                    source: io(),
+                },
+                ErrorKind::Internal,
+                "the database failed: cannot create the data folder /data: permission denied",
+            ),
+            (
+                StoreError::Open {
+                    path: "/data/gantry.db".into(),
+                    source: sqlx::Error::PoolClosed,
+                },
+                ErrorKind::Internal,
+                "the database failed: cannot open the database /data/gantry.db: \
+                 attempted to acquire a connection on a closed pool",
+            ),
+            (
+                StoreError::Migrate(sqlx::migrate::MigrateError::VersionMissing(3)),
+                ErrorKind::Internal,
+                "the database failed: cannot update the database schema: \
+                 migration 3 was previously applied but is missing in the resolved migrations",
+            ),
+            (
+                StoreError::Database(sqlx::Error::RowNotFound),
+                ErrorKind::Internal,
+                "the database failed: database error: \
+                 no rows returned by a query that expected to return at least one row",
+            ),
+            (
+                StoreError::Corrupt {
+                    what: "policy",
+                    reason: "unknown name".into(),
+                },
+                ErrorKind::Internal,
+                "the database failed: the database holds an unreadable policy: unknown name",
+            ),
+        ];
+        for (error, kind, message) in cases {
+            let error = CommandError::from(error);
+            assert_eq!((error.kind, error.message.as_str()), (kind, message));
+            assert_eq!(error.reason, None);
+        }
     }
 }
