@@ -7,7 +7,7 @@
 
 use gantry_agent::ProviderError;
 use gantry_mcp::EditError;
-use gantry_store::StoreError;
+use gantry_store::{SecretError, StoreError};
 use gantry_tools::{ConfineError, ManagerError};
 use gantry_watch::TreeError;
 use serde::Serialize;
@@ -231,9 +231,7 @@ impl From<StoreError> for CommandError {
             | StoreError::Open { .. }
             | StoreError::Migrate(_)
             | StoreError::Database(_)
-            | StoreError::Corrupt { .. } => {
-                Self::internal(format!("the database failed: {error}"))
-            }
+            | StoreError::Corrupt { .. } => Self::internal(format!("the database failed: {error}")),
         }
     }
 }
@@ -257,6 +255,18 @@ impl From<ProviderError> for CommandError {
     /// The model provider is misconfigured or refused.
     fn from(error: ProviderError) -> Self {
         Self::new(ErrorKind::Provider, error.to_string())
+    }
+}
+
+impl From<SecretError> for CommandError {
+    /// The keychain refused a provider's key: the provider is not usable as configured (the
+    /// message names the variable to set when there is no keychain).
+    fn from(error: SecretError) -> Self {
+        match error {
+            SecretError::Unavailable { .. }
+            | SecretError::Keychain { .. }
+            | SecretError::InvalidProvider(_) => Self::new(ErrorKind::Provider, error.to_string()),
+        }
     }
 }
 
