@@ -6,7 +6,7 @@
 //! backend panic: a bad path, an unknown dialog id, a project that is not open are all errors.
 
 use gantry_agent::ProviderError;
-use gantry_mcp::EditError;
+use gantry_mcp::{CatalogError, EditError, HubError, SignInError};
 use gantry_store::{SecretError, StoreError};
 use gantry_tools::{ConfineError, ManagerError};
 use gantry_watch::TreeError;
@@ -213,6 +213,47 @@ impl From<EditError> for CommandError {
             reason,
             ..CommandError::new(kind, error.to_string())
         }
+    }
+}
+
+impl From<HubError> for CommandError {
+    /// A server name that is not configured, or a project file to approve that is not there.
+    fn from(error: HubError) -> Self {
+        let kind = match &error {
+            HubError::UnknownServer(_) => ErrorKind::NotFound,
+            HubError::NoProjectFile => ErrorKind::InvalidInput,
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+impl From<SignInError> for CommandError {
+    /// A sign-in failure: the sentence, with the kind the UI needs.
+    fn from(error: SignInError) -> Self {
+        let kind = match &error {
+            SignInError::NotRemote(_) | SignInError::Config(_) => ErrorKind::InvalidInput,
+            SignInError::Vault(_) => ErrorKind::Io,
+            SignInError::Failed { .. }
+            | SignInError::Browser { .. }
+            | SignInError::TimedOut(..)
+            | SignInError::Refused { .. }
+            | SignInError::Cancelled => ErrorKind::Provider,
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+impl From<CatalogError> for CommandError {
+    /// A resource or prompt that could not be had.
+    fn from(error: CatalogError) -> Self {
+        let kind = match &error {
+            CatalogError::UnknownServer(_) => ErrorKind::NotFound,
+            CatalogError::NotRunning { .. } | CatalogError::Unsupported { .. } => {
+                ErrorKind::InvalidInput
+            }
+            CatalogError::Failed { .. } => ErrorKind::Provider,
+        };
+        Self::new(kind, error.to_string())
     }
 }
 
