@@ -5,13 +5,16 @@
 //! command body is a `?` away from a typed answer, and nothing a command receives can make the
 //! backend panic: a bad path, an unknown dialog id, a project that is not open are all errors.
 
-use gantry_agent::ProviderError;
+use std::path::Path;
+
+use gantry_agent::{CompactError, ProviderError};
 use gantry_mcp::{CatalogError, EditError, HubError, SignInError};
 use gantry_store::{SecretError, StoreError};
-use gantry_tools::{ConfineError, ManagerError};
+use gantry_tools::{AtomicWriteError, ConfineError, ManagerError};
 use gantry_watch::TreeError;
 use serde::Serialize;
 
+use crate::chat::attachments::ImageError;
 use crate::checkpoints::CheckpointError;
 use crate::project::open::{McpStartError, OpenError};
 use crate::sessions::SessionError;
@@ -131,6 +134,12 @@ impl CommandError {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Internal, message)
     }
+
+    /// Gantry's own file at `path` (an export) could not be written: [`ErrorKind::Io`], the
+    /// sentence naming the file as the user chose it.
+    pub fn cannot_write(path: &Path, error: &AtomicWriteError) -> Self {
+        Self::new(ErrorKind::Io, error.describe(&path.display().to_string()))
+    }
 }
 
 impl From<TreeError> for CommandError {
@@ -209,10 +218,24 @@ impl From<EditError> for CommandError {
             | EditError::NotOne { .. }
             | EditError::NotImportable { .. } => (ErrorKind::InvalidInput, None),
         };
-        CommandError {
+        Self {
             reason,
-            ..CommandError::new(kind, error.to_string())
+            ..Self::new(kind, error.to_string())
         }
+    }
+}
+
+impl From<ManagerError> for CommandError {
+    /// A tool name that is not registered, or one that can't be (taken, malformed), or a project
+    /// folder the manager can't use.
+    fn from(error: ManagerError) -> Self {
+        let kind = match &error {
+            ManagerError::UnknownTool(_) => ErrorKind::NotFound,
+            ManagerError::DuplicateTool(_)
+            | ManagerError::InvalidName(_)
+            | ManagerError::BadRoot { .. } => ErrorKind::InvalidInput,
+        };
+        Self::new(kind, error.to_string())
     }
 }
 
@@ -285,7 +308,7 @@ impl From<OpenError> for CommandError {
                 ErrorKind::InvalidInput,
                 format!("{} can't be opened as a project: {reason}", path.display()),
             ),
-            OpenError::Root(other) => Self::invalid(other.to_string()),
+            OpenError::Root(other) => other.into(),
             OpenError::Store(error) => error.into(),
             OpenError::Register(error) => Self::internal(error.to_string()),
         }
@@ -308,6 +331,28 @@ impl From<SecretError> for CommandError {
             | SecretError::Keychain { .. }
             | SecretError::InvalidProvider(_) => Self::new(ErrorKind::Provider, error.to_string()),
         }
+    }
+}
+
+impl From<CompactError> for CommandError {
+    /// Nothing to compact is the caller's to know; a summary that could not be saved is the
+    /// database's failure; the rest is the model's (or the user stopping it).
+    fn from(error: CompactError) -> Self {
+        let kind = match &error {
+            CompactError::Nothing => ErrorKind::InvalidInput,
+            CompactError::Save(_) => ErrorKind::Internal,
+            CompactError::Cancelled | CompactError::Empty | CompactError::Failed(_) => {
+                ErrorKind::Provider
+            }
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+impl From<ImageError> for CommandError {
+    /// An image the user attached that can't be sent: theirs to change.
+    fn from(error: ImageError) -> Self {
+        Self::invalid(error.to_string())
     }
 }
 
