@@ -5,13 +5,16 @@
 //! command body is a `?` away from a typed answer, and nothing a command receives can make the
 //! backend panic: a bad path, an unknown dialog id, a project that is not open are all errors.
 
-use gantry_agent::ProviderError;
-use gantry_mcp::EditError;
-use gantry_store::StoreError;
-use gantry_tools::{ConfineError, ManagerError};
+use std::path::Path;
+
+use gantry_agent::{CompactError, ProviderError};
+use gantry_mcp::{CatalogError, EditError, HubError, SignInError};
+use gantry_store::{SecretError, StoreError};
+use gantry_tools::{AtomicWriteError, ConfineError, ManagerError};
 use gantry_watch::TreeError;
 use serde::Serialize;
 
+use crate::chat::attachments::ImageError;
 use crate::checkpoints::CheckpointError;
 use crate::project::open::{McpStartError, OpenError};
 use crate::sessions::SessionError;
@@ -131,6 +134,12 @@ impl CommandError {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Internal, message)
     }
+
+    /// Gantry's own file at `path` (an export) could not be written: [`ErrorKind::Io`], the
+    /// sentence naming the file as the user chose it.
+    pub fn cannot_write(path: &Path, error: &AtomicWriteError) -> Self {
+        Self::new(ErrorKind::Io, error.describe(&path.display().to_string()))
+    }
 }
 
 impl From<TreeError> for CommandError {
@@ -209,22 +218,84 @@ impl From<EditError> for CommandError {
             | EditError::NotOne { .. }
             | EditError::NotImportable { .. } => (ErrorKind::InvalidInput, None),
         };
-        CommandError {
+        Self {
             reason,
-            ..CommandError::new(kind, error.to_string())
+            ..Self::new(kind, error.to_string())
         }
     }
 }
 
+impl From<ManagerError> for CommandError {
+    /// A tool name that is not registered, or one that can't be (taken, malformed), or a project
+    /// folder the manager can't use.
+    fn from(error: ManagerError) -> Self {
+        let kind = match &error {
+            ManagerError::UnknownTool(_) => ErrorKind::NotFound,
+            ManagerError::DuplicateTool(_)
+            | ManagerError::InvalidName(_)
+            | ManagerError::BadRoot { .. } => ErrorKind::InvalidInput,
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+impl From<HubError> for CommandError {
+    /// A server name that is not configured, or a project file to approve that is not there.
+    fn from(error: HubError) -> Self {
+        let kind = match &error {
+            HubError::UnknownServer(_) => ErrorKind::NotFound,
+            HubError::NoProjectFile => ErrorKind::InvalidInput,
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+impl From<SignInError> for CommandError {
+    /// A sign-in failure: the sentence, with the kind the UI needs.
+    fn from(error: SignInError) -> Self {
+        let kind = match &error {
+            SignInError::NotRemote(_) | SignInError::Config(_) => ErrorKind::InvalidInput,
+            SignInError::Vault(_) => ErrorKind::Io,
+            SignInError::Failed { .. }
+            | SignInError::Browser { .. }
+            | SignInError::TimedOut(..)
+            | SignInError::Refused { .. }
+            | SignInError::Cancelled => ErrorKind::Provider,
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+impl From<CatalogError> for CommandError {
+    /// A resource or prompt that could not be had.
+    fn from(error: CatalogError) -> Self {
+        let kind = match &error {
+            CatalogError::UnknownServer(_) => ErrorKind::NotFound,
+            CatalogError::NotRunning { .. } | CatalogError::Unsupported { .. } => {
+                ErrorKind::InvalidInput
+            }
+            CatalogError::Failed { .. } => ErrorKind::Provider,
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
 impl From<StoreError> for CommandError {
-    /// A value the user gave that the store refuses is theirs to fix; anything else is the
-    /// database failing.
+    /// A value the user gave that the store refuses is theirs to fix; a row the call names that
+    /// is not there (a session deleted in another window, a rule removed meanwhile) is
+    /// [`ErrorKind::NotFound`]; anything else is the database failing.
     fn from(error: StoreError) -> Self {
         match error {
             StoreError::Invalid { .. } | StoreError::BadRoot { .. } => {
                 Self::invalid(error.to_string())
             }
-            other => Self::internal(format!("the database failed: {other}")),
+            StoreError::NotFound { .. } => Self::not_found(error.to_string()),
+            StoreError::NoDataDir
+            | StoreError::DataDir { .. }
+            | StoreError::Open { .. }
+            | StoreError::Migrate(_)
+            | StoreError::Database(_)
+            | StoreError::Corrupt { .. } => Self::internal(format!("the database failed: {error}")),
         }
     }
 }
@@ -237,7 +308,7 @@ impl From<OpenError> for CommandError {
                 ErrorKind::InvalidInput,
                 format!("{} can't be opened as a project: {reason}", path.display()),
             ),
-            OpenError::Root(other) => Self::invalid(other.to_string()),
+            OpenError::Root(other) => other.into(),
             OpenError::Store(error) => error.into(),
             OpenError::Register(error) => Self::internal(error.to_string()),
         }
@@ -248,6 +319,40 @@ impl From<ProviderError> for CommandError {
     /// The model provider is misconfigured or refused.
     fn from(error: ProviderError) -> Self {
         Self::new(ErrorKind::Provider, error.to_string())
+    }
+}
+
+impl From<SecretError> for CommandError {
+    /// The keychain refused a provider's key: the provider is not usable as configured (the
+    /// message names the variable to set when there is no keychain).
+    fn from(error: SecretError) -> Self {
+        match error {
+            SecretError::Unavailable { .. }
+            | SecretError::Keychain { .. }
+            | SecretError::InvalidProvider(_) => Self::new(ErrorKind::Provider, error.to_string()),
+        }
+    }
+}
+
+impl From<CompactError> for CommandError {
+    /// Nothing to compact is the caller's to know; a summary that could not be saved is the
+    /// database's failure; the rest is the model's (or the user stopping it).
+    fn from(error: CompactError) -> Self {
+        let kind = match &error {
+            CompactError::Nothing => ErrorKind::InvalidInput,
+            CompactError::Save(_) => ErrorKind::Internal,
+            CompactError::Cancelled | CompactError::Empty | CompactError::Failed(_) => {
+                ErrorKind::Provider
+            }
+        };
+        Self::new(kind, error.to_string())
+    }
+}
+
+impl From<ImageError> for CommandError {
+    /// An image the user attached that can't be sent: theirs to change.
+    fn from(error: ImageError) -> Self {
+        Self::invalid(error.to_string())
     }
 }
 
@@ -336,5 +441,86 @@ mod tests {
         assert_eq!(session.kind, ErrorKind::NotFound);
         let provider = CommandError::from(ProviderError::Config("no key".into()));
         assert_eq!(provider.kind, ErrorKind::Provider);
+    }
+
+    /// Each store error, as the webview receives it: the caller's value and a row that is not
+    /// there are theirs (invalid input, not found, with the store's sentence); the rest is the
+    /// database failing.
+    #[test]
+    fn each_store_error_has_one_kind_and_message() {
+        let io = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let cases = [
+            (
+                StoreError::Invalid {
+                    what: "provider name",
+                    reason: "empty".into(),
+                },
+                ErrorKind::InvalidInput,
+                "invalid provider name: empty",
+            ),
+            (
+                StoreError::BadRoot {
+                    path: "/srv/x".into(),
+                    reason: "not a directory".into(),
+                },
+                ErrorKind::InvalidInput,
+                "project folder /srv/x is not usable: not a directory",
+            ),
+            (
+                StoreError::NotFound {
+                    what: "rule",
+                    id: "7".into(),
+                },
+                ErrorKind::NotFound,
+                "no rule with id 7",
+            ),
+            (
+                StoreError::NoDataDir,
+                ErrorKind::Internal,
+                "the database failed: cannot find a data folder for Gantry: set GANTRY_DATA_DIR",
+            ),
+            (
+                StoreError::DataDir {
+                    path: "/data".into(),
+                    source: io(),
+                },
+                ErrorKind::Internal,
+                "the database failed: cannot create the data folder /data: permission denied",
+            ),
+            (
+                StoreError::Open {
+                    path: "/data/gantry.db".into(),
+                    source: sqlx::Error::PoolClosed,
+                },
+                ErrorKind::Internal,
+                "the database failed: cannot open the database /data/gantry.db: \
+                 attempted to acquire a connection on a closed pool",
+            ),
+            (
+                StoreError::Migrate(sqlx::migrate::MigrateError::VersionMissing(3)),
+                ErrorKind::Internal,
+                "the database failed: cannot update the database schema: \
+                 migration 3 was previously applied but is missing in the resolved migrations",
+            ),
+            (
+                StoreError::Database(sqlx::Error::RowNotFound),
+                ErrorKind::Internal,
+                "the database failed: database error: \
+                 no rows returned by a query that expected to return at least one row",
+            ),
+            (
+                StoreError::Corrupt {
+                    what: "policy",
+                    reason: "unknown name".into(),
+                },
+                ErrorKind::Internal,
+                "the database failed: the database holds an unreadable policy: unknown name",
+            ),
+        ];
+        for (error, kind, message) in cases {
+            let error = CommandError::from(error);
+            assert_eq!((error.kind, error.message.as_str()), (kind, message));
+            assert_eq!(error.reason, None);
+        }
     }
 }

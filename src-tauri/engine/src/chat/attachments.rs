@@ -207,12 +207,6 @@ pub enum ImageError {
     StillTooLarge,
 }
 
-impl From<ImageError> for CommandError {
-    fn from(error: ImageError) -> Self {
-        CommandError::invalid(error.to_string())
-    }
-}
-
 /// Checks and downscales the image `name` whose bytes are `data` (base64): see the module docs.
 /// Blocking (decoding and resizing take a moment for large images).
 pub fn prepare_image(name: &str, data: &str) -> Result<Attachment, ImageError> {

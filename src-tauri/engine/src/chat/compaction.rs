@@ -144,11 +144,8 @@ impl ProjectChat {
         }
         drop(events);
         let _ = forwarding.await;
-        outcome.map(|_| ()).map_err(|error| match error {
-            gantry_agent::CompactError::Nothing => CommandError::invalid(error.to_string()),
-            gantry_agent::CompactError::Save(_) => CommandError::internal(error.to_string()),
-            _ => CommandError::new(ErrorKind::Provider, error.to_string()),
-        })
+        outcome?;
+        Ok(())
     }
 
     /// Replaces the text of the current session's summary at `ordinal` (the user corrected

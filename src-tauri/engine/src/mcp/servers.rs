@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use crate::project::open::{McpStartError, ProjectMcp, start_mcp};
 use gantry_mcp::{
-    Browser, CatalogError, ClaudeImport, EditError, McpHub, McpNotice, ServerState, SignInError,
-    Snippet, SystemBrowser, UserFile, claude_desktop_config_path,
+    Browser, ClaudeImport, EditError, McpHub, McpNotice, ServerState, Snippet, SystemBrowser,
+    UserFile, claude_desktop_config_path,
 };
 use gantry_tools::ToolManager;
 
@@ -110,8 +110,7 @@ impl ProjectServers {
             self.browser.as_ref(),
             gantry_mcp::oauth::SIGN_IN_TIMEOUT,
         )
-        .await
-        .map_err(sign_in_error)?;
+        .await?;
         if let Some(server) = hub.server(name) {
             server
                 .wait_for(APPLY_WAIT, |status| status.state != ServerState::Starting)
@@ -123,7 +122,7 @@ impl ProjectServers {
 
     /// Forgets remote server `name`'s tokens (it will ask again).
     pub async fn sign_out(&self, name: &str) -> Result<McpPanel, CommandError> {
-        self.hub()?.sign_out(name).await.map_err(sign_in_error)?;
+        self.hub()?.sign_out(name).await?;
         Ok(self.panel())
     }
 
@@ -133,11 +132,7 @@ impl ProjectServers {
         server: &str,
         uri: &str,
     ) -> Result<McpResourceContent, CommandError> {
-        let parts = self
-            .hub()?
-            .read_resource(server, uri)
-            .await
-            .map_err(catalog_error)?;
+        let parts = self.hub()?.read_resource(server, uri).await?;
         Ok(McpResourceContent {
             server: server.to_owned(),
             uri: uri.to_owned(),
@@ -153,10 +148,10 @@ impl ProjectServers {
         uri: &str,
         subscribe: bool,
     ) -> Result<(), CommandError> {
-        self.hub()?
+        Ok(self
+            .hub()?
             .subscribe_resource(server, uri, subscribe)
-            .await
-            .map_err(catalog_error)
+            .await?)
     }
 
     /// Renders prompt `name` of `server` into messages.
@@ -173,8 +168,7 @@ impl ProjectServers {
         Ok(self
             .hub()?
             .render_prompt(server, name, arguments)
-            .await
-            .map_err(catalog_error)?
+            .await?
             .into())
     }
 
@@ -295,9 +289,7 @@ impl ProjectServers {
         if matches!(&*self.slot(), McpSlot::Running(_)) {
             self.apply().await;
         }
-        self.hub()?
-            .restart(name)
-            .map_err(|error| CommandError::new(ErrorKind::NotFound, error.to_string()))?;
+        self.hub()?.restart(name)?;
         Ok(self.panel())
     }
 
@@ -306,10 +298,7 @@ impl ProjectServers {
     pub async fn trust_project(&self) -> Result<McpPanel, CommandError> {
         // After any change being applied: the approval must be of the file the hub read.
         let _change = self.changes.lock().await;
-        self.hub()?
-            .approve_project()
-            .await
-            .map_err(|error| CommandError::invalid(error.to_string()))?;
+        self.hub()?.approve_project().await?;
         Ok(self.panel())
     }
 
@@ -525,28 +514,6 @@ async fn adopt(servers: &Weak<ProjectServers>, started: Result<McpHub, McpStartE
     }
 }
 
-/// A sign-in failure for the webview: the sentence, with the kind the UI needs.
-fn sign_in_error(error: SignInError) -> CommandError {
-    let kind = match &error {
-        SignInError::NotRemote(_) | SignInError::Config(_) => ErrorKind::InvalidInput,
-        SignInError::Vault(_) => ErrorKind::Io,
-        _ => ErrorKind::Provider,
-    };
-    CommandError::new(kind, error.to_string())
-}
-
-/// A resource or prompt failure for the webview.
-fn catalog_error(error: CatalogError) -> CommandError {
-    let kind = match &error {
-        CatalogError::UnknownServer(_) => ErrorKind::NotFound,
-        CatalogError::NotRunning { .. } | CatalogError::Unsupported { .. } => {
-            ErrorKind::InvalidInput
-        }
-        CatalogError::Failed { .. } => ErrorKind::Provider,
-    };
-    CommandError::new(kind, error.to_string())
-}
-
 fn starting() -> CommandError {
     CommandError::new(
         ErrorKind::Busy,
@@ -559,10 +526,7 @@ fn starting() -> CommandError {
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, EditError> + Send + 'static,
 ) -> Result<T, CommandError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|error| CommandError::internal(error.to_string()))?
-        .map_err(CommandError::from)
+    Ok(tokio::task::spawn_blocking(work).await??)
 }
 
 #[cfg(test)]

@@ -80,10 +80,6 @@ pub struct ChooseModelRequest {
     pub model: Option<String>,
 }
 
-fn provider_error(error: impl std::fmt::Display) -> CommandError {
-    CommandError::new(ErrorKind::Provider, error.to_string())
-}
-
 /// The configuration the current session's next turn uses, and whether it was chosen for the
 /// session: its switched-to provider and model, else the active provider. With no provider set
 /// at all, the first local server found; none is an error saying how to get one.
@@ -92,9 +88,7 @@ pub async fn session_config(
     chat: &ProjectChat,
 ) -> Result<(ProviderConfig, crate::providers::ProviderSource, bool), CommandError> {
     if let Some(choice) = chat.model_choice().await? {
-        let (mut config, source) = find_provider(Some(store), Some(&choice.provider))
-            .await
-            .map_err(provider_error)?;
+        let (mut config, source) = find_provider(Some(store), Some(&choice.provider)).await?;
         config.model = choice.model;
         return Ok((config, source, true));
     }
@@ -108,10 +102,8 @@ pub async fn session_provider(store: &Store, chat: &ProjectChat) -> Result<Provi
     if !chosen {
         return active_provider(store).await;
     }
-    let key = provider_key(&config, source)
-        .await
-        .map_err(provider_error)?;
-    Provider::new(config, key, ProviderOptions::default()).map_err(provider_error)
+    let key = provider_key(&config, source).await?;
+    Ok(Provider::new(config, key, ProviderOptions::default())?)
 }
 
 /// What the header offers: the models of the session's provider (or of `other`), the window,
@@ -123,9 +115,7 @@ pub async fn choices(
 ) -> Result<ModelChoices, CommandError> {
     let (session, session_source, chosen) = session_config(store, chat).await?;
     let (config, source) = match other {
-        Some(name) if name != session.name => find_provider(Some(store), Some(name))
-            .await
-            .map_err(provider_error)?,
+        Some(name) if name != session.name => find_provider(Some(store), Some(name)).await?,
         _ => (session.clone(), session_source),
     };
     let is_session = config.name == session.name;
@@ -172,11 +162,7 @@ pub async fn choices(
 
 /// Saved providers, then the presets not saved under their name.
 async fn provider_options(store: &Store) -> Result<Vec<ProviderOption>, CommandError> {
-    let saved = store
-        .providers()
-        .list()
-        .await
-        .map_err(|error| CommandError::internal(error.to_string()))?;
+    let saved = store.providers().list().await?;
     let mut options: Vec<ProviderOption> = saved
         .into_iter()
         .map(|saved| {
@@ -218,9 +204,14 @@ pub async fn choose(
                     "the model name must be one line of 1 to 256 bytes",
                 ));
             }
+            // A provider that does not exist is the caller's choice to fix, not the provider
+            // failing: the provider's sentence, as invalid input.
             find_provider(Some(store), Some(&provider))
                 .await
-                .map_err(|error| CommandError::invalid(error.to_string()))?;
+                .map_err(|error| CommandError {
+                    kind: ErrorKind::InvalidInput,
+                    ..error.into()
+                })?;
             Some(ModelChoice { provider, model })
         }
         (None, None) => None,

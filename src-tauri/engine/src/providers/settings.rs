@@ -151,12 +151,7 @@ fn view(config: &ProviderConfig, saved: bool) -> ProviderView {
 
 /// Whether a provider was chosen (the active-provider setting is set).
 pub async fn configured(store: &Store) -> Result<bool, CommandError> {
-    Ok(store
-        .settings()
-        .get(ACTIVE_PROVIDER)
-        .await
-        .map_err(|error| CommandError::internal(error.to_string()))?
-        .is_some())
+    Ok(store.settings().get(ACTIVE_PROVIDER).await?.is_some())
 }
 
 /// The environment variable that holds provider `name`'s key when the keychain has none: the
@@ -165,10 +160,6 @@ fn key_variable(name: &str) -> String {
     ProviderConfig::preset(name)
         .and_then(|preset| preset.api_key_env)
         .unwrap_or_else(|| gantry_store::ProviderConfig::default_api_key_env(name))
-}
-
-fn provider_error(error: impl std::fmt::Display) -> CommandError {
-    CommandError::new(ErrorKind::Provider, error.to_string())
 }
 
 /// The active provider's configuration and where it came from.
@@ -238,8 +229,7 @@ pub async fn save(
         None => store
             .providers()
             .get(name)
-            .await
-            .map_err(|error| CommandError::internal(error.to_string()))?
+            .await?
             .map(|saved| saved.config.flags)
             .unwrap_or_default(),
     };
@@ -253,9 +243,7 @@ pub async fn save(
             .or_else(|| preset.as_ref().map(|preset| preset.context_window)),
         flags,
     };
-    config
-        .validate()
-        .map_err(|error| CommandError::invalid(error.to_string()))?;
+    config.validate()?;
     if let Some(key) = request
         .api_key
         .as_deref()
@@ -270,13 +258,9 @@ pub async fn save(
         secrets
             .set(&config.name, Secret::new(key))
             .await
-            .map_err(|error| provider_error(error.with_fallback(config.api_key_env.as_deref())))?;
+            .map_err(|error| error.with_fallback(config.api_key_env.as_deref()))?;
     }
-    store
-        .providers()
-        .set(&config)
-        .await
-        .map_err(|error| CommandError::invalid(error.to_string()))?;
+    store.providers().set(&config).await?;
     store.settings().set(ACTIVE_PROVIDER, &config.name).await?;
     tracing::info!(provider = %request, "provider saved and made active");
     settings(store, secrets).await
@@ -289,8 +273,7 @@ pub async fn probe(
     request: ProbeProviderRequest,
 ) -> Result<ProviderProbe, CommandError> {
     let name = request.name.trim();
-    gantry_store::providers::validate_name(name)
-        .map_err(|error| CommandError::invalid(error.to_string()))?;
+    gantry_store::providers::validate_name(name)?;
     let typed = request
         .api_key
         .as_deref()
@@ -338,7 +321,7 @@ pub async fn delete_key(
     secrets
         .delete(name.trim())
         .await
-        .map_err(|error| provider_error(error.with_fallback(None)))?;
+        .map_err(|error| error.with_fallback(None))?;
     settings(store, secrets).await
 }
 

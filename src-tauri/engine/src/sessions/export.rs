@@ -84,9 +84,8 @@ pub async fn render(
 
 /// Writes `text` to `path` atomically (blocking).
 pub fn write_export(path: &Path, text: &str) -> Result<(), CommandError> {
-    gantry_tools::write_atomic(path, text.as_bytes()).map_err(|error| {
-        CommandError::new(ErrorKind::Io, error.describe(&path.display().to_string()))
-    })
+    gantry_tools::write_atomic(path, text.as_bytes())
+        .map_err(|error| CommandError::cannot_write(path, &error))
 }
 
 /// The session and its messages as pretty JSON.

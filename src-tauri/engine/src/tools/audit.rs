@@ -13,7 +13,7 @@ use gantry_store::{AuditEntry, AuditFilter, SessionId};
 use gantry_tools::{Decision, DecisionKind, ObservationKind, PermissionLevel};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{CommandError, ErrorKind};
+use crate::error::CommandError;
 use crate::project::OpenProject;
 
 /// How many rows the view shows when the request names no limit.
@@ -197,9 +197,8 @@ pub async fn export(
 /// Writes `entries` as JSON lines to `path`, atomically (blocking). Returns how many it wrote.
 pub fn write_json_lines(path: &Path, entries: &[AuditEntry]) -> Result<u32, CommandError> {
     let text = json_lines(entries)?;
-    gantry_tools::write_atomic(path, text.as_bytes()).map_err(|error| {
-        CommandError::new(ErrorKind::Io, error.describe(&path.display().to_string()))
-    })?;
+    gantry_tools::write_atomic(path, text.as_bytes())
+        .map_err(|error| CommandError::cannot_write(path, &error))?;
     Ok(u32::try_from(entries.len()).unwrap_or(u32::MAX))
 }
 
@@ -212,6 +211,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::error::ErrorKind;
 
     fn entry(id: i64, session: Option<i64>, tool: &str) -> AuditEntry {
         AuditEntry {

@@ -73,9 +73,7 @@ pub async fn set_policy(
     }
     let _writing = project.policy_writes().lock().await;
     let before = manager.policies();
-    manager
-        .set_policy(&request.tool, request.policy)
-        .map_err(|error| CommandError::not_found(error.to_string()))?;
+    manager.set_policy(&request.tool, request.policy)?;
     save(project, &before).await?;
     Ok(list(project))
 }

@@ -94,14 +94,6 @@ impl std::fmt::Debug for ProjectCommands {
     }
 }
 
-fn store_error(error: StoreError) -> CommandError {
-    match error {
-        StoreError::Invalid { .. } => CommandError::invalid(error.to_string()),
-        StoreError::NotFound { .. } => CommandError::not_found(error.to_string()),
-        other => CommandError::internal(format!("the database failed: {other}")),
-    }
-}
-
 impl ProjectCommands {
     /// The commands and rules of `project`, whose tools are `tools`.
     pub fn new(store: Store, project: ProjectId, tools: Arc<ToolManager>) -> Self {
@@ -166,26 +158,19 @@ impl ProjectCommands {
         self.store
             .command_settings()
             .save(self.project, &settings)
-            .await
-            .map_err(store_error)?;
+            .await?;
         apply_settings(&self.tools, &settings);
         Ok(self.settings())
     }
 
     /// The project's rules with how often each decided a call.
     pub async fn rules(&self) -> Result<Vec<RuleView>, CommandError> {
-        let rules = self
-            .store
-            .rules()
-            .list(self.project)
-            .await
-            .map_err(store_error)?;
+        let rules = self.store.rules().list(self.project).await?;
         let uses: HashMap<i64, u64> = self
             .store
             .rules()
             .uses(self.project)
-            .await
-            .map_err(store_error)?
+            .await?
             .into_iter()
             .collect();
         Ok(rules
@@ -208,16 +193,10 @@ impl ProjectCommands {
         let rules = self.store.rules();
         match request.id {
             Some(id) => {
-                rules
-                    .update(self.project, id, request.spec.clone())
-                    .await
-                    .map_err(store_error)?;
+                rules.update(self.project, id, request.spec.clone()).await?;
             }
             None => {
-                rules
-                    .add(self.project, request.spec.clone())
-                    .await
-                    .map_err(store_error)?;
+                rules.add(self.project, request.spec.clone()).await?;
             }
         }
         self.reload_rules().await?;
@@ -227,12 +206,7 @@ impl ProjectCommands {
     /// Removes rule `id` and returns the rules left. A rule that is not there:
     /// [`crate::ErrorKind::NotFound`].
     pub async fn remove_rule(&self, id: i64) -> Result<Vec<RuleView>, CommandError> {
-        let removed = self
-            .store
-            .rules()
-            .remove(self.project, id)
-            .await
-            .map_err(store_error)?;
+        let removed = self.store.rules().remove(self.project, id).await?;
         if !removed {
             return Err(CommandError::not_found(format!(
                 "this project has no rule {id}"
@@ -244,12 +218,7 @@ impl ProjectCommands {
 
     /// Reads the rules from the store into the manager.
     pub async fn reload_rules(&self) -> Result<(), CommandError> {
-        let rules = self
-            .store
-            .rules()
-            .list(self.project)
-            .await
-            .map_err(store_error)?;
+        let rules = self.store.rules().list(self.project).await?;
         self.tools.rules().replace(rules);
         Ok(())
     }
