@@ -21,18 +21,17 @@ use std::sync::Arc;
 
 use clap::Args;
 use gantry_agent::{
-    ApiKey, DEFAULT_CONTEXT_WINDOW, Provider, ProviderConfig, ProviderError, ProviderFlags,
-    ProviderOptions, ServerKind, SessionOptions, TurnEndReason, TurnEvent,
+    ApiKey, DEFAULT_CONTEXT_WINDOW, Message, Provider, ProviderConfig, ProviderError,
+    ProviderFlags, ProviderOptions, ServerKind, SessionOptions, TurnEndReason, TurnEvent,
 };
+use gantry_engine::chat::drive::{TurnSetting, drive_turn};
 use gantry_engine::providers::settings::ACTIVE_PROVIDER;
 use gantry_engine::{
     ProviderSource, SessionError, find_provider, open_session as open_agent_session, provider_key,
-    remember_what_it_learned,
 };
 use gantry_store::Store;
 use gantry_tools::{ApprovalDecision, Approver, FixedApprover, Observation, UserPrompter};
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{People, open_project, start_mcp};
@@ -137,15 +136,20 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let cancel = CancellationToken::new();
     // Listen before the request goes out, so an early Ctrl-C cancels instead of killing.
     let signals = tokio::spawn(cancel_then_exit(listen_for_signals(), cancel.clone()));
-    let (sender, receiver) = unbounded_channel();
-    let printer = tokio::spawn(print_events(receiver, args.json));
-    // What the turn changes is recorded under the ordinal its user message will have.
-    let ordinal = u32::try_from(session.transcript().len()).unwrap_or(u32::MAX);
-    checkpoints.begin_turn(session.id(), ordinal);
-    let outcome = session.run_turn(&args.message, &cancel, sender).await;
-    let _ = printer.await;
+    let setting = TurnSetting {
+        store: &store,
+        checkpoints: &checkpoints,
+    };
+    let mut printer = Printer::new(args.json);
+    let outcome = drive_turn(
+        &mut session,
+        Message::user(args.message.as_str()),
+        &cancel,
+        setting,
+        move |event| printer.show(&event),
+    )
+    .await;
     signals.abort();
-    remember_what_it_learned(&store, session.provider()).await;
     if let Some(hub) = hub {
         hub.shutdown().await;
     }
@@ -292,20 +296,32 @@ async fn cancel_then_exit(signals: Signals, cancel: CancellationToken) {
 }
 
 /// Prints events until the turn's sender is dropped.
-async fn print_events(mut receiver: UnboundedReceiver<TurnEvent>, json: bool) {
-    let mut view = TextView::default();
-    while let Some(event) = receiver.recv().await {
+/// Prints a turn's events: as JSON lines, or as the human view.
+enum Printer {
+    Json,
+    Text(TextView),
+}
+
+impl Printer {
+    fn new(json: bool) -> Self {
         if json {
-            match serde_json::to_string(&event) {
+            Self::Json
+        } else {
+            Self::Text(TextView::default())
+        }
+    }
+
+    fn show(&mut self, event: &TurnEvent) {
+        match self {
+            Self::Json => match serde_json::to_string(event) {
                 Ok(line) => {
                     let mut stdout = std::io::stdout().lock();
                     let _ = writeln!(stdout, "{line}");
                     let _ = stdout.flush();
                 }
                 Err(error) => tracing::error!(%error, "an event could not be serialised"),
-            }
-        } else {
-            view.show(&event);
+            },
+            Self::Text(view) => view.show(event),
         }
     }
 }

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use gantry_agent::{ContextUsage, Provider, SessionOptions, TurnEvent};
 use gantry_store::{SessionId, Store};
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
 use super::activity::TurnPhase;
 use super::runtime::{Hold, Runtime};
 use super::{ChatEvent, ChatView, ProjectChat};
+use crate::chat::drive::forward_events;
 use crate::error::{CommandError, ErrorKind};
 use crate::events::emit;
 use crate::settings::COMPACT_AT_PERCENT;
@@ -125,25 +125,23 @@ impl ProjectChat {
             return Err(CommandError::internal("the session went away"));
         };
         session.set_provider(provider);
-        let (sender, mut receiver) = unbounded_channel::<TurnEvent>();
         let sink = Arc::clone(&self.sink);
         let log = Arc::clone(&self.events);
         let project_id = self.project_id;
         let tagged = runtime.id().to_owned();
-        let forwarding = tokio::spawn(async move {
-            while let Some(event) = receiver.recv().await {
-                let event = log.record(ChatEvent::new(project_id, tagged.clone(), event));
-                emit(sink.as_ref(), event);
+        let deliver = move |event| {
+            let event = log.record(ChatEvent::new(project_id, tagged.clone(), event));
+            emit(sink.as_ref(), event);
+        };
+        let outcome = forward_events(deliver, |events| async move {
+            let outcome = session.compact(cancel, &events, false).await;
+            if outcome.is_ok() {
+                let usage = session.context_usage().await;
+                events.emit(TurnEvent::Context { usage });
             }
-        });
-        let events = gantry_agent::EventSink::from(sender);
-        let outcome = session.compact(cancel, &events, false).await;
-        if outcome.is_ok() {
-            let usage = session.context_usage().await;
-            events.emit(TurnEvent::Context { usage });
-        }
-        drop(events);
-        let _ = forwarding.await;
+            outcome
+        })
+        .await;
         outcome?;
         Ok(())
     }

@@ -32,19 +32,19 @@ use gantry_agent::{Message, Provider, Session, TurnEvent};
 use gantry_store::{ProjectId, SessionId, Store};
 use gantry_tools::{SessionGrant, ToolManager, ToolSession};
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
+use crate::chat::drive::{TurnSetting, drive_turn};
 use crate::checkpoints::Checkpoints;
 use crate::error::{CommandError, ErrorKind};
 use crate::events::{Event, EventSink, emit};
-use crate::providers::remember_what_it_learned;
 use crate::sessions::open_session;
 
 pub mod activity;
 pub mod attachments;
 mod changes;
 pub mod compaction;
+pub mod drive;
 pub mod events_log;
 pub mod mentions;
 mod pages;
@@ -707,40 +707,33 @@ impl ProjectChat {
         );
         let session_id = runtime.id().to_owned();
         let ordinal = u32::try_from(session.transcript().len()).unwrap_or(u32::MAX);
-        self.checkpoints.begin_turn(&session_id, ordinal);
         self.events.begin_turn(&session_id, ordinal);
-
-        let (sender, mut receiver) = unbounded_channel();
-        let forward = {
+        let deliver = {
             let sink = Arc::clone(&self.sink);
-            let runtime = Arc::clone(runtime);
-            let activities = Arc::clone(&self.activities);
             let log = Arc::clone(&self.events);
             let project_id = self.project_id;
-            async move {
-                let mut released = false;
-                while let Some(event) = receiver.recv().await {
-                    let finished = matches!(event, TurnEvent::TurnFinished { .. });
-                    let event = log.record(ChatEvent::new(project_id, session_id.clone(), event));
-                    if finished && !released {
-                        log.end_turn(&session_id);
-                        runtime.release(&activities);
-                        released = true;
-                    }
-                    emit(sink.as_ref(), event);
+            let mut release = TurnRelease {
+                log: Arc::clone(&self.events),
+                runtime: Arc::clone(runtime),
+                activities: Arc::clone(&self.activities),
+                session_id: session_id.clone(),
+                released: false,
+            };
+            move |event: TurnEvent| {
+                let finished = matches!(event, TurnEvent::TurnFinished { .. });
+                let event = log.record(ChatEvent::new(project_id, session_id.clone(), event));
+                if finished {
+                    release.once();
                 }
-                if !released {
-                    log.end_turn(&session_id);
-                    runtime.release(&activities);
-                }
+                emit(sink.as_ref(), event);
             }
         };
         let store = self.store.clone();
+        let checkpoints = self.checkpoints.clone();
         let limit = self.limit.clone();
         let activities = Arc::clone(&self.activities);
         let queued = Arc::clone(runtime);
         tokio::spawn(async move {
-            let forwarding = tokio::spawn(forward);
             let permit = match permit {
                 Some(permit) => Some(permit),
                 None => {
@@ -760,22 +753,46 @@ impl ProjectChat {
             match slot.as_mut() {
                 Some(session) => {
                     // Cancelled while queued: the turn saves the message and ends at once,
-                    // before any request.
-                    let outcome = session.run_turn_with(message, &cancel, sender).await;
-                    tracing::info!(reason = outcome.reason.as_str(), "turn ended");
-                    // Every event of the turn is out before a queued turn takes the permit.
-                    let _ = forwarding.await;
+                    // before any request. Every event of the turn is out before a queued turn
+                    // takes the permit.
+                    let setting = TurnSetting {
+                        store: &store,
+                        checkpoints: &checkpoints,
+                    };
+                    drive_turn(session, message, &cancel, setting, deliver).await;
                     drop(permit);
-                    remember_what_it_learned(&store, session.provider()).await;
                 }
-                None => {
-                    drop(sender);
-                    let _ = forwarding.await;
-                }
+                None => drop(deliver),
             }
             drop(slot);
         });
         Ok(())
+    }
+}
+
+/// Frees a turn's slot exactly once: when its last event (`turn_finished`) is delivered, or
+/// when its delivery ends without one.
+struct TurnRelease {
+    log: Arc<EventLog>,
+    runtime: Arc<Runtime>,
+    activities: Arc<SessionActivities>,
+    session_id: String,
+    released: bool,
+}
+
+impl TurnRelease {
+    fn once(&mut self) {
+        if !self.released {
+            self.released = true;
+            self.log.end_turn(&self.session_id);
+            self.runtime.release(&self.activities);
+        }
+    }
+}
+
+impl Drop for TurnRelease {
+    fn drop(&mut self) {
+        self.once();
     }
 }
 
