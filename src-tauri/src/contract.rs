@@ -27,7 +27,7 @@ pub fn export(dir: &Path) -> Result<(), ExportError> {
     let mut contract = Contract::new(dir);
     crate::commands::declare(&mut contract);
     EngineEvent::each_kind(&mut contract);
-    contract.event::<crate::notifications::NotificationClicked>();
+    contract.event::<gantry_engine::notifications::NotificationClicked>();
     contract.finish()
 }
 

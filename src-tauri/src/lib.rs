@@ -5,9 +5,9 @@
 //! connects it to windows: the commands the webview calls ([`commands`], declared once in a
 //! table), the sink that emits the engine's events to the windows that show their project, the
 //! windows ([`windows`]: one project each, remembered with their size by [`window_layout`]) and
-//! how they paint ([`compositing`]), the command line ([`args`]), the desktop notifications
-//! about what the engine's events tell ([`notifications`]), and the TypeScript contract
-//! generated from the types that cross ([`contract`]).
+//! how they paint ([`compositing`]), the command line ([`args`]), the window side of the desktop
+//! notifications the engine decides on ([`notifications`]: focus and clicks), and the TypeScript
+//! contract generated from the types that cross ([`contract`]).
 //!
 //! Each window is locked down: a strict content security policy (no remote content, no inline
 //! script), navigation that never leaves the app's own pages, no window opened by the page, and
@@ -30,18 +30,14 @@ use tauri::{AppHandle, Emitter, EventTarget, Manager, Url, WindowEvent};
 use gantry_engine::events::EngineEvent;
 use gantry_engine::{EventSink, Settings, Store, Windows};
 
-use crate::notifications::Notifier;
 pub use crate::windows::MAIN_WINDOW;
 
 /// Sends the engine's events to the webviews: each serialised under its name to the window that
-/// shows its project; the notifier sees each, typed, first.
+/// shows its project.
 struct WindowSink(AppHandle);
 
 impl EventSink for WindowSink {
     fn send(&self, event: EngineEvent) {
-        if let Some(notifier) = self.0.try_state::<Arc<Notifier>>() {
-            notifier.observe(&event);
-        }
         let name = event.name();
         let payload = match event.payload() {
             Ok(payload) => payload,
@@ -90,11 +86,10 @@ pub fn run(folder: Option<PathBuf>) -> tauri::Result<()> {
                 tracing::error!(%error, "cannot open Gantry's database");
                 error
             })?;
-            let notify = tauri::async_runtime::block_on(notifications::stored_setting(&store));
-            app.manage(Arc::new(Notifier::new(app.handle().clone(), notify)));
             // The turn limit saved in Settings, unless `GANTRY_MAX_TURNS` set it.
             let settings = tauri::async_runtime::block_on(settings.with_stored(&store));
             let windows = Windows::new(sink, settings, store);
+            windows.notify_on(Arc::new(notifications::Desk(app.handle().clone())));
             app.manage(windows);
             let windows = app.state::<Windows>();
             crate::windows::restore(app.handle(), &windows, folder)?;

@@ -19,6 +19,7 @@ use crate::chat::{DEFAULT_MAX_TURNS, TurnLimit};
 use crate::dialogs::DialogRegistry;
 use crate::error::CommandError;
 use crate::events::EventSink;
+use crate::notifications::{Notifier, Observing};
 use crate::project::service::LaunchError;
 use crate::project::{OpenProject, ProjectInfo, watch_in_background};
 use crate::settings::Settings;
@@ -37,13 +38,16 @@ pub trait Service: Sized {
 }
 
 /// What every window of the app shares: the database and the keychain, the settings, the
-/// pending dialogs, where events go, and the counters behind project ids and settled settings.
+/// pending dialogs, where events go (watched by the notifier), and the counters behind project
+/// ids and settled settings.
 pub struct App {
     sink: Arc<dyn EventSink>,
     settings: Settings,
     store: Store,
     secrets: Secrets,
     dialogs: Arc<DialogRegistry>,
+    /// Watches the events and shows desktop notifications about them.
+    notifier: Arc<Notifier>,
     /// The limit on turns running at once, shared by every project opened.
     turns: TurnLimit,
     next_project_id: AtomicU32,
@@ -53,6 +57,8 @@ pub struct App {
 impl App {
     /// An app remembering in `store` and sending events through `sink`.
     pub fn new(sink: Arc<dyn EventSink>, settings: Settings, store: Store) -> Self {
+        let notifier = Arc::new(Notifier::new(store.clone()));
+        let sink: Arc<dyn EventSink> = Arc::new(Observing::new(sink, Arc::clone(&notifier)));
         let dialogs = Arc::new(DialogRegistry::new(sink.clone(), settings.dialog_timeout));
         Self {
             turns: TurnLimit::new(settings.max_turns.unwrap_or(DEFAULT_MAX_TURNS)),
@@ -61,6 +67,7 @@ impl App {
             store,
             secrets: Secrets::new(),
             dialogs,
+            notifier,
             next_project_id: AtomicU32::new(0),
             setting_generation: Arc::new(AtomicU32::new(0)),
         }
@@ -89,6 +96,11 @@ impl App {
     /// The pending approvals and questions of every window.
     pub fn dialogs(&self) -> &Arc<DialogRegistry> {
         &self.dialogs
+    }
+
+    /// The desktop notifications about the events sent.
+    pub fn notifier(&self) -> &Arc<Notifier> {
+        &self.notifier
     }
 
     /// The app's limit on turns running at once.

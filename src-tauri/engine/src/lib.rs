@@ -21,6 +21,8 @@
 //! - [`mcp`]: a project's MCP servers as the panel shows and changes them;
 //! - [`tools`]: the Tools panel (policies, grants), command settings and rules, the audit log;
 //! - [`settings`]: tunables read at start and the settings the Settings dialog changes;
+//! - [`notifications`]: desktop notifications about what the events tell, while the user looks
+//!   elsewhere;
 //! - [`dialogs`]: the approvals and questions the engine awaits; [`events`]: what it sends to
 //!   the webview; [`windows`]: the app's windows; [`error`]: the one error every command
 //!   returns.
@@ -51,6 +53,7 @@ pub use checkpoints::service::ChangesService;
 pub use error::{CommandError, ErrorKind, ErrorReason};
 pub use events::{Event, EventSink};
 pub use mcp::service::McpService;
+pub use notifications::service::NotificationsService;
 pub use project::open::{
     McpStartError, OpenError, People, ProjectMcp, ProjectTools, StoreTrust, open_tools, start_mcp,
 };

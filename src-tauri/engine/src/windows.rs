@@ -19,6 +19,7 @@ use gantry_store::Store;
 use crate::app::{App, Window};
 use crate::error::CommandError;
 use crate::events::EventSink;
+use crate::notifications::Screen;
 use crate::project::{OpenProject, ProjectInfo};
 use crate::settings::Settings;
 
@@ -34,10 +35,14 @@ pub enum Opened {
     },
 }
 
+/// Each window's state by its label.
+pub(crate) type WindowMap = Mutex<BTreeMap<String, Arc<Window>>>;
+
 /// The app's windows by label.
 pub struct Windows {
     app: Arc<App>,
-    windows: Mutex<BTreeMap<String, Arc<Window>>>,
+    /// Shared (weakly) with the notifier, which asks which window shows a project.
+    windows: Arc<WindowMap>,
     /// Held while a folder opens, so the check "does another window show it?" and the opening
     /// happen as one step.
     opening: tokio::sync::Mutex<()>,
@@ -56,13 +61,20 @@ impl Windows {
     pub fn new(sink: Arc<dyn EventSink>, settings: Settings, store: Store) -> Self {
         Self {
             app: Arc::new(App::new(sink, settings, store)),
-            windows: Mutex::new(BTreeMap::new()),
+            windows: Arc::new(Mutex::new(BTreeMap::new())),
             opening: tokio::sync::Mutex::new(()),
         }
     }
 
     fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Arc<Window>>> {
-        self.windows.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.windows)
+    }
+
+    /// Shows desktop notifications on `screen` from now on (the front end's windows).
+    pub fn notify_on(&self, screen: Arc<dyn Screen>) {
+        self.app
+            .notifier()
+            .attach(screen, Arc::downgrade(&self.windows));
     }
 
     /// Window `label` opened: its state, on the welcome screen (the state it has, when it was
@@ -122,12 +134,7 @@ impl Windows {
     /// The windows are listed first and asked after, so no window's lock is taken under the
     /// list's.
     fn shown_projects(&self) -> Vec<(String, Option<Arc<OpenProject>>)> {
-        let states: Vec<(String, Arc<Window>)> = self
-            .lock()
-            .iter()
-            .map(|(label, state)| (label.clone(), Arc::clone(state)))
-            .collect();
-        states
+        states(&self.windows)
             .into_iter()
             .map(|(label, state)| (label, state.current().ok()))
             .collect()
@@ -157,14 +164,7 @@ impl Windows {
 
     /// The label of the window that shows project `project_id` (the app's id), if one does.
     pub fn window_showing(&self, project_id: u32) -> Option<String> {
-        self.shown_projects()
-            .into_iter()
-            .find(|(_, project)| {
-                project
-                    .as_ref()
-                    .is_some_and(|project| project.info().id == project_id)
-            })
-            .map(|(label, _)| label)
+        window_of_project(&self.windows, project_id).map(|(label, _)| label)
     }
 
     /// Each window's label and the folder it shows (`None` on the welcome screen), by label.
@@ -187,6 +187,32 @@ impl Windows {
     pub fn save_setting_when_settled(&self, name: &'static str, value: String) {
         self.app.save_setting_when_settled(name, value);
     }
+}
+
+fn lock(windows: &WindowMap) -> MutexGuard<'_, BTreeMap<String, Arc<Window>>> {
+    windows.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Each window's label and state, listed under the map's lock and returned without it (so no
+/// window's lock is taken under the list's).
+fn states(windows: &WindowMap) -> Vec<(String, Arc<Window>)> {
+    lock(windows)
+        .iter()
+        .map(|(label, state)| (label.clone(), Arc::clone(state)))
+        .collect()
+}
+
+/// The label and state of the window that shows project `project_id` (the app's id), if one
+/// does.
+pub(crate) fn window_of_project(
+    windows: &WindowMap,
+    project_id: u32,
+) -> Option<(String, Arc<Window>)> {
+    states(windows).into_iter().find(|(_, state)| {
+        state
+            .current()
+            .is_ok_and(|project| project.info().id == project_id)
+    })
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! `gantry-engine`): its wrapper is generated here — it finds the state of the window the
 //! command came from ([`WindowState`]), builds the service for it
 //! ([`gantry_engine::Service::of`]) and calls the method. The few commands that need the window
-//! itself (a folder picker, a save dialog, the window's title, the desktop notifier) are the
-//! `by_hand` part, written in [`window`] and [`notifications`].
+//! itself (a folder picker, a save dialog, the window's title) are the `by_hand` part, written
+//! in [`window`].
 //!
 //! Every command takes at most one argument, `request` (a generated TypeScript type), and returns
 //! `Result<_, CommandError>`, so a bad argument is an error the webview can read, never a panic.
@@ -14,7 +14,6 @@
 //! `allow-<name>` permission that the capability in `src-tauri/capabilities/` must grant (a test
 //! checks it does) before the webview can call the command.
 
-pub mod notifications;
 mod save_dialog;
 pub mod window;
 
@@ -41,6 +40,7 @@ use gantry_engine::mcp::panel::{
     McpResourceContent, McpResourceRequest, McpServerEntry, McpServerRequest,
     RenderMcpPromptRequest, SaveMcpServersRequest, SetMcpServerEnabledRequest,
 };
+use gantry_engine::notifications::{NotificationSettings, UiLanguageRequest};
 use gantry_engine::project::ProjectInfo;
 use gantry_engine::project::preview::{FilePreview, PreviewRequest};
 use gantry_engine::project::service::{
@@ -61,14 +61,13 @@ use gantry_engine::tools::rules::{
     CommandSettingsView, RemoveRuleRequest, RuleView, SaveCommandSettingsRequest, SaveRuleRequest,
 };
 use gantry_engine::{
-    ChangesService, ChatService, CommandError, McpService, ProjectService, ProvidersService,
-    Service, SettingsService, ToolsService, Window,
+    ChangesService, ChatService, CommandError, McpService, NotificationsService, ProjectService,
+    ProvidersService, Service, SettingsService, ToolsService, Window,
 };
 use gantry_tools::ToolInfo;
 use gantry_watch::TreeEntry;
 
 use crate::contract::Contract;
-use crate::notifications::{NotificationSettings, UiLanguageRequest};
 
 /// The state of the window a command came from (each window shows its own project), taken by
 /// every command.

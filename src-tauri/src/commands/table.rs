@@ -10,7 +10,7 @@
 // capability in `src-tauri/capabilities/`).
 //
 // The commands under `by_hand` need the window itself — the native folder picker or save
-// dialog, the window's label and title, the desktop notifier — so they are written by hand in
+// dialog, the window's label and title — so they are written by hand in
 // the shell's module `area` (`area::name(Request) -> Response;`), each a few lines that ask the
 // window and then call the engine.
 commands! {
@@ -93,6 +93,9 @@ commands! {
         SettingsService::save_checkpoint_settings(SaveCheckpointSettingsRequest) -> CheckpointSettings;
         SettingsService::turn_limit_settings(()) -> TurnLimitSettings;
         SettingsService::save_turn_limit_settings(SaveTurnLimitRequest) -> TurnLimitSettings;
+        NotificationsService::notification_settings(()) -> NotificationSettings;
+        NotificationsService::save_notification_settings(NotificationSettings) -> NotificationSettings;
+        NotificationsService::set_ui_language(UiLanguageRequest) -> ();
     }
     by_hand {
         window::open_project(OpenProjectRequest) -> Option<ProjectInfo>;
@@ -101,8 +104,5 @@ commands! {
         window::close_project(()) -> ();
         window::export_session(ExportSessionRequest) -> Option<SessionExport>;
         window::export_audit(AuditRequest) -> Option<AuditExport>;
-        notifications::notification_settings(()) -> NotificationSettings;
-        notifications::save_notification_settings(NotificationSettings) -> NotificationSettings;
-        notifications::set_ui_language(UiLanguageRequest) -> ();
     }
 }

@@ -178,15 +178,15 @@ export type Commands = {
   save_checkpoint_settings: { request: SaveCheckpointSettingsRequest; response: CheckpointSettings };
   turn_limit_settings: { request: null; response: TurnLimitSettings };
   save_turn_limit_settings: { request: SaveTurnLimitRequest; response: TurnLimitSettings };
+  notification_settings: { request: null; response: NotificationSettings };
+  save_notification_settings: { request: NotificationSettings; response: NotificationSettings };
+  set_ui_language: { request: UiLanguageRequest; response: null };
   open_project: { request: OpenProjectRequest; response: ProjectInfo | null };
   pick_project_folder: { request: null; response: ProjectInfo | null };
   open_project_window: { request: OpenProjectWindowRequest; response: null };
   close_project: { request: null; response: null };
   export_session: { request: ExportSessionRequest; response: SessionExport | null };
   export_audit: { request: AuditRequest; response: AuditExport | null };
-  notification_settings: { request: null; response: NotificationSettings };
-  save_notification_settings: { request: NotificationSettings; response: NotificationSettings };
-  set_ui_language: { request: UiLanguageRequest; response: null };
 };
 
 /** Every event the backend sends, by name: its payload. */
@@ -285,15 +285,15 @@ export const COMMAND_NAMES = [
   "save_checkpoint_settings",
   "turn_limit_settings",
   "save_turn_limit_settings",
+  "notification_settings",
+  "save_notification_settings",
+  "set_ui_language",
   "open_project",
   "pick_project_folder",
   "open_project_window",
   "close_project",
   "export_session",
   "export_audit",
-  "notification_settings",
-  "save_notification_settings",
-  "set_ui_language",
 ] as const;
 
 /** The names of all events. */

@@ -60,6 +60,15 @@ pub const CHECKPOINT_MAX_AGE_DAYS: Setting<u32> = Setting {
     clamp_stored: false,
 };
 
+/// Whether desktop notifications are shown: on unless stored `false`.
+pub const NOTIFICATIONS: Setting<bool> = Setting {
+    key: "notifications.enabled",
+    default: true,
+    allowed: &[],
+    refusal: "",
+    clamp_stored: false,
+};
+
 /// A setting kept as text in the store's settings table: its name there, its type `T` (written
 /// as `T`'s `Display`, read back with its `FromStr`), its default and the values it may hold.
 #[derive(Debug, Clone, Copy)]
@@ -400,6 +409,7 @@ mod tests {
             COMPACT_AT_PERCENT.key,
             CHECKPOINT_MAX_MB.key,
             CHECKPOINT_MAX_AGE_DAYS.key,
+            NOTIFICATIONS.key,
         ];
         let distinct: std::collections::HashSet<_> = keys.iter().collect();
         assert_eq!(distinct.len(), keys.len(), "{keys:?}");

@@ -679,6 +679,17 @@ export const en = {
   "changes.conflict.overwrite": "Overwrite them",
   "changes.conflict.skip": "Keep them, restore the rest",
   "changes.failedFile": "{path}: {message}",
+
+  // Desktop notifications. The engine writes them from these lines (it reads each
+  // `"notification.…": "…",` line of this file and of zh-CN.ts as built): keep one a line.
+  "notification.finished": "“{title}” finished.",
+  "notification.stepLimit": "“{title}” stopped at the step limit.",
+  "notification.failed": "“{title}” failed: {reason}",
+  "notification.approval": "“{title}” waits for your approval: {tool}",
+  "notification.question": "“{title}” asks you a question.",
+  "notification.newSession": "New session",
+  "notification.unknownError": "unknown error",
+  "notification.show": "Show",
 } as const;
 
 /** A message's key. */

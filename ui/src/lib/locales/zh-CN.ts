@@ -676,4 +676,14 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "changes.conflict.overwrite": "覆盖它们",
   "changes.conflict.skip": "保留它们，恢复其余文件",
   "changes.failedFile": "{path}：{message}",
+
+  // 桌面通知。引擎按这些行写通知（读取本文件和 en.ts 中每一行 `"notification.…": "…",`）：每条一行。
+  "notification.finished": "“{title}”已完成。",
+  "notification.stepLimit": "“{title}”达到步数上限，已停止。",
+  "notification.failed": "“{title}”失败：{reason}",
+  "notification.approval": "“{title}”等待你批准：{tool}",
+  "notification.question": "“{title}”向你提了一个问题。",
+  "notification.newSession": "新会话",
+  "notification.unknownError": "未知错误",
+  "notification.show": "查看",
 };

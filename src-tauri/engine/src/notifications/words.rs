@@ -1,17 +1,25 @@
 //! What a notification says, in English or Simplified Chinese, as plain text.
 //!
-//! The language is the UI's (the webview says which it shows: `set_ui_language`), else the
-//! system's, chosen the way the UI chooses (`localeFor` in `ui/src/lib/i18n.svelte.ts`): any
-//! Chinese reads the Simplified strings, anything else English. Every piece that comes from
-//! elsewhere (the project's folder name, the session's title, a tool's name, an error's message)
-//! is cut to one short line with control characters removed, and words that look like keys or
-//! tokens are left out, so a notification never carries a secret from a provider's error, and
-//! never more than a line of anything.
+//! The sentences are the UI's: they live in its locale catalogs (`ui/src/lib/locales/en.ts`
+//! and `zh-CN.ts`, the keys under `notification.`), which are built into the engine and read
+//! here ([`sentence`]), so each sentence is written and translated once. A test checks that
+//! every key the engine needs is in both catalogs with the placeholders it fills.
+//!
+//! The language is the UI's (the webview says which it shows), else the system's, chosen the way
+//! the UI chooses (`localeFor` in `ui/src/lib/i18n.svelte.ts`): any Chinese reads the Simplified
+//! sentences, anything else English. Every piece that comes from elsewhere (the project's folder
+//! name, the session's title, a tool's name, an error's message) is cut to one short line with
+//! control characters removed, and words that look like keys or tokens are left out, so a
+//! notification never carries a secret from a provider's error, and never more than a line of
+//! anything.
 
-use gantry_engine::notifications::decide::Happening;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use super::decide::Happening;
 
 /// The languages notifications are written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Locale {
     /// English.
     En,
@@ -54,39 +62,26 @@ pub fn text(locale: Locale, project: &str, title: &str, what: &Happening) -> Tex
     let project = one_line(project, NAME_CHARS);
     let title = one_line(title, NAME_CHARS);
     let title = if title.is_empty() {
-        match locale {
-            Locale::En => "New session".to_owned(),
-            Locale::ZhCn => "新会话".to_owned(),
-        }
+        sentence(locale, "notification.newSession").to_owned()
     } else {
         title
     };
-    let body = match (locale, what) {
-        (Locale::En, Happening::Finished) => format!("“{title}” finished."),
-        (Locale::En, Happening::StepLimit) => format!("“{title}” stopped at the step limit."),
-        (Locale::En, Happening::Failed { reason }) => {
-            format!("“{title}” failed: {}", reason_or(reason, "unknown error"))
+    let title = ("title", title.as_str());
+    let body = match what {
+        Happening::Finished => fill(sentence(locale, "notification.finished"), &[title]),
+        Happening::StepLimit => fill(sentence(locale, "notification.stepLimit"), &[title]),
+        Happening::Failed { reason } => {
+            let unknown = sentence(locale, "notification.unknownError");
+            let reason = reason_or(reason, unknown);
+            let template = sentence(locale, "notification.failed");
+            fill(template, &[title, ("reason", &reason)])
         }
-        (Locale::En, Happening::Approval { tool }) => {
-            format!(
-                "“{title}” waits for your approval: {}",
-                one_line(tool, NAME_CHARS)
-            )
+        Happening::Approval { tool } => {
+            let tool = one_line(tool, NAME_CHARS);
+            let template = sentence(locale, "notification.approval");
+            fill(template, &[title, ("tool", &tool)])
         }
-        (Locale::En, Happening::Question) => format!("“{title}” asks you a question."),
-        (Locale::ZhCn, Happening::Finished) => format!("“{title}”已完成。"),
-        (Locale::ZhCn, Happening::StepLimit) => format!("“{title}”达到步数上限，已停止。"),
-        (Locale::ZhCn, Happening::Failed { reason }) => {
-            format!("“{title}”失败：{}", reason_or(reason, "未知错误"))
-        }
-        (Locale::ZhCn, Happening::Approval { tool }) => {
-            format!("“{title}”等待你批准：{}", one_line(tool, NAME_CHARS))
-        }
-        (Locale::ZhCn, Happening::Question) => format!("“{title}”向你提了一个问题。"),
-    };
-    let action = match locale {
-        Locale::En => "Show",
-        Locale::ZhCn => "查看",
+        Happening::Question => fill(sentence(locale, "notification.question"), &[title]),
     };
     Text {
         summary: if project.is_empty() {
@@ -95,8 +90,84 @@ pub fn text(locale: Locale, project: &str, title: &str, what: &Happening) -> Tex
             project
         },
         body,
-        action: action.to_owned(),
+        action: sentence(locale, "notification.show").to_owned(),
     }
+}
+
+/// The UI's catalogs, as they were when the engine was built.
+const CATALOGS: [(Locale, &str); 2] = [
+    (
+        Locale::En,
+        include_str!("../../../../ui/src/lib/locales/en.ts"),
+    ),
+    (
+        Locale::ZhCn,
+        include_str!("../../../../ui/src/lib/locales/zh-CN.ts"),
+    ),
+];
+
+/// The notification sentences of each catalog, read once.
+static SENTENCES: LazyLock<HashMap<Locale, HashMap<String, String>>> = LazyLock::new(|| {
+    CATALOGS
+        .iter()
+        .map(|(locale, catalog)| (*locale, notification_entries(catalog)))
+        .collect()
+});
+
+/// The sentence under `key` in `locale`'s catalog (the key itself if it is missing, which a
+/// test rules out).
+fn sentence(locale: Locale, key: &'static str) -> &'static str {
+    SENTENCES
+        .get(&locale)
+        .and_then(|entries| entries.get(key))
+        .map_or(key, String::as_str)
+}
+
+/// The entries under `notification.` of a catalog's source: each a line `"key": "sentence",`
+/// (the sentence a JSON-compatible string literal).
+fn notification_entries(catalog: &str) -> HashMap<String, String> {
+    catalog
+        .lines()
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix('"')?;
+            let (key, rest) = rest.split_once('"')?;
+            if !key.starts_with("notification.") {
+                return None;
+            }
+            let literal = rest.trim_start().strip_prefix(':')?.trim();
+            let literal = literal.strip_suffix(',').unwrap_or(literal);
+            let sentence = serde_json::from_str::<String>(literal).ok()?;
+            Some((key.to_owned(), sentence))
+        })
+        .collect()
+}
+
+/// `template` with each `{name}` of `values` replaced by its value, in one pass (as the UI's
+/// `t` fills them: a value's own braces stay as they are); an unknown one stays visible.
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut filled = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        filled.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            let (_, value) = values.iter().find(|(known, _)| *known == name)?;
+            Some((value, close))
+        });
+        match value {
+            Some((value, close)) => {
+                filled.push_str(value);
+                rest = &after[close + 1..];
+            }
+            None => {
+                filled.push('{');
+                rest = after;
+            }
+        }
+    }
+    filled.push_str(rest);
+    filled
 }
 
 /// The reason cut short with likely secrets left out, or `fallback` when nothing is left.
@@ -273,6 +344,68 @@ mod tests {
         assert_eq!(
             escape_markup("<b>bold</b> & more"),
             "&lt;b&gt;bold&lt;/b&gt; &amp; more"
+        );
+    }
+
+    /// Each sentence the engine writes, with the placeholders it fills.
+    const NEEDED: [(&str, &[&str]); 8] = [
+        ("notification.finished", &["title"]),
+        ("notification.stepLimit", &["title"]),
+        ("notification.failed", &["reason", "title"]),
+        ("notification.approval", &["title", "tool"]),
+        ("notification.question", &["title"]),
+        ("notification.newSession", &[]),
+        ("notification.unknownError", &[]),
+        ("notification.show", &[]),
+    ];
+
+    /// The `{placeholders}` of `sentence`, sorted (as the UI's `placeholders` lists them).
+    fn placeholders(sentence: &str) -> Vec<&str> {
+        let mut names: Vec<&str> = sentence
+            .split('{')
+            .skip(1)
+            .filter_map(|part| part.split_once('}').map(|(name, _)| name))
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
+    #[test]
+    fn both_catalogs_hold_every_sentence_with_the_placeholders_the_engine_fills() {
+        for (locale, catalog) in CATALOGS {
+            let entries = notification_entries(catalog);
+            assert_eq!(entries.len(), NEEDED.len(), "{locale:?}: {entries:?}");
+            for (key, names) in NEEDED {
+                let sentence = entries.get(key);
+                assert!(sentence.is_some(), "{locale:?} lacks {key}");
+                let sentence = sentence.map_or("", String::as_str);
+                assert!(!sentence.trim().is_empty(), "{locale:?}: {key}");
+                assert_eq!(placeholders(sentence), names, "{locale:?}: {key}");
+                assert_eq!(super::sentence(locale, key), sentence);
+            }
+        }
+    }
+
+    #[test]
+    fn a_catalog_line_is_read_as_its_key_and_sentence() {
+        let catalog = r#"
+  "notification.a": "“{title}” said \"hi\"",
+  "notification.b": "last, no comma"
+  "other.key": "not ours",
+  // "notification.c": a comment
+"#;
+        let entries = notification_entries(catalog);
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert_eq!(entries["notification.a"], "“{title}” said \"hi\"");
+        assert_eq!(entries["notification.b"], "last, no comma");
+    }
+
+    #[test]
+    fn placeholders_are_filled_once_and_unknown_ones_stay() {
+        let values = [("title", "{tool} & {title}"), ("tool", "t")];
+        assert_eq!(
+            fill("“{title}”: {tool} {other} {", &values),
+            "“{tool} & {title}”: t {other} {"
         );
     }
 }

@@ -1,16 +1,16 @@
 //! Desktop notifications through the freedesktop Notifications service on the session bus, and
 //! the clicks on them.
 //!
-//! Why not `tauri-plugin-notification`: on desktop it hands the notification to `notify-rust`
-//! and drops the handle, so a click is never reported on Linux (its `onAction` is mobile-only),
-//! and it would give the webview commands of its own. Why not `notify-rust`'s
-//! `NotificationHandle::wait_for_action`: it opens a bus connection per notification, blocks a
-//! thread for each until the notification closes, and subscribes to `ActionInvoked` only after
-//! the notification was sent, so a quick click can be missed. zbus is already linked (the
-//! keychain reaches the Secret Service through it), so this module talks to the service itself:
-//! one connection, opened when the first notification is sent, subscribed to `ActionInvoked`
-//! and `NotificationClosed` *before* that first `Notify`, and a map from each notification's id
-//! to the session it is about.
+//! Why not `tauri-plugin-notification` (besides keeping Tauri out of the engine): on desktop it
+//! hands the notification to `notify-rust` and drops the handle, so a click is never reported on
+//! Linux (its `onAction` is mobile-only), and it would give the webview commands of its own. Why
+//! not `notify-rust`'s `NotificationHandle::wait_for_action`: it opens a bus connection per
+//! notification, blocks a thread for each until the notification closes, and subscribes to
+//! `ActionInvoked` only after the notification was sent, so a quick click can be missed. zbus is
+//! already linked (the keychain reaches the Secret Service through it), so this module talks to
+//! the service itself: one connection, opened when the first notification is sent, subscribed to
+//! `ActionInvoked` and `NotificationClosed` *before* that first `Notify`, and a map from each
+//! notification's id to the session it is about.
 //!
 //! A notification about a call that waits (an approval, a question) is withdrawn
 //! (`CloseNotification`) once the call was answered ([`Desktop::withdraw`]).
@@ -218,7 +218,7 @@ impl Desktop {
             .map_err(|error| error.to_string())?;
         let shown = Arc::clone(&self.shown);
         let on_click = Arc::clone(&self.on_click);
-        tauri::async_runtime::spawn(listen(stream, shown, on_click));
+        tokio::spawn(listen(stream, shown, on_click));
         Ok(connection)
     }
 }
