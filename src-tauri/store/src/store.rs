@@ -31,6 +31,9 @@ use crate::sessions::Sessions;
 use crate::settings::Settings;
 
 /// The schema, embedded at compile time from `migrations/`.
+/// How long opening keeps trying the migrations while other processes apply them too.
+const MIGRATION_PATIENCE: Duration = Duration::from_secs(10);
+
 static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 
 /// How long a statement waits for another connection's write lock before failing.
@@ -94,12 +97,18 @@ impl Store {
                 }
             }
         };
-        // Two processes opening a new database at once both try to create the tables; the loser
-        // fails once and finds them there on the second try.
-        if let Err(first) = MIGRATOR.run(&pool).await {
-            tracing::debug!(error = %first, "migrations failed once; retrying");
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            MIGRATOR.run(&pool).await?;
+        // Several processes opening a new database at once all try to create the tables; a loser
+        // fails on a step another one just applied, and finds it applied when it tries again.
+        // Each try gets further, so it tries until the migrations pass or the patience runs out.
+        let deadline = std::time::Instant::now() + MIGRATION_PATIENCE;
+        let mut attempt = 0u64;
+        while let Err(error) = MIGRATOR.run(&pool).await {
+            if std::time::Instant::now() >= deadline {
+                return Err(error.into());
+            }
+            attempt += 1;
+            tracing::debug!(attempt, %error, "migrations failed; retrying");
+            tokio::time::sleep(Duration::from_millis(20 * attempt.min(10))).await;
         }
         tracing::debug!(path = %path.display(), "store opened");
         Ok(Self { pool, path })
