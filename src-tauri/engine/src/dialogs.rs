@@ -58,10 +58,10 @@ pub enum QuestionAnswer {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ResolveApprovalRequest {
-    /// The session of the call, as its `dialog:opened` event names it.
-    pub session_id: Option<String>,
-    /// The call's id, as its `dialog:opened` event names it.
-    pub call_id: String,
+    /// The call decided, as its dialog names it.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub call: DialogKey,
     /// The user's decision.
     pub decision: ApprovalDecision,
 }
@@ -70,10 +70,10 @@ pub struct ResolveApprovalRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AnswerQuestionRequest {
-    /// The session of the ask_user call, as its `dialog:opened` event names it.
-    pub session_id: Option<String>,
-    /// The call's id, as its `dialog:opened` event names it.
-    pub call_id: String,
+    /// The ask_user call answered, as its dialog names it.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub call: DialogKey,
     /// The answer, or a dismissal.
     pub answer: QuestionAnswer,
 }

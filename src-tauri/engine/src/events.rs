@@ -17,7 +17,7 @@ use crate::mcp::events::{McpNoticeEvent, ToolsChanged};
 
 use gantry_tools::{ApprovalRequest, UserQuestion};
 use gantry_watch::{TreeChange, WatchLimit};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A backend-to-webview event.
 pub trait Event: Serialize + ts_rs::TS + 'static {
@@ -104,7 +104,8 @@ pub enum DialogRequest {
 
 /// Which call a dialog is for: its session (none for a call outside a session) and the model's
 /// id of the call.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
 pub struct DialogKey {
     /// The session whose call asks.
     pub session_id: Option<String>,

@@ -6,14 +6,14 @@ import type { QuestionAnswer } from "./QuestionAnswer";
  */
 export type AnswerQuestionRequest = { 
 /**
- * The session of the ask_user call, as its `dialog:opened` event names it.
+ * The answer, or a dismissal.
+ */
+answer: QuestionAnswer, 
+/**
+ * The session whose call asks.
  */
 sessionId: string | null, 
 /**
- * The call's id, as its `dialog:opened` event names it.
+ * The model's `tool_call_id`.
  */
-callId: string, 
-/**
- * The answer, or a dismissal.
- */
-answer: QuestionAnswer, };
+callId: string, };

@@ -6,14 +6,14 @@ import type { ApprovalDecision } from "./ApprovalDecision";
  */
 export type ResolveApprovalRequest = { 
 /**
- * The session of the call, as its `dialog:opened` event names it.
+ * The user's decision.
+ */
+decision: ApprovalDecision, 
+/**
+ * The session whose call asks.
  */
 sessionId: string | null, 
 /**
- * The call's id, as its `dialog:opened` event names it.
+ * The model's `tool_call_id`.
  */
-callId: string, 
-/**
- * The user's decision.
- */
-decision: ApprovalDecision, };
+callId: string, };

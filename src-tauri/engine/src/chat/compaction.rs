@@ -119,12 +119,7 @@ impl ProjectChat {
         provider: Provider,
         cancel: &CancellationToken,
     ) -> Result<(), CommandError> {
-        let mut slot = Arc::clone(&runtime.engine).lock_owned().await;
-        self.load_session(runtime, &mut slot, &provider).await?;
-        let Some(session) = slot.as_mut() else {
-            return Err(CommandError::internal("the session went away"));
-        };
-        session.set_provider(provider);
+        let mut session = self.session_for(runtime, provider).await?;
         let sink = Arc::clone(&self.sink);
         let log = Arc::clone(&self.events);
         let project_id = self.project_id;

@@ -32,6 +32,7 @@ use gantry_agent::{Message, Provider, Session, TurnEvent};
 use gantry_store::{ProjectId, SessionId, Store};
 use gantry_tools::{SessionGrant, ToolManager, ToolSession};
 use serde::{Deserialize, Serialize};
+use tokio::sync::{OwnedMappedMutexGuard, OwnedMutexGuard};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::drive::{TurnSetting, drive_turn};
@@ -683,6 +684,21 @@ impl ProjectChat {
         Ok(())
     }
 
+    /// `runtime`'s engine session, loaded if need be and talking to `provider`, held (its slot
+    /// locked) for one turn or compaction.
+    async fn session_for(
+        &self,
+        runtime: &Runtime,
+        provider: Provider,
+    ) -> Result<OwnedMappedMutexGuard<Option<Session>, Session>, CommandError> {
+        let mut slot = Arc::clone(&runtime.engine).lock_owned().await;
+        self.load_session(runtime, &mut slot, &provider).await?;
+        let mut session = OwnedMutexGuard::try_map(slot, Option::as_mut)
+            .map_err(|_| CommandError::internal("the session went away"))?;
+        session.set_provider(provider);
+        Ok(session)
+    }
+
     /// Starts the turn whose slot `runtime` holds: at once with `permit`, else once the app's
     /// limit gives one (or, cancelled while queued, without asking the provider anything).
     async fn start_turn(
@@ -693,12 +709,7 @@ impl ProjectChat {
         cancel: CancellationToken,
         permit: Option<turn_limit::TurnPermit>,
     ) -> Result<(), CommandError> {
-        let mut slot = Arc::clone(&runtime.engine).lock_owned().await;
-        self.load_session(runtime, &mut slot, &provider).await?;
-        let Some(session) = slot.as_mut() else {
-            return Err(CommandError::internal("the session went away"));
-        };
-        session.set_provider(provider);
+        let mut session = self.session_for(runtime, provider).await?;
         // The compaction setting applies from the next turn on, also to a loaded session.
         session.set_compact_at_percent(
             compaction::session_options(&self.store)
@@ -750,21 +761,15 @@ impl ProjectChat {
                 }
             };
             drop(queued);
-            match slot.as_mut() {
-                Some(session) => {
-                    // Cancelled while queued: the turn saves the message and ends at once,
-                    // before any request. Every event of the turn is out before a queued turn
-                    // takes the permit.
-                    let setting = TurnSetting {
-                        store: &store,
-                        checkpoints: &checkpoints,
-                    };
-                    drive_turn(session, message, &cancel, setting, deliver).await;
-                    drop(permit);
-                }
-                None => drop(deliver),
-            }
-            drop(slot);
+            // Cancelled while queued: the turn saves the message and ends at once, before any
+            // request. Every event of the turn is out before a queued turn takes the permit.
+            let setting = TurnSetting {
+                store: &store,
+                checkpoints: &checkpoints,
+            };
+            drive_turn(&mut session, message, &cancel, setting, deliver).await;
+            drop(permit);
+            drop(session);
         });
         Ok(())
     }

@@ -21,7 +21,7 @@ use crate::chat::{
 };
 use crate::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
 use crate::error::CommandError;
-use crate::events::{DialogKey, DialogRequest};
+use crate::events::DialogRequest;
 use crate::project::OpenProject;
 use crate::providers::model_choice;
 use crate::sessions::export::{ExportSessionRequest, SessionExport};
@@ -328,13 +328,9 @@ impl ChatService {
         &self,
         request: ResolveApprovalRequest,
     ) -> Result<(), CommandError> {
-        let key = DialogKey {
-            session_id: request.session_id,
-            call_id: request.call_id,
-        };
         self.app
             .dialogs()
-            .decide(self.project.info().id, &key, request.decision)
+            .decide(self.project.info().id, &request.call, request.decision)
     }
 
     /// The user's answer to a pending question of the window's project.
@@ -342,13 +338,9 @@ impl ChatService {
         &self,
         request: AnswerQuestionRequest,
     ) -> Result<(), CommandError> {
-        let key = DialogKey {
-            session_id: request.session_id,
-            call_id: request.call_id,
-        };
         self.app
             .dialogs()
-            .answer(self.project.info().id, &key, request.answer)
+            .answer(self.project.info().id, &request.call, request.answer)
     }
 
     /// The project the window shows.
