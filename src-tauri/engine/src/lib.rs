@@ -63,7 +63,7 @@ pub use providers::{
     ProviderSource, find_provider, provider_key, remember_what_it_learned, resolve_provider,
 };
 pub use sessions::transcripts::StoreTranscripts;
-pub use sessions::{SessionError, open_session};
+pub use sessions::{SessionError, start_session};
 pub use settings::Settings;
 pub use settings::service::SettingsService;
 pub use tools::service::ToolsService;

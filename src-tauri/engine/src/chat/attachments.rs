@@ -156,7 +156,7 @@ fn file_attachment(
 fn folder_attachment(tree: &ProjectTree, path: &str) -> Result<Attachment, CommandError> {
     let listed = if path == "." { "" } else { path };
     let entries = tree
-        .list_dir(listed)
+        .children(listed)
         .map_err(|error| CommandError::invalid(format!("cannot attach {path}: {error}")))?;
     let total = entries.len();
     let mut text = format!(
@@ -209,7 +209,7 @@ pub enum ImageError {
 
 /// Checks and downscales the image `name` whose bytes are `data` (base64): see the module docs.
 /// Blocking (decoding and resizing take a moment for large images).
-pub fn prepare_image(name: &str, data: &str) -> Result<Attachment, ImageError> {
+pub fn image_from_base64(name: &str, data: &str) -> Result<Attachment, ImageError> {
     // Base64 is 4/3 the size: refuse before decoding what could not be accepted anyway.
     if data.len() / 4 * 3 > MAX_IMAGE_INPUT_BYTES + 3 {
         return Err(ImageError::TooLarge(data.len() / 4 * 3 / (1024 * 1024)));
@@ -217,11 +217,11 @@ pub fn prepare_image(name: &str, data: &str) -> Result<Attachment, ImageError> {
     let bytes = BASE64
         .decode(data.trim())
         .map_err(|_| ImageError::Encoding)?;
-    prepare_image_bytes(name, &bytes)
+    image_from_bytes(name, &bytes)
 }
 
-/// [`prepare_image`] for raw bytes.
-pub fn prepare_image_bytes(name: &str, bytes: &[u8]) -> Result<Attachment, ImageError> {
+/// [`image_from_base64`] for raw bytes.
+pub fn image_from_bytes(name: &str, bytes: &[u8]) -> Result<Attachment, ImageError> {
     if bytes.is_empty() {
         return Err(ImageError::Empty);
     }

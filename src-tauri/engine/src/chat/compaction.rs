@@ -1,7 +1,7 @@
 //! The chat's window: how full it is, compaction on demand, and the summary's edits.
 //!
 //! A turn reports how full the window is as it sends each request (`context` events); between
-//! turns the gauge asks [`ProjectChat::context_usage`]. [`ProjectChat::compact`] is what the
+//! turns the gauge asks [`ProjectChat::measure_context`]. [`ProjectChat::compact`] is what the
 //! `/compact` command and the `compact_session` command run: it takes the session's turn slot
 //! like a message (so nothing else runs in the session meanwhile), asks the model for a summary
 //! ([`gantry_agent::Session::compact`]), and returns what the chat shows then. The threshold at
@@ -73,7 +73,7 @@ pub(super) async fn session_options(store: &Store) -> SessionOptions {
 impl ProjectChat {
     /// How full the window of the current session's next request would be; `None` for a fresh
     /// chat, or while a turn runs (its `context` events say it then).
-    pub async fn context_usage(
+    pub async fn measure_context(
         &self,
         provider: Provider,
     ) -> Result<Option<ContextUsage>, CommandError> {
@@ -91,7 +91,7 @@ impl ProjectChat {
             return Ok(None);
         };
         session.set_provider(provider);
-        Ok(Some(session.context_usage().await))
+        Ok(Some(session.measure_context().await))
     }
 
     /// Asks the model for a summary of the current session and continues from it (the
@@ -136,7 +136,7 @@ impl ProjectChat {
         let outcome = forward_events(deliver, |events| async move {
             let outcome = session.compact(cancel, &events, false).await;
             if outcome.is_ok() {
-                let usage = session.context_usage().await;
+                let usage = session.measure_context().await;
                 events.emit(TurnEvent::Context { usage });
             }
             outcome
@@ -148,7 +148,7 @@ impl ProjectChat {
 
     /// Replaces the text of the current session's summary at `ordinal` (the user corrected
     /// it); later requests send the new text.
-    pub async fn edit_summary(
+    pub async fn replace_summary(
         &self,
         request: &EditSummaryRequest,
     ) -> Result<ChatView, CommandError> {
@@ -170,7 +170,7 @@ impl ProjectChat {
         let parsed: SessionId = self.own_session(runtime.id()).await?.id;
         self.store
             .sessions()
-            .edit_summary(parsed, request.ordinal, request.text.trim())
+            .replace_summary(parsed, request.ordinal, request.text.trim())
             .await?;
         // The loaded session reloads its transcript, with the new text, for the next message.
         *runtime.engine.lock().await = None;

@@ -38,7 +38,7 @@ use crate::chat::drive::{TurnSetting, drive_turn};
 use crate::checkpoints::Checkpoints;
 use crate::error::{CommandError, ErrorKind};
 use crate::events::{Event, EventSink, emit};
-use crate::sessions::open_session;
+use crate::sessions::start_session;
 
 pub mod activity;
 pub mod attachments;
@@ -52,7 +52,7 @@ mod pages;
 mod parallel_tests;
 mod runtime;
 pub mod service;
-pub mod slash_commands;
+pub mod slash;
 pub mod turn_limit;
 use activity::TurnPhase;
 pub use activity::{
@@ -377,7 +377,7 @@ impl ProjectChat {
     /// What the shown session has allowed so far (nothing for a fresh chat).
     pub fn grants(&self) -> Vec<SessionGrant> {
         self.current()
-            .map(|session| session.session_grants())
+            .map(|session| session.granted())
             .unwrap_or_default()
     }
 
@@ -490,7 +490,7 @@ impl ProjectChat {
 
     /// Switches the current session to `choice` from its next message on (a fresh chat keeps
     /// it for the session its first message creates); `None` returns it to the active provider.
-    pub async fn choose_model(&self, choice: Option<ModelChoice>) -> Result<(), CommandError> {
+    pub async fn set_model(&self, choice: Option<ModelChoice>) -> Result<(), CommandError> {
         let Some(id) = self.current_id() else {
             *lock(&self.pending_model) = choice;
             return Ok(());
@@ -649,7 +649,7 @@ impl ProjectChat {
         }
         let options = compaction::session_options(&self.store).await;
         let session =
-            open_session(&self.tools, &self.store, provider.clone(), options, None).await?;
+            start_session(&self.tools, &self.store, provider.clone(), options, None).await?;
         let id = session.id().to_owned();
         let pending = lock(&self.pending_model).take();
         if let (Some(choice), Ok(parsed)) = (pending, id.parse::<SessionId>()) {
@@ -677,7 +677,7 @@ impl ProjectChat {
             let options = compaction::session_options(&self.store).await;
             let resume = Some(Arc::clone(runtime.tools()));
             let session =
-                open_session(&self.tools, &self.store, provider.clone(), options, resume).await?;
+                start_session(&self.tools, &self.store, provider.clone(), options, resume).await?;
             *slot = Some(session);
         }
         Ok(())

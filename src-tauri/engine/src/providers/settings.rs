@@ -305,7 +305,7 @@ pub async fn probe(
     );
     let provider = Provider::new(config, key, ProviderOptions::default())?;
     let started = std::time::Instant::now();
-    let models = provider.list_models(PROBE_TIMEOUT).await?;
+    let models = provider.fetch_models(PROBE_TIMEOUT).await?;
     Ok(ProviderProbe {
         models,
         elapsed_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),

@@ -325,7 +325,7 @@ mod tests {
         );
         let left = revoke(&project, &listed[0].grant).unwrap();
         assert!(left.is_empty());
-        assert!(session.session_grants().is_empty());
+        assert!(session.granted().is_empty());
         // Switching sessions leaves the grants behind.
         session.approve_tool("edit_file");
         project.chat().switch(None).await.unwrap();

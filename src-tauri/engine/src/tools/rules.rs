@@ -156,7 +156,7 @@ impl ProjectCommands {
             env_pass,
         };
         self.store
-            .command_settings()
+            .command_options()
             .save(self.project, &settings)
             .await?;
         apply_settings(&self.tools, &settings);
@@ -286,7 +286,7 @@ pub async fn apply_saved(
     project: ProjectId,
     tools: &ToolManager,
 ) -> Result<(), StoreError> {
-    let settings = store.command_settings().load(project).await?;
+    let settings = store.command_options().load(project).await?;
     apply_settings(tools, &settings);
     tools.rules().replace(store.rules().list(project).await?);
     tools.rules().set_store(Arc::new(store.rule_store(project)));
