@@ -53,7 +53,7 @@ pub enum AttachmentRequest {
         /// Its path, relative to the project root.
         path: String,
     },
-    /// An image prepared by `prepare_image`.
+    /// An image already checked and downscaled for sending.
     Image {
         /// The prepared image ([`Attachment::Image`]).
         image: Attachment,
@@ -70,7 +70,7 @@ pub struct MentionTarget {
     pub is_dir: bool,
 }
 
-/// The argument of `mention_path`.
+/// A path to mention: one the user typed or a file dropped on the chat box.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MentionPathRequest {
@@ -79,7 +79,7 @@ pub struct MentionPathRequest {
     pub path: String,
 }
 
-/// The argument of `prepare_image`.
+/// An image pasted or dropped, to check and downscale for sending.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PrepareImageRequest {

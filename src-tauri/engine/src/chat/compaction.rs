@@ -2,7 +2,7 @@
 //!
 //! A turn reports how full the window is as it sends each request (`context` events); between
 //! turns the gauge asks [`ProjectChat::measure_context`]. [`ProjectChat::compact`] is what the
-//! `/compact` command and the `compact_session` command run: it takes the session's turn slot
+//! `/compact` command and the chat header's compaction run: it takes the session's turn slot
 //! like a message (so nothing else runs in the session meanwhile), asks the model for a summary
 //! ([`gantry_agent::Session::compact`]), and returns what the chat shows then. The threshold at
 //! which turns compact by themselves is the app setting [`COMPACT_AT_PERCENT`].
@@ -25,7 +25,7 @@ use crate::settings::COMPACT_AT_PERCENT;
 /// The longest summary accepted from the webview, in bytes.
 const MAX_SUMMARY_BYTES: usize = 256 * 1024;
 
-/// The argument of `edit_summary`.
+/// A summary of the current session and the text the user corrected it to.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EditSummaryRequest {

@@ -122,13 +122,13 @@ impl From<gantry_store::Session> for SessionSummary {
 pub struct ChatView {
     /// The current session; `None` for a fresh chat (its first message creates one).
     pub session: Option<SessionSummary>,
-    /// Its last messages, oldest first (older ones: `chat_messages_before`).
+    /// Its last messages, oldest first (older ones come a page at a time, before an ordinal).
     pub messages: Vec<Message>,
     /// The ordinal of the first message in `messages` (0: the whole session is there).
     pub first_ordinal: u32,
     /// How many user messages of the session come before the first message.
     pub users_before: u32,
-    /// The ordinals of the tool results sent shortened (see `chat_message_text`).
+    /// The ordinals of the tool results sent shortened (their whole text is read on demand).
     pub clipped: Vec<u32>,
     /// Whether a turn is running (or queued) in it.
     pub running: bool,
@@ -137,7 +137,7 @@ pub struct ChatView {
     #[ts(type = "number")]
     pub seq: u64,
     /// Where the running turn began, while one runs: the webview shows the messages up to its
-    /// user message and replays the turn's events from `chat_events_since`.
+    /// user message and replays the turn's events that follow it (read by their `seq`).
     pub turn: Option<TurnReplay>,
     /// The user message of a turn queued behind the app's limit of turns: not stored until the
     /// turn starts, it is shown after `messages` meanwhile.
@@ -159,8 +159,8 @@ pub struct ChatEvent {
     /// What happened.
     pub event: TurnEvent,
     /// When the event is a tool result longer than [`CLIP_BYTES`]: its whole length in bytes.
-    /// The event carries its first [`HEAD_BYTES`] only; `chat_message_text` reads the whole one
-    /// by its call id.
+    /// The event carries its first [`HEAD_BYTES`] only; the whole one is read on demand by its
+    /// call id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub clipped_bytes: Option<u64>,
@@ -185,7 +185,7 @@ impl Event for ChatEvent {
     const NAME: &'static str = "chat:event";
 }
 
-/// The argument of `send_message`.
+/// A message the user sends: its text and what is attached.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageRequest {
@@ -204,7 +204,7 @@ pub struct SessionRequest {
     pub id: String,
 }
 
-/// The argument of `rename_session`.
+/// A session and the title it is renamed to.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RenameSessionRequest {

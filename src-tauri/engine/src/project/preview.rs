@@ -22,7 +22,7 @@ const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// The longest path the webview may send.
 const MAX_PATH_BYTES: usize = 4096;
 
-/// The argument of `read_preview`.
+/// A file to preview.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PreviewRequest {

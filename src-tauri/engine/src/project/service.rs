@@ -55,7 +55,7 @@ pub struct RecentProject {
     pub exists: bool,
 }
 
-/// The argument of `open_project`.
+/// A folder to open as the window's project.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenProjectRequest {
@@ -63,7 +63,7 @@ pub struct OpenProjectRequest {
     pub path: String,
 }
 
-/// The argument of `open_project_window`.
+/// A folder to open in a new window.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenProjectWindowRequest {

@@ -59,7 +59,7 @@ pub struct ModelChoices {
     pub providers: Vec<ProviderOption>,
 }
 
-/// The argument of `list_models`.
+/// Whose models the picker lists.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ListModelsRequest {
@@ -68,7 +68,7 @@ pub struct ListModelsRequest {
     pub provider: Option<String>,
 }
 
-/// The argument of `choose_model`.
+/// The model to switch the current session to.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChooseModelRequest {
