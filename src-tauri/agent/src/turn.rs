@@ -306,7 +306,7 @@ impl Session {
     }
 
     /// How full the window would be with the next request (for a gauge between turns).
-    pub async fn context_usage(&self) -> ContextUsage {
+    pub async fn measure_context(&self) -> ContextUsage {
         let context =
             PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
         let system = system_prompt(&context);

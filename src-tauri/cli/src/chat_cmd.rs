@@ -27,7 +27,7 @@ use gantry_agent::{
 use gantry_engine::chat::drive::{TurnSetting, drive_turn};
 use gantry_engine::providers::settings::ACTIVE_PROVIDER;
 use gantry_engine::{
-    ProviderSource, SessionError, find_provider, open_session as open_agent_session, provider_key,
+    ProviderSource, SessionError, find_provider, provider_key, start_session as open_agent_session,
 };
 use gantry_store::Store;
 use gantry_tools::{ApprovalDecision, Approver, FixedApprover, Observation, UserPrompter};

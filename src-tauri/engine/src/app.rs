@@ -265,6 +265,3 @@ pub(crate) fn check_path(path: &str) -> Result<(), CommandError> {
     }
     Ok(())
 }
-
-#[cfg(test)]
-mod tests;

@@ -6,7 +6,7 @@
 //! model's call id), keeps a `oneshot` sender for it, and emits one [`DialogRequest`] event —
 //! the only way a dialog reaches the webview; the engine's future waits on the receiver. The
 //! webview queues the requests and shows one modal at a time; its answer comes back through the
-//! `resolve_approval` or `answer_question` command, naming the same call, which completes the
+//! command that carries the user's decision or answer, naming the same call, which completes the
 //! sender. Several requests can be pending at
 //! once (they are independent), and each one ends exactly once, in one of four ways:
 //!
@@ -54,7 +54,7 @@ pub enum QuestionAnswer {
     Dismiss,
 }
 
-/// The argument of `resolve_approval`.
+/// The user's decision on an approval, naming the call it is for.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ResolveApprovalRequest {
@@ -66,7 +66,7 @@ pub struct ResolveApprovalRequest {
     pub decision: ApprovalDecision,
 }
 
-/// The argument of `answer_question`.
+/// The user's answer to a question, naming the call it is for.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AnswerQuestionRequest {

@@ -83,7 +83,7 @@ impl Event for TreeStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum DialogRequest {
-    /// May this tool call run? Answered with `resolve_approval`.
+    /// May this tool call run? Answered by the user's decision on the call.
     Approval {
         /// The app's id of the project whose call asks (its windows show the dialog).
         #[serde(rename = "projectId")]
@@ -92,7 +92,7 @@ pub enum DialogRequest {
         /// than a question).
         request: Box<ApprovalRequest>,
     },
-    /// The model asks the user. Answered with `answer_question`.
+    /// The model asks the user. Answered by the user's answer (or dismissal) for the call.
     Question {
         /// The app's id of the project whose call asks (its windows show the dialog).
         #[serde(rename = "projectId")]

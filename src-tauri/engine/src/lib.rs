@@ -25,7 +25,7 @@
 //!   elsewhere;
 //! - [`dialogs`]: the approvals and questions the engine awaits; [`events`]: what it sends to
 //!   the webview; [`windows`]: the app's windows; [`error`]: the one error every command
-//!   returns.
+//!   returns; [`test_support`]: waiting in the engine's tests, its own and its integration tests.
 //!
 //! The types the webview sees derive `ts_rs::TS`; the desktop shell generates the TypeScript
 //! contract from them.
@@ -42,8 +42,7 @@ pub mod project;
 pub mod providers;
 pub mod sessions;
 pub mod settings;
-#[cfg(test)]
-pub(crate) mod test_support;
+pub mod test_support;
 pub mod tools;
 pub mod windows;
 
@@ -63,7 +62,7 @@ pub use providers::{
     ProviderSource, find_provider, provider_key, remember_what_it_learned, resolve_provider,
 };
 pub use sessions::transcripts::StoreTranscripts;
-pub use sessions::{SessionError, open_session};
+pub use sessions::{SessionError, start_session};
 pub use settings::Settings;
 pub use settings::service::SettingsService;
 pub use tools::service::ToolsService;

@@ -11,14 +11,14 @@
 use std::time::{Duration, Instant};
 
 /// How long a test waits for something that must happen before it fails.
-pub(crate) const DEADLINE: Duration = Duration::from_secs(10);
+pub const DEADLINE: Duration = Duration::from_secs(10);
 
 /// How often a waited-for or watched condition is looked at.
 const POLL: Duration = Duration::from_millis(10);
 
 /// Polls `holds` until it is true; fails naming `what` (what was awaited) once [`DEADLINE`]
 /// has passed. `holds` may assert, to fail at once on what rules the wait out.
-pub(crate) async fn eventually(what: &str, mut holds: impl FnMut() -> bool) {
+pub async fn eventually(what: &str, mut holds: impl FnMut() -> bool) {
     let deadline = Instant::now() + DEADLINE;
     while !holds() {
         assert!(Instant::now() < deadline, "waited {DEADLINE:?} for {what}");
@@ -28,7 +28,7 @@ pub(crate) async fn eventually(what: &str, mut holds: impl FnMut() -> bool) {
 
 /// Looks at `holds` over and over for all of `window`, failing at the first look where it is
 /// false, with `what` (what must stay true) and how far into the window that was.
-pub(crate) async fn stays_for(window: Duration, what: &str, mut holds: impl FnMut() -> bool) {
+pub async fn stays_for(window: Duration, what: &str, mut holds: impl FnMut() -> bool) {
     let start = Instant::now();
     loop {
         let looked = start.elapsed();

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use gantry_agent::Attachment;
 use gantry_engine::chat::attachments::{MentionPathRequest, MentionTarget, PrepareImageRequest};
 use gantry_engine::chat::mentions::{MentionCompletions, MentionQuery};
-use gantry_engine::chat::slash_commands::{ExpandCommandRequest, SlashCommandView};
+use gantry_engine::chat::slash::{ExpandCommandRequest, SlashCommandView};
 use gantry_engine::chat::{
     AcceptChangesRequest, BranchView, ChatView, CompactSettings, ContextUsage, EditSummaryRequest,
     EventsSince, EventsSinceRequest, MessagePage, MessageTextRequest, MessagesBeforeRequest,

@@ -30,7 +30,7 @@ pub struct ProjectCommandSettings {
     pub env_pass: Vec<String>,
 }
 
-/// The command settings tables. Get one from [`crate::Store::command_settings`].
+/// The command settings tables. Get one from [`crate::Store::command_options`].
 #[derive(Debug, Clone, Copy)]
 pub struct CommandSettings<'s> {
     pool: &'s SqlitePool,

@@ -277,7 +277,7 @@ impl Sessions<'_> {
 
     /// Replaces the text of the summary at `ordinal` (the user edited it). Only a summary can be
     /// edited: what was said stays as it was said.
-    pub async fn edit_summary(
+    pub async fn replace_summary(
         &self,
         session: SessionId,
         ordinal: u32,

@@ -146,7 +146,7 @@ impl Store {
     }
 
     /// What projects chose for their commands: network, writable folders, variables passed.
-    pub fn command_settings(&self) -> CommandSettings<'_> {
+    pub fn command_options(&self) -> CommandSettings<'_> {
         CommandSettings::new(&self.pool)
     }
 

@@ -77,7 +77,7 @@ impl ToolSession {
     }
 
     /// What the session has allowed so far, whole tools first, in name order.
-    pub fn session_grants(&self) -> Vec<SessionGrant> {
+    pub fn granted(&self) -> Vec<SessionGrant> {
         self.grants().list()
     }
 
@@ -113,8 +113,8 @@ mod tests {
             second.covering("write_file", &ApprovalScope::WholeTool),
             None
         );
-        assert_eq!(first.session_grants().len(), 2);
-        assert!(second.session_grants().is_empty());
+        assert_eq!(first.granted().len(), 2);
+        assert!(second.granted().is_empty());
 
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a");
@@ -126,6 +126,6 @@ mod tests {
         assert_eq!(first.id(), Some("1"));
         assert_eq!(ToolSession::detached().id(), None);
         first.revoke_all();
-        assert!(first.session_grants().is_empty());
+        assert!(first.granted().is_empty());
     }
 }

@@ -3,7 +3,7 @@
 //! 1. End-to-end watcher latency: from the system call that creates, renames or deletes a file to
 //!    the matching `TreeChange` arriving on the channel, over `--ops` operations (default 100)
 //!    with the app's 50 ms debounce. Requirement: within 200 ms.
-//! 2. Lazy listing: `list_dir("")` at the root of a generated tree of `--files` files (default
+//! 2. Lazy listing: `children("")` at the root of a generated tree of `--files` files (default
 //!    100,000) against one full walk of the same tree with `gantry_tools::walk::project_walker`
 //!    (the reference: what an eager tree would cost), as a ratio. Also the time to start a
 //!    watcher on that tree, which walks the shown directories once.
@@ -120,17 +120,17 @@ fn listing(files: usize, fanout: usize) {
 
     let tree = ProjectTree::new(&root).unwrap();
     let list_root = median_of(51, || {
-        assert!(tree.list_dir("").unwrap().len() > 10);
+        assert!(tree.children("").unwrap().len() > 10);
     });
     let list_leaf = median_of(51, || {
-        assert!(!tree.list_dir("d0/d0/d0").unwrap().is_empty());
+        assert!(!tree.children("d0/d0/d0").unwrap().is_empty());
     });
     let walk = median_of(5, || {
         let seen = gantry_tools::walk::project_walker(&root).build().count();
         assert!(seen > files);
     });
     println!(
-        "list_dir(\"\") median {}, list_dir of a {}-file leaf median {}; full walk median {}; \
+        "children(\"\") median {}, children of a {}-file leaf median {}; full walk median {}; \
          root listing / full walk = 1/{:.0}",
         ms(list_root),
         files / fanout.pow(3),

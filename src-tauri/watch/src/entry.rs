@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub enum EntryKind {
     /// A regular file (or anything else that is neither a directory nor a link).
     File,
-    /// A directory; its children come from another [`crate::ProjectTree::list_dir`] call.
+    /// A directory; its children come from another [`crate::ProjectTree::children`] call.
     Dir,
     /// A symbolic link, shown but not followed.
     Symlink,

@@ -1,6 +1,6 @@
 //! The project tree shown in Gantry's left panel, from the engine side.
 //!
-//! Two jobs, one rule. [`ProjectTree::list_dir`] lists one directory's immediate children, so
+//! Two jobs, one rule. [`ProjectTree::children`] lists one directory's immediate children, so
 //! opening a repository of a hundred thousand files costs one directory read, and the webview asks
 //! for more only as the user expands folders. [`TreeWatcher`] keeps that view current: it reports
 //! files created, removed, modified and renamed by any program as typed [`TreeChange`]s on a tokio

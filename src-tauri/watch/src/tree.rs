@@ -44,7 +44,7 @@ impl ProjectTree {
     /// leads out; [`TreeError::Symlink`] for a link that stays inside (links are not followed);
     /// [`TreeError::NotFound`], [`TreeError::NotADirectory`]; [`TreeError::Ignored`] for a
     /// directory the tree does not show; [`TreeError::Io`] when the directory cannot be read.
-    pub fn list_dir(&self, rel: &str) -> Result<Vec<TreeEntry>> {
+    pub fn children(&self, rel: &str) -> Result<Vec<TreeEntry>> {
         let parsed = RelPath::parse(rel)?;
         let dir = resolve_dir(&self.root, &parsed, rel)?;
         if !IgnoreRules::new(self.root.clone()).is_visible(&parsed.to_path(), true) {

@@ -251,7 +251,7 @@ mod tests {
         );
         let listed = crate::ProjectTree::new(&root)
             .unwrap()
-            .list_dir("lib")
+            .children("lib")
             .unwrap();
         assert!(listed.iter().any(|entry| entry.path == "lib/quick.rs"));
 

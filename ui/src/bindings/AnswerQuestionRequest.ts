@@ -2,7 +2,7 @@
 import type { QuestionAnswer } from "./QuestionAnswer";
 
 /**
- * The argument of `answer_question`.
+ * The user's answer to a question, naming the call it is for.
  */
 export type AnswerQuestionRequest = { 
 /**

@@ -3,7 +3,7 @@ import type { DecisionKind } from "./DecisionKind";
 import type { ObservationKind } from "./ObservationKind";
 
 /**
- * The argument of `audit_log` and `export_audit`: every field narrows; none means everything.
+ * Which audit entries to list or export: every field narrows; none means everything.
  */
 export type AuditRequest = { 
 /**

@@ -24,7 +24,7 @@ seq: number,
 event: TurnEvent, 
 /**
  * When the event is a tool result longer than [`CLIP_BYTES`]: its whole length in bytes.
- * The event carries its first [`HEAD_BYTES`] only; `chat_message_text` reads the whole one
- * by its call id.
+ * The event carries its first [`HEAD_BYTES`] only; the whole one is read on demand by its
+ * call id.
  */
 clippedBytes?: number, };

@@ -12,7 +12,7 @@ export type ChatView = {
  */
 session: SessionSummary | null, 
 /**
- * Its last messages, oldest first (older ones: `chat_messages_before`).
+ * Its last messages, oldest first (older ones come a page at a time, before an ordinal).
  */
 messages: Array<Message>, 
 /**
@@ -24,7 +24,7 @@ firstOrdinal: number,
  */
 usersBefore: number, 
 /**
- * The ordinals of the tool results sent shortened (see `chat_message_text`).
+ * The ordinals of the tool results sent shortened (their whole text is read on demand).
  */
 clipped: Array<number>, 
 /**
@@ -38,7 +38,7 @@ running: boolean,
 seq: number, 
 /**
  * Where the running turn began, while one runs: the webview shows the messages up to its
- * user message and replays the turn's events from `chat_events_since`.
+ * user message and replays the turn's events that follow it (read by their `seq`).
  */
 turn: TurnReplay | null, 
 /**

@@ -2,7 +2,7 @@
 import type { ChatEvent } from "./ChatEvent";
 
 /**
- * What `chat_events_since` answers.
+ * A session's events after the one asked for.
  */
 export type EventsSince = { 
 /**

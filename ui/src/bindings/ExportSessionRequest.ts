@@ -2,7 +2,7 @@
 import type { ExportFormat } from "./ExportFormat";
 
 /**
- * The argument of `export_session`.
+ * A session to export, and how.
  */
 export type ExportSessionRequest = { 
 /**

@@ -6,7 +6,7 @@ import type { SessionGrant } from "./SessionGrant";
  */
 export type GrantView = { 
 /**
- * The grant (what `revoke_grant` takes back).
+ * The grant (what withdrawing it takes back).
  */
 grant: SessionGrant, 
 /**

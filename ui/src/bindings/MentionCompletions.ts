@@ -2,7 +2,7 @@
 import type { MentionTarget } from "./MentionTarget";
 
 /**
- * What `complete_mentions` answers.
+ * The project paths that complete an `@`-mention.
  */
 export type MentionCompletions = { 
 /**

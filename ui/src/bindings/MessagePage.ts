@@ -18,6 +18,6 @@ usersBefore: number,
  */
 messages: Array<Message>, 
 /**
- * The ordinals of the tool results sent shortened (see `chat_message_text`).
+ * The ordinals of the tool results sent shortened (their whole text is read on demand).
  */
 clipped: Array<number>, };

@@ -2,7 +2,7 @@
 import type { OnConflict } from "./OnConflict";
 
 /**
- * The argument of `resend_message`.
+ * A user message to send again, edited, in place of the one sent.
  */
 export type ResendRequest = { 
 /**

@@ -2,7 +2,7 @@
 import type { ApprovalDecision } from "./ApprovalDecision";
 
 /**
- * The argument of `resolve_approval`.
+ * The user's decision on an approval, naming the call it is for.
  */
 export type ResolveApprovalRequest = { 
 /**

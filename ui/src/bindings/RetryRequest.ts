@@ -2,7 +2,7 @@
 import type { OnConflict } from "./OnConflict";
 
 /**
- * The argument of `retry_turn`.
+ * "Retry": undo the session's last turn and send its message again.
  */
 export type RetryRequest = { 
 /**

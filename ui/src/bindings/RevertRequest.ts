@@ -3,7 +3,7 @@ import type { OnConflict } from "./OnConflict";
 import type { RevertTarget } from "./RevertTarget";
 
 /**
- * The argument of `revert_changes`.
+ * What the agent changed to revert, and what to do with files changed since.
  */
 export type RevertRequest = { 
 /**

@@ -2,10 +2,10 @@
 import type { SessionGrant } from "./SessionGrant";
 
 /**
- * The argument of `revoke_grant`.
+ * A grant of the current session to withdraw.
  */
 export type RevokeGrantRequest = { 
 /**
- * The grant to withdraw, as `session_grants` listed it.
+ * The grant to withdraw, as the panel listed it ([`GrantView::grant`]).
  */
 grant: SessionGrant, };

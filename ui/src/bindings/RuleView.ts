@@ -6,7 +6,7 @@ import type { ToolRule } from "./ToolRule";
  */
 export type RuleView = { 
 /**
- * The rule (what `save_tool_rule` and `remove_tool_rule` take back).
+ * The rule (what changing or removing it names).
  */
 rule: ToolRule, 
 /**

@@ -2,7 +2,7 @@
 import type { ProviderFlags } from "./ProviderFlags";
 
 /**
- * The argument of `save_provider`: saves a provider and makes it the active one.
+ * A provider to save and make the active one.
  */
 export type SaveProviderRequest = { 
 /**

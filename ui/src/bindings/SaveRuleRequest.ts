@@ -2,7 +2,7 @@
 import type { RuleSpec } from "./RuleSpec";
 
 /**
- * The argument of `save_tool_rule`: a new rule, or a changed one.
+ * A rule to save: a new rule, or a changed one.
  */
 export type SaveRuleRequest = { 
 /**

@@ -2,7 +2,7 @@
 import type { AttachmentRequest } from "./AttachmentRequest";
 
 /**
- * The argument of `send_message`.
+ * A message the user sends: its text and what is attached.
  */
 export type SendMessageRequest = { 
 /**

@@ -2,7 +2,7 @@
 import type { Policy } from "./Policy";
 
 /**
- * The argument of `set_tool_policy`.
+ * A tool and the policy the user chose for it.
  */
 export type SetToolPolicyRequest = { 
 /**

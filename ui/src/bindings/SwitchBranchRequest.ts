@@ -2,7 +2,7 @@
 import type { OnConflict } from "./OnConflict";
 
 /**
- * The argument of `switch_branch`.
+ * A version of the conversation to return to.
  */
 export type SwitchBranchRequest = { 
 /**

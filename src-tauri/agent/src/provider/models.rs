@@ -17,7 +17,7 @@ impl Provider {
     /// The model ids the provider lists at `{base_url}/models` (OpenAI's `{"data": [{"id"}]}`
     /// shape; Ollama, LM Studio, llama.cpp and vLLM answer it too), sorted. A quick way to test
     /// the connection and the key: a failure is the provider's own status and message.
-    pub async fn list_models(&self, timeout: Duration) -> Result<Vec<String>, ProviderError> {
+    pub async fn fetch_models(&self, timeout: Duration) -> Result<Vec<String>, ProviderError> {
         let url = format!("{}/models", self.config.base_url.trim_end_matches('/'));
         let mut builder = self
             .http

@@ -16,7 +16,7 @@ async fn the_models_a_provider_lists_come_back_sorted_with_the_key_sent() {
         .await
         .unwrap();
     let models = provider(&server.base_url(), Some("sk-list"))
-        .list_models(Duration::from_secs(5))
+        .fetch_models(Duration::from_secs(5))
         .await
         .unwrap();
     assert_eq!(models, ["alpha-1", "zeta-2"]);
@@ -30,7 +30,7 @@ async fn a_failed_listing_says_what_the_server_or_the_network_said() {
     // A base URL without `/v1`: the server answers 404 for `/models`.
     let wrong = server.base_url().trim_end_matches("/v1").to_owned() + "/nope";
     let error = provider(&wrong, None)
-        .list_models(Duration::from_secs(5))
+        .fetch_models(Duration::from_secs(5))
         .await
         .unwrap_err();
     assert!(
@@ -42,7 +42,7 @@ async fn a_failed_listing_says_what_the_server_or_the_network_said() {
     let base = server.base_url();
     server.shutdown().await.unwrap();
     let error = provider(&base, None)
-        .list_models(Duration::from_secs(5))
+        .fetch_models(Duration::from_secs(5))
         .await
         .unwrap_err();
     assert!(

@@ -53,7 +53,7 @@ pub enum AttachmentRequest {
         /// Its path, relative to the project root.
         path: String,
     },
-    /// An image prepared by `prepare_image`.
+    /// An image already checked and downscaled for sending.
     Image {
         /// The prepared image ([`Attachment::Image`]).
         image: Attachment,
@@ -70,7 +70,7 @@ pub struct MentionTarget {
     pub is_dir: bool,
 }
 
-/// The argument of `mention_path`.
+/// A path to mention: one the user typed or a file dropped on the chat box.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MentionPathRequest {
@@ -79,7 +79,7 @@ pub struct MentionPathRequest {
     pub path: String,
 }
 
-/// The argument of `prepare_image`.
+/// An image pasted or dropped, to check and downscale for sending.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PrepareImageRequest {
@@ -156,7 +156,7 @@ fn file_attachment(
 fn folder_attachment(tree: &ProjectTree, path: &str) -> Result<Attachment, CommandError> {
     let listed = if path == "." { "" } else { path };
     let entries = tree
-        .list_dir(listed)
+        .children(listed)
         .map_err(|error| CommandError::invalid(format!("cannot attach {path}: {error}")))?;
     let total = entries.len();
     let mut text = format!(
@@ -209,7 +209,7 @@ pub enum ImageError {
 
 /// Checks and downscales the image `name` whose bytes are `data` (base64): see the module docs.
 /// Blocking (decoding and resizing take a moment for large images).
-pub fn prepare_image(name: &str, data: &str) -> Result<Attachment, ImageError> {
+pub fn image_from_base64(name: &str, data: &str) -> Result<Attachment, ImageError> {
     // Base64 is 4/3 the size: refuse before decoding what could not be accepted anyway.
     if data.len() / 4 * 3 > MAX_IMAGE_INPUT_BYTES + 3 {
         return Err(ImageError::TooLarge(data.len() / 4 * 3 / (1024 * 1024)));
@@ -217,11 +217,11 @@ pub fn prepare_image(name: &str, data: &str) -> Result<Attachment, ImageError> {
     let bytes = BASE64
         .decode(data.trim())
         .map_err(|_| ImageError::Encoding)?;
-    prepare_image_bytes(name, &bytes)
+    image_from_bytes(name, &bytes)
 }
 
-/// [`prepare_image`] for raw bytes.
-pub fn prepare_image_bytes(name: &str, bytes: &[u8]) -> Result<Attachment, ImageError> {
+/// [`image_from_base64`] for raw bytes.
+pub fn image_from_bytes(name: &str, bytes: &[u8]) -> Result<Attachment, ImageError> {
     if bytes.is_empty() {
         return Err(ImageError::Empty);
     }

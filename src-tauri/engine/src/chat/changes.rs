@@ -28,7 +28,7 @@ use crate::error::CommandError;
 /// Characters of a message kept as a version's title.
 const TITLE_CHARS: usize = 80;
 
-/// The argument of `resend_message`.
+/// A user message to send again, edited, in place of the one sent.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ResendRequest {
@@ -45,7 +45,7 @@ pub struct ResendRequest {
     pub dropped_attachments: Vec<u32>,
 }
 
-/// The argument of `retry_turn`.
+/// "Retry": undo the session's last turn and send its message again.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RetryRequest {
@@ -53,7 +53,7 @@ pub struct RetryRequest {
     pub on_conflict: OnConflict,
 }
 
-/// The argument of `switch_branch`.
+/// A version of the conversation to return to.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SwitchBranchRequest {
@@ -63,7 +63,7 @@ pub struct SwitchBranchRequest {
     pub on_conflict: OnConflict,
 }
 
-/// The argument of `accept_changes`.
+/// The agent's changes to accept: one file's, or all.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AcceptChangesRequest {

@@ -1,8 +1,8 @@
 //! The chat's window: how full it is, compaction on demand, and the summary's edits.
 //!
 //! A turn reports how full the window is as it sends each request (`context` events); between
-//! turns the gauge asks [`ProjectChat::context_usage`]. [`ProjectChat::compact`] is what the
-//! `/compact` command and the `compact_session` command run: it takes the session's turn slot
+//! turns the gauge asks [`ProjectChat::measure_context`]. [`ProjectChat::compact`] is what the
+//! `/compact` command and the chat header's compaction run: it takes the session's turn slot
 //! like a message (so nothing else runs in the session meanwhile), asks the model for a summary
 //! ([`gantry_agent::Session::compact`]), and returns what the chat shows then. The threshold at
 //! which turns compact by themselves is the app setting [`COMPACT_AT_PERCENT`].
@@ -25,7 +25,7 @@ use crate::settings::COMPACT_AT_PERCENT;
 /// The longest summary accepted from the webview, in bytes.
 const MAX_SUMMARY_BYTES: usize = 256 * 1024;
 
-/// The argument of `edit_summary`.
+/// A summary of the current session and the text the user corrected it to.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EditSummaryRequest {
@@ -73,7 +73,7 @@ pub(super) async fn session_options(store: &Store) -> SessionOptions {
 impl ProjectChat {
     /// How full the window of the current session's next request would be; `None` for a fresh
     /// chat, or while a turn runs (its `context` events say it then).
-    pub async fn context_usage(
+    pub async fn measure_context(
         &self,
         provider: Provider,
     ) -> Result<Option<ContextUsage>, CommandError> {
@@ -91,7 +91,7 @@ impl ProjectChat {
             return Ok(None);
         };
         session.set_provider(provider);
-        Ok(Some(session.context_usage().await))
+        Ok(Some(session.measure_context().await))
     }
 
     /// Asks the model for a summary of the current session and continues from it (the
@@ -131,7 +131,7 @@ impl ProjectChat {
         let outcome = forward_events(deliver, |events| async move {
             let outcome = session.compact(cancel, &events, false).await;
             if outcome.is_ok() {
-                let usage = session.context_usage().await;
+                let usage = session.measure_context().await;
                 events.emit(TurnEvent::Context { usage });
             }
             outcome
@@ -143,7 +143,7 @@ impl ProjectChat {
 
     /// Replaces the text of the current session's summary at `ordinal` (the user corrected
     /// it); later requests send the new text.
-    pub async fn edit_summary(
+    pub async fn replace_summary(
         &self,
         request: &EditSummaryRequest,
     ) -> Result<ChatView, CommandError> {
@@ -165,7 +165,7 @@ impl ProjectChat {
         let parsed: SessionId = self.own_session(runtime.id()).await?.id;
         self.store
             .sessions()
-            .edit_summary(parsed, request.ordinal, request.text.trim())
+            .replace_summary(parsed, request.ordinal, request.text.trim())
             .await?;
         // The loaded session reloads its transcript, with the new text, for the next message.
         *runtime.engine.lock().await = None;

@@ -35,7 +35,7 @@ pub struct TurnReplay {
     pub start_seq: u64,
 }
 
-/// The argument of `chat_events_since`.
+/// A session's events to read: those after the last one applied.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EventsSinceRequest {
@@ -46,7 +46,7 @@ pub struct EventsSinceRequest {
     pub after: u64,
 }
 
-/// What `chat_events_since` answers.
+/// A session's events after the one asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EventsSince {

@@ -28,7 +28,7 @@ use crate::chat::attachments::MentionTarget;
 pub const DEFAULT_COMPLETIONS: usize = 20;
 const MAX_COMPLETIONS: usize = 200;
 
-/// The argument of `complete_mentions`.
+/// What the user typed after an `@`, to complete into project paths.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MentionQuery {
@@ -40,7 +40,7 @@ pub struct MentionQuery {
     pub limit: Option<u32>,
 }
 
-/// What `complete_mentions` answers.
+/// The project paths that complete an `@`-mention.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MentionCompletions {

@@ -39,7 +39,7 @@ use crate::chat::drive::{TurnSetting, drive_turn};
 use crate::checkpoints::Checkpoints;
 use crate::error::{CommandError, ErrorKind};
 use crate::events::{Event, EventSink, emit};
-use crate::sessions::open_session;
+use crate::sessions::start_session;
 
 pub mod activity;
 pub mod attachments;
@@ -53,7 +53,7 @@ mod pages;
 mod parallel_tests;
 mod runtime;
 pub mod service;
-pub mod slash_commands;
+pub mod slash;
 pub mod turn_limit;
 use activity::TurnPhase;
 pub use activity::{
@@ -123,13 +123,13 @@ impl From<gantry_store::Session> for SessionSummary {
 pub struct ChatView {
     /// The current session; `None` for a fresh chat (its first message creates one).
     pub session: Option<SessionSummary>,
-    /// Its last messages, oldest first (older ones: `chat_messages_before`).
+    /// Its last messages, oldest first (older ones come a page at a time, before an ordinal).
     pub messages: Vec<Message>,
     /// The ordinal of the first message in `messages` (0: the whole session is there).
     pub first_ordinal: u32,
     /// How many user messages of the session come before the first message.
     pub users_before: u32,
-    /// The ordinals of the tool results sent shortened (see `chat_message_text`).
+    /// The ordinals of the tool results sent shortened (their whole text is read on demand).
     pub clipped: Vec<u32>,
     /// Whether a turn is running (or queued) in it.
     pub running: bool,
@@ -138,7 +138,7 @@ pub struct ChatView {
     #[ts(type = "number")]
     pub seq: u64,
     /// Where the running turn began, while one runs: the webview shows the messages up to its
-    /// user message and replays the turn's events from `chat_events_since`.
+    /// user message and replays the turn's events that follow it (read by their `seq`).
     pub turn: Option<TurnReplay>,
     /// The user message of a turn queued behind the app's limit of turns: not stored until the
     /// turn starts, it is shown after `messages` meanwhile.
@@ -160,8 +160,8 @@ pub struct ChatEvent {
     /// What happened.
     pub event: TurnEvent,
     /// When the event is a tool result longer than [`CLIP_BYTES`]: its whole length in bytes.
-    /// The event carries its first [`HEAD_BYTES`] only; `chat_message_text` reads the whole one
-    /// by its call id.
+    /// The event carries its first [`HEAD_BYTES`] only; the whole one is read on demand by its
+    /// call id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub clipped_bytes: Option<u64>,
@@ -186,7 +186,7 @@ impl Event for ChatEvent {
     const NAME: &'static str = "chat:event";
 }
 
-/// The argument of `send_message`.
+/// A message the user sends: its text and what is attached.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageRequest {
@@ -205,7 +205,7 @@ pub struct SessionRequest {
     pub id: String,
 }
 
-/// The argument of `rename_session`.
+/// A session and the title it is renamed to.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RenameSessionRequest {
@@ -378,7 +378,7 @@ impl ProjectChat {
     /// What the shown session has allowed so far (nothing for a fresh chat).
     pub fn grants(&self) -> Vec<SessionGrant> {
         self.current()
-            .map(|session| session.session_grants())
+            .map(|session| session.granted())
             .unwrap_or_default()
     }
 
@@ -491,7 +491,7 @@ impl ProjectChat {
 
     /// Switches the current session to `choice` from its next message on (a fresh chat keeps
     /// it for the session its first message creates); `None` returns it to the active provider.
-    pub async fn choose_model(&self, choice: Option<ModelChoice>) -> Result<(), CommandError> {
+    pub async fn set_model(&self, choice: Option<ModelChoice>) -> Result<(), CommandError> {
         let Some(id) = self.current_id() else {
             *lock(&self.pending_model) = choice;
             return Ok(());
@@ -650,7 +650,7 @@ impl ProjectChat {
         }
         let options = compaction::session_options(&self.store).await;
         let session =
-            open_session(&self.tools, &self.store, provider.clone(), options, None).await?;
+            start_session(&self.tools, &self.store, provider.clone(), options, None).await?;
         let id = session.id().to_owned();
         let pending = lock(&self.pending_model).take();
         if let (Some(choice), Ok(parsed)) = (pending, id.parse::<SessionId>()) {
@@ -678,7 +678,7 @@ impl ProjectChat {
             let options = compaction::session_options(&self.store).await;
             let resume = Some(Arc::clone(runtime.tools()));
             let session =
-                open_session(&self.tools, &self.store, provider.clone(), options, resume).await?;
+                start_session(&self.tools, &self.store, provider.clone(), options, resume).await?;
             *slot = Some(session);
         }
         Ok(())

@@ -22,7 +22,7 @@ use crate::sessions::transcripts::from_stored;
 
 /// How many messages (about: a page ends on a reply with its results) opening a session reads.
 pub const TAIL_MESSAGES: u32 = 160;
-/// The most messages one `chat_messages_before` call returns.
+/// The most messages one page of earlier messages holds.
 pub const MAX_PAGE_MESSAGES: u32 = 20_000;
 /// A tool result longer than this (bytes) is sent shortened.
 pub const CLIP_BYTES: usize = 8 * 1024;
@@ -39,11 +39,11 @@ pub struct MessagePage {
     pub users_before: u32,
     /// The messages, oldest first.
     pub messages: Vec<Message>,
-    /// The ordinals of the tool results sent shortened (see `chat_message_text`).
+    /// The ordinals of the tool results sent shortened (their whole text is read on demand).
     pub clipped: Vec<u32>,
 }
 
-/// The argument of `chat_messages_before`.
+/// A page of a session's messages to read: those before an ordinal.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MessagesBeforeRequest {
@@ -55,7 +55,7 @@ pub struct MessagesBeforeRequest {
     pub count: u32,
 }
 
-/// The argument of `chat_message_text`: a message by its ordinal, or a tool result by its
+/// A message whose whole text to read: a message by its ordinal, or a tool result by its
 /// call's id (a live card's, which knows no ordinal; the latest result of that id).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]

@@ -126,7 +126,7 @@ fn call(id: &str, tool: &str, arguments: Value) -> Turn {
 impl Rig {
     /// Sends `text` as the first message of a new session (from a fresh chat) and returns the
     /// session's id; the session is then the shown one.
-    async fn new_session(&self, text: &str, handle: &Handle) -> String {
+    async fn send_in_new_session(&self, text: &str, handle: &Handle) -> String {
         self.chat.switch(None).await.unwrap();
         self.chat.send(text, provider(handle)).await.unwrap()
     }
@@ -230,9 +230,9 @@ async fn two_sessions_run_turns_at_once_and_each_keeps_its_own_text() {
     let rig = rig(4).await;
     let alpha = scripted(vec![slow(1000, "Alpha done.")]).await;
     let beta = scripted(vec![slow(1000, "Beta done.")]).await;
-    let a = rig.new_session("first", &alpha).await;
+    let a = rig.send_in_new_session("first", &alpha).await;
     // Leaving A for a fresh chat does not stop A's turn.
-    let b = rig.new_session("second", &beta).await;
+    let b = rig.send_in_new_session("second", &beta).await;
     assert_ne!(a, b);
     // Both requests are at their providers while neither turn has ended: they run at once.
     alpha.wait_for_requests(1, PATIENCE).await.unwrap();
@@ -288,7 +288,7 @@ async fn allowing_for_the_session_in_one_does_not_allow_in_another() {
     .await;
     let beta = scripted(vec![write("b1"), Turn::text("B wrote.")]).await;
 
-    let a = rig.new_session("write it", &alpha).await;
+    let a = rig.send_in_new_session("write it", &alpha).await;
     let asked = rig.dialog_of(&a).await;
     assert!(
         matches!(asked, DialogRequest::Approval { .. }),
@@ -301,7 +301,7 @@ async fn allowing_for_the_session_in_one_does_not_allow_in_another() {
     rig.finished(&a, 1).await;
 
     // B asks although A allowed the same call for its session; B waits, A does not.
-    let b = rig.new_session("write it too", &beta).await;
+    let b = rig.send_in_new_session("write it too", &beta).await;
     let asked = rig.dialog_of(&b).await;
     let DialogRequest::Approval { request, .. } = &asked else {
         panic!("an approval")
@@ -343,8 +343,8 @@ async fn stopping_one_session_leaves_the_other_running_to_its_end() {
     let rig = rig(4).await;
     let alpha = scripted(vec![Turn::hang()]).await;
     let beta = scripted(vec![slow(400, "B finished.")]).await;
-    let a = rig.new_session("hang", &alpha).await;
-    let b = rig.new_session("go on", &beta).await;
+    let a = rig.send_in_new_session("hang", &alpha).await;
+    let b = rig.send_in_new_session("go on", &beta).await;
     alpha.wait_for_requests(1, PATIENCE).await.unwrap();
     beta.wait_for_requests(1, PATIENCE).await.unwrap();
     // A is not the shown session: it is stopped by its id.
@@ -356,7 +356,7 @@ async fn stopping_one_session_leaves_the_other_running_to_its_end() {
 
     // Deleting a session whose turn runs stops the turn first.
     let gamma = scripted(vec![Turn::hang()]).await;
-    let c = rig.new_session("hang too", &gamma).await;
+    let c = rig.send_in_new_session("hang too", &gamma).await;
     gamma.wait_for_requests(1, PATIENCE).await.unwrap();
     let view = rig.chat.delete(&c).await.unwrap();
     assert_eq!(view.session, None);
@@ -408,9 +408,9 @@ async fn a_write_by_another_session_makes_the_next_edit_stale_and_the_model_is_t
         Turn::text("Wrote it."),
     ])
     .await;
-    let a = rig.new_session("read notes", &alpha).await;
+    let a = rig.send_in_new_session("read notes", &alpha).await;
     rig.finished(&a, 1).await;
-    let b = rig.new_session("overwrite notes", &beta).await;
+    let b = rig.send_in_new_session("overwrite notes", &beta).await;
     rig.finished(&b, 1).await;
     rig.chat.switch(Some(a.clone())).await.unwrap();
     rig.chat
@@ -441,11 +441,11 @@ async fn past_the_limit_a_turn_is_queued_starts_when_one_ends_and_stop_removes_i
     let alpha = scripted(vec![slow(1500, "A.")]).await;
     let beta = scripted(vec![Turn::text("B.")]).await;
     let gamma = scripted(vec![Turn::text("never")]).await;
-    let a = rig.new_session("first", &alpha).await;
+    let a = rig.send_in_new_session("first", &alpha).await;
     alpha.wait_for_requests(1, PATIENCE).await.unwrap();
     // Accepted at once, and queued.
-    let b = rig.new_session("second", &beta).await;
-    let c = rig.new_session("third", &gamma).await;
+    let b = rig.send_in_new_session("second", &beta).await;
+    let c = rig.send_in_new_session("third", &gamma).await;
     assert_eq!(rig.chat.activities().state(&b), ActivityState::Queued);
     assert_eq!(rig.summary(&c).await.activity, ActivityState::Queued);
     let view = rig.chat.view().await.unwrap();
@@ -531,9 +531,9 @@ async fn a_queued_turn_starts_as_soon_as_the_limit_is_raised() {
     let rig = rig(1).await;
     let alpha = scripted(vec![slow(3000, "A.")]).await;
     let beta = scripted(vec![Turn::text("B.")]).await;
-    let a = rig.new_session("first", &alpha).await;
+    let a = rig.send_in_new_session("first", &alpha).await;
     alpha.wait_for_requests(1, PATIENCE).await.unwrap();
-    let b = rig.new_session("second", &beta).await;
+    let b = rig.send_in_new_session("second", &beta).await;
     assert_eq!(rig.chat.activities().state(&b), ActivityState::Queued);
     stays_for(QUEUED_WINDOW, "B waits under a limit of one", || {
         beta.requests().is_empty()
@@ -568,9 +568,9 @@ async fn a_429_in_one_session_backs_off_while_the_other_finishes() {
         Turn::text("A after waiting."),
     ])
     .await;
-    let a = rig.new_session("first", &shared).await;
+    let a = rig.send_in_new_session("first", &shared).await;
     shared.wait_for_requests(1, PATIENCE).await.unwrap();
-    let b = rig.new_session("second", &shared).await;
+    let b = rig.send_in_new_session("second", &shared).await;
     assert_eq!(rig.finished(&b, 1).await["reason"], "completed");
     assert!(rig.finished_turns(&a).is_empty(), "A is still backing off");
     assert_eq!(rig.finished(&a, 1).await["reason"], "completed");
@@ -609,7 +609,7 @@ async fn a_question_names_its_session_and_marks_it_waiting_until_answered() {
         Turn::text("You chose.").expect(Expect::new().last_contains("user answered: y")),
     ])
     .await;
-    let a = rig.new_session("ask me", &alpha).await;
+    let a = rig.send_in_new_session("ask me", &alpha).await;
     let asked = rig.dialog_of(&a).await;
     let DialogRequest::Question { question, .. } = &asked else {
         panic!("a question")
@@ -632,10 +632,10 @@ async fn a_question_names_its_session_and_marks_it_waiting_until_answered() {
 async fn compaction_takes_the_slot_of_its_own_session_only() {
     let rig = rig(4).await;
     let beta = scripted(vec![Turn::text("B."), Turn::text("NOTES: B said B.")]).await;
-    let b = rig.new_session("first", &beta).await;
+    let b = rig.send_in_new_session("first", &beta).await;
     rig.finished(&b, 1).await;
     let alpha = scripted(vec![Turn::hang()]).await;
-    let a = rig.new_session("hang", &alpha).await;
+    let a = rig.send_in_new_session("hang", &alpha).await;
     alpha.wait_for_requests(1, PATIENCE).await.unwrap();
     // A's own slot is taken by its turn.
     let busy = rig.chat.compact(provider(&alpha)).await.unwrap_err();

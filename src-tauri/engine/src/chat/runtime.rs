@@ -285,7 +285,7 @@ mod tests {
         runtimes.trim(Some("4"));
         assert!(runtimes.get("busy").is_some(), "its turn runs");
         let kept = runtimes.get("0").unwrap();
-        assert_eq!(kept.tools().session_grants().len(), 1, "same grants");
+        assert_eq!(kept.tools().granted().len(), 1, "same grants");
         assert!(runtimes.get("1").is_none() && runtimes.get("2").is_none());
         assert!(runtimes.get("3").is_some() && runtimes.get("4").is_some());
         drop(held);

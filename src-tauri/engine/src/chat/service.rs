@@ -13,7 +13,7 @@ use crate::chat::attachments::{
     PrepareImageRequest,
 };
 use crate::chat::mentions::{MentionCompletions, MentionQuery};
-use crate::chat::slash_commands::{self, ExpandCommandRequest, SlashCommandView};
+use crate::chat::slash::{self, ExpandCommandRequest, SlashCommandView};
 use crate::chat::{
     ChatView, EditSummaryRequest, EventsSince, EventsSinceRequest, MessagePage, MessageTextRequest,
     MessagesBeforeRequest, RenameSessionRequest, SendMessageRequest, SessionActivity,
@@ -168,7 +168,7 @@ impl ChatService {
             )));
         }
         Ok(tokio::task::spawn_blocking(move || {
-            attachments::prepare_image(&request.name, &request.data)
+            attachments::image_from_base64(&request.name, &request.data)
         })
         .await??)
     }
@@ -176,10 +176,7 @@ impl ChatService {
     /// The project's own slash commands (`.gantry/commands/*.md`).
     pub async fn slash_commands(&self) -> Result<Vec<SlashCommandView>, CommandError> {
         let project = Arc::clone(&self.project);
-        Ok(
-            tokio::task::spawn_blocking(move || slash_commands::project_commands(project.root()))
-                .await?,
-        )
+        Ok(tokio::task::spawn_blocking(move || slash::project_commands(project.root())).await?)
     }
 
     /// A project command's prompt, with what followed it in place of `$ARGUMENTS`.
@@ -189,7 +186,7 @@ impl ChatService {
     ) -> Result<String, CommandError> {
         let project = Arc::clone(&self.project);
         tokio::task::spawn_blocking(move || {
-            slash_commands::expand(project.root(), &request.name, &request.arguments)
+            slash::expand(project.root(), &request.name, &request.arguments)
         })
         .await?
     }
@@ -307,7 +304,7 @@ impl ChatService {
     pub async fn context_usage(&self) -> Result<Option<ContextUsage>, CommandError> {
         let chat = self.project.chat();
         let provider = model_choice::session_provider(self.app.store(), chat).await?;
-        chat.context_usage(provider).await
+        chat.measure_context(provider).await
     }
 
     /// Replaces the text of a summary of the current session (the user corrected it).
@@ -315,7 +312,7 @@ impl ChatService {
         &self,
         request: EditSummaryRequest,
     ) -> Result<ChatView, CommandError> {
-        self.project.chat().edit_summary(&request).await
+        self.project.chat().replace_summary(&request).await
     }
 
     /// The approvals and questions of the window's project waiting for the user, oldest first.

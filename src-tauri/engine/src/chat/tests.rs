@@ -587,7 +587,7 @@ async fn compact_asks_for_a_summary_and_later_requests_continue_from_it() {
     // The user corrects the summary; the next request sends the corrected text.
     let edited = rig
         .chat
-        .edit_summary(&EditSummaryRequest {
+        .replace_summary(&EditSummaryRequest {
             ordinal: 2,
             text: "NOTES: the user said first (corrected)".into(),
         })
@@ -599,7 +599,7 @@ async fn compact_asks_for_a_summary_and_later_requests_continue_from_it() {
     );
     let refused = rig
         .chat
-        .edit_summary(&EditSummaryRequest {
+        .replace_summary(&EditSummaryRequest {
             ordinal: 0,
             text: "rewrite history".into(),
         })
@@ -827,7 +827,7 @@ async fn the_compaction_threshold_is_0_or_10_to_100_and_defaults_to_80() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn attachments_reach_the_provider_and_stay_with_the_message() {
     let rig = rig(vec![Turn::text("Seen.")]).await;
-    let image = crate::chat::attachments::prepare_image_bytes(
+    let image = crate::chat::attachments::image_from_bytes(
         "dot.png",
         &[
             0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52,

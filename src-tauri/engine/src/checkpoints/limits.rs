@@ -80,7 +80,7 @@ pub struct CheckpointSettings {
     pub used_bytes: Option<u64>,
 }
 
-/// The argument of `save_checkpoint_settings`.
+/// The checkpoint limits to save.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SaveCheckpointSettingsRequest {

@@ -128,7 +128,7 @@ pub enum RevertTarget {
     },
 }
 
-/// The argument of `revert_changes`.
+/// What the agent changed to revert, and what to do with files changed since.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RevertRequest {

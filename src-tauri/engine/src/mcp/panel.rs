@@ -186,7 +186,7 @@ pub struct McpPanel {
     pub trust: Option<McpTrustReview>,
 }
 
-/// The argument of `read_mcp_resource` and `subscribe_mcp_resource`.
+/// One resource of an MCP server, to read or to be told when it changes.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct McpResourceRequest {
@@ -194,7 +194,7 @@ pub struct McpResourceRequest {
     pub server: String,
     /// The resource's URI.
     pub uri: String,
-    /// For `subscribe_mcp_resource`: `true` to be told when it changes, `false` to stop.
+    /// When subscribing: `true` to be told when it changes, `false` to stop.
     #[serde(default)]
     pub subscribe: bool,
 }
@@ -285,7 +285,7 @@ impl From<gantry_mcp::ResourcePart> for McpResourcePart {
     }
 }
 
-/// The argument of `render_mcp_prompt`.
+/// A prompt of an MCP server to render, with its arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RenderMcpPromptRequest {
@@ -369,7 +369,7 @@ impl McpServerCatalog {
     }
 }
 
-/// The argument of `restart_mcp_server`, `remove_mcp_server` and `mcp_server_entry`.
+/// One MCP server, by name (to restart, remove, sign in or out of, or edit).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerRequest {
@@ -387,7 +387,7 @@ pub struct McpServerEntry {
     pub text: String,
 }
 
-/// The argument of `save_mcp_servers`: what the editor's form or JSON tab holds.
+/// The MCP servers to save: what the editor's form or JSON tab holds.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SaveMcpServersRequest {
@@ -395,13 +395,13 @@ pub struct SaveMcpServersRequest {
     pub text: String,
     /// The server being edited (its one replacement may have a new name); `None` adds.
     pub replacing: Option<String>,
-    /// The edited server's entry as the editor received it (`mcp_server_entry`): the save is
+    /// The edited server's entry as the editor received it ([`McpServerEntry`]): the save is
     /// refused when the file's entry is no longer that. `None` skips the check.
     #[serde(default)]
     pub original: Option<String>,
 }
 
-/// The argument of `set_mcp_server_enabled`.
+/// An MCP server to switch on or off in this project.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SetMcpServerEnabledRequest {
@@ -411,7 +411,7 @@ pub struct SetMcpServerEnabledRequest {
     pub enabled: bool,
 }
 
-/// The argument of `import_claude_desktop`.
+/// The servers of Claude Desktop's configuration to copy into the user's file.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportClaudeDesktopRequest {

@@ -3,7 +3,7 @@
 //! `open_tools` as the CLI) and its chat.
 //!
 //! Opening is quick whatever the project's size: the root is checked and the first listing is
-//! the webview's own `list_dir` call. The watcher, whose start walks every shown directory once,
+//! the webview's own (of the root). The watcher, whose start walks every shown directory once,
 //! starts in the background; when it runs, a [`TreeStatus`] `watching` event tells the webview
 //! to list again what it shows (changes made while it started were not reported), and from then
 //! on its changes are forwarded as [`TreeChanged`] events, batched as they come.

@@ -22,7 +22,7 @@ const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// The longest path the webview may send.
 const MAX_PATH_BYTES: usize = 4096;
 
-/// The argument of `read_preview`.
+/// A file to preview.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PreviewRequest {
@@ -59,7 +59,7 @@ pub enum FilePreview {
 }
 
 /// Reads the preview of `user_path` inside `root`. Blocking.
-pub fn read_preview(root: &ProjectRoot, user_path: &str) -> Result<FilePreview, CommandError> {
+pub fn preview_file(root: &ProjectRoot, user_path: &str) -> Result<FilePreview, CommandError> {
     if user_path.len() > MAX_PATH_BYTES {
         return Err(CommandError::invalid("the path is too long"));
     }
@@ -126,7 +126,7 @@ mod tests {
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
         assert_eq!(
-            read_preview(&root, "src/main.rs").unwrap(),
+            preview_file(&root, "src/main.rs").unwrap(),
             FilePreview::Text {
                 path: "src/main.rs".into(),
                 text: "fn main() {}\n".into(),
@@ -147,7 +147,7 @@ mod tests {
             truncated,
             size,
             ..
-        } = read_preview(&root, "big.txt").unwrap()
+        } = preview_file(&root, "big.txt").unwrap()
         else {
             panic!("text expected")
         };
@@ -163,14 +163,14 @@ mod tests {
         std::fs::write(dir.path().join("a.bin"), b"PK\x03\x04\x00\x00rest").unwrap();
         std::fs::write(dir.path().join("latin1.txt"), b"caf\xe9\n").unwrap();
         assert_eq!(
-            read_preview(&root, "a.bin").unwrap(),
+            preview_file(&root, "a.bin").unwrap(),
             FilePreview::Binary {
                 path: "a.bin".into(),
                 size: 10
             }
         );
         assert!(matches!(
-            read_preview(&root, "latin1.txt").unwrap(),
+            preview_file(&root, "latin1.txt").unwrap(),
             FilePreview::Binary { .. }
         ));
     }
@@ -191,7 +191,7 @@ mod tests {
             "/etc/passwd",
             "~/x",
         ] {
-            let error = read_preview(&root, path).unwrap_err();
+            let error = preview_file(&root, path).unwrap_err();
             assert_eq!(error.kind, ErrorKind::OutsideProject, "{path}: {error}");
         }
     }
@@ -201,23 +201,23 @@ mod tests {
         let (dir, root) = project();
         std::fs::create_dir(dir.path().join("src")).unwrap();
         assert_eq!(
-            read_preview(&root, "src").unwrap_err().kind,
+            preview_file(&root, "src").unwrap_err().kind,
             ErrorKind::NotAFile
         );
         assert_eq!(
-            read_preview(&root, "nope.txt").unwrap_err().kind,
+            preview_file(&root, "nope.txt").unwrap_err().kind,
             ErrorKind::NotFound
         );
         assert_eq!(
-            read_preview(&root, "").unwrap_err().kind,
+            preview_file(&root, "").unwrap_err().kind,
             ErrorKind::InvalidInput
         );
         assert_eq!(
-            read_preview(&root, "a\0b").unwrap_err().kind,
+            preview_file(&root, "a\0b").unwrap_err().kind,
             ErrorKind::InvalidInput
         );
         assert_eq!(
-            read_preview(&root, &"a/".repeat(3000)).unwrap_err().kind,
+            preview_file(&root, &"a/".repeat(3000)).unwrap_err().kind,
             ErrorKind::InvalidInput
         );
     }

@@ -11,7 +11,7 @@ use crate::app::{Service, Window, check_path};
 use crate::error::CommandError;
 use crate::events::TreeStatus;
 use crate::project::ProjectInfo;
-use crate::project::preview::{FilePreview, PreviewRequest, read_preview};
+use crate::project::preview::{FilePreview, PreviewRequest, preview_file};
 
 /// How many recent projects the welcome screen lists.
 const RECENT_PROJECTS: usize = 12;
@@ -55,7 +55,7 @@ pub struct RecentProject {
     pub exists: bool,
 }
 
-/// The argument of `open_project`.
+/// A folder to open as the window's project.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenProjectRequest {
@@ -63,7 +63,7 @@ pub struct OpenProjectRequest {
     pub path: String,
 }
 
-/// The argument of `open_project_window`.
+/// A folder to open in a new window.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenProjectWindowRequest {
@@ -126,7 +126,7 @@ impl ProjectService {
         Ok(tokio::task::spawn_blocking(move || {
             // Before listing: a folder the watcher polls compares its next look with this one.
             project.shown(&path);
-            let listing = project.tree().list_dir(&path);
+            let listing = project.tree().children(&path);
             project.listed(&path);
             listing
         })
@@ -145,7 +145,7 @@ impl ProjectService {
         let path = request.path;
         check_path(&path)?;
         let project = self.0.current()?;
-        tokio::task::spawn_blocking(move || read_preview(project.root(), &path)).await?
+        tokio::task::spawn_blocking(move || preview_file(project.root(), &path)).await?
     }
 }
 

@@ -99,7 +99,7 @@ async fn probe(kind: ServerKind, base_url: String) -> Option<LocalServer> {
         ..ProviderOptions::default()
     };
     let provider = Provider::new(config, None, options).ok()?;
-    match provider.list_models(PROBE_TIMEOUT).await {
+    match provider.fetch_models(PROBE_TIMEOUT).await {
         Ok(models) => {
             let suggested_model = models
                 .iter()

@@ -2,7 +2,7 @@
 //!
 //! A session follows the active provider (Settings) until the user switches it to another
 //! model, of the same provider or another one (saved or a preset): the session row then keeps
-//! the provider's name and the model ([`crate::chat::ProjectChat::choose_model`]), so reopening
+//! the provider's name and the model ([`crate::chat::ProjectChat::set_model`]), so reopening
 //! the session, or the app, talks to the same model. The header lists what the provider's server
 //! lists ([`choices`]), with the context window requests are fitted into: the server's own
 //! answer for a local server, else the configured one.
@@ -59,7 +59,7 @@ pub struct ModelChoices {
     pub providers: Vec<ProviderOption>,
 }
 
-/// The argument of `list_models`.
+/// Whose models the picker lists.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ListModelsRequest {
@@ -68,7 +68,7 @@ pub struct ListModelsRequest {
     pub provider: Option<String>,
 }
 
-/// The argument of `choose_model`.
+/// The model to switch the current session to.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChooseModelRequest {
@@ -134,8 +134,10 @@ pub async fn choices(
                 false,
             ),
             Ok(provider) => {
-                let (listed, window) =
-                    tokio::join!(provider.list_models(LIST_TIMEOUT), provider.server_window());
+                let (listed, window) = tokio::join!(
+                    provider.fetch_models(LIST_TIMEOUT),
+                    provider.server_window()
+                );
                 let (models, error) = match listed {
                     Ok(models) => (models, None),
                     Err(error) => (Vec::new(), Some(error.to_string())),
@@ -188,7 +190,7 @@ async fn provider_options(store: &Store) -> Result<Vec<ProviderOption>, CommandE
     Ok(options)
 }
 
-/// Switches the current session (see [`ProjectChat::choose_model`]); a provider that does not
+/// Switches the current session (see [`ProjectChat::set_model`]); a provider that does not
 /// exist is refused.
 pub async fn choose(
     store: &Store,
@@ -221,7 +223,7 @@ pub async fn choose(
             ));
         }
     };
-    chat.choose_model(choice).await
+    chat.set_model(choice).await
 }
 
 #[cfg(test)]

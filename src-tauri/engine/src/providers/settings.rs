@@ -73,7 +73,7 @@ pub struct ProviderSettings {
     pub presets: Vec<ProviderView>,
 }
 
-/// The argument of `save_provider`: saves a provider and makes it the active one.
+/// A provider to save and make the active one.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SaveProviderRequest {
@@ -101,7 +101,7 @@ impl std::fmt::Display for SaveProviderRequest {
     }
 }
 
-/// The argument of `probe_provider`: the provider as the form shows it, before saving.
+/// A provider to try: as the form shows it, before saving.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProbeProviderRequest {
@@ -114,7 +114,7 @@ pub struct ProbeProviderRequest {
     pub api_key: Option<String>,
 }
 
-/// What `probe_provider` found: the provider answered and listed these models.
+/// What trying a provider found: it answered and listed these models.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderProbe {
@@ -124,7 +124,7 @@ pub struct ProviderProbe {
     pub elapsed_ms: u32,
 }
 
-/// The argument of `delete_provider_key`.
+/// A provider, by name (whose stored key is deleted).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderNameRequest {
@@ -305,7 +305,7 @@ pub async fn probe(
     );
     let provider = Provider::new(config, key, ProviderOptions::default())?;
     let started = std::time::Instant::now();
-    let models = provider.list_models(PROBE_TIMEOUT).await?;
+    let models = provider.fetch_models(PROBE_TIMEOUT).await?;
     Ok(ProviderProbe {
         models,
         elapsed_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),

@@ -38,7 +38,7 @@ impl ExportFormat {
     }
 }
 
-/// The argument of `export_session`.
+/// A session to export, and how.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportSessionRequest {
@@ -48,7 +48,7 @@ pub struct ExportSessionRequest {
     pub format: ExportFormat,
 }
 
-/// What `export_session` wrote.
+/// What exporting a session wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionExport {

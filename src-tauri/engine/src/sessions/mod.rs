@@ -39,7 +39,7 @@ impl From<AgentError> for SessionError {
 
 /// A session of the project whose tools are `tools`, talking to `provider`, saved in `store`:
 /// the saved session `resume` (its id, grants and file ledger) with its messages, or a new one.
-pub async fn open_session(
+pub async fn start_session(
     tools: &Arc<ToolManager>,
     store: &Store,
     provider: Provider,

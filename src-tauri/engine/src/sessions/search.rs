@@ -11,7 +11,7 @@ pub const MAX_HITS: u32 = 50;
 /// The longest search text accepted, in characters.
 const MAX_QUERY_CHARS: usize = 500;
 
-/// The argument of `search_sessions`.
+/// What to find in the project's sessions.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchSessionsRequest {

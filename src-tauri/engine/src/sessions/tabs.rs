@@ -26,7 +26,7 @@ pub struct SessionTabs {
 
 /// The settings key of project `project`'s tabs.
 pub fn setting_key(project: ProjectId) -> String {
-    format!("session_tabs.{}", project.0)
+    format!("open_tabs.{}", project.0)
 }
 
 /// The tabs remembered for `project` (those of its sessions that still exist).

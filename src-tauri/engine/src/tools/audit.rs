@@ -23,7 +23,7 @@ pub const MAX_LIMIT: u32 = 100_000;
 /// The longest tool name a filter accepts, in bytes.
 const MAX_TOOL_BYTES: usize = 256;
 
-/// The argument of `audit_log` and `export_audit`: every field narrows; none means everything.
+/// Which audit entries to list or export: every field narrows; none means everything.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditRequest {
@@ -129,7 +129,7 @@ impl AuditEntryView {
     }
 }
 
-/// What `export_audit` wrote.
+/// What exporting the audit log wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditExport {

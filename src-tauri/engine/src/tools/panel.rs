@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{CommandError, ErrorKind};
 use crate::project::OpenProject;
 
-/// The argument of `set_tool_policy`.
+/// A tool and the policy the user chose for it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SetToolPolicyRequest {
@@ -31,11 +31,11 @@ pub struct SetToolPolicyRequest {
     pub confirm_dangerous: Option<bool>,
 }
 
-/// The argument of `revoke_grant`.
+/// A grant of the current session to withdraw.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RevokeGrantRequest {
-    /// The grant to withdraw, as `session_grants` listed it.
+    /// The grant to withdraw, as the panel listed it ([`GrantView::grant`]).
     pub grant: SessionGrant,
 }
 
@@ -43,7 +43,7 @@ pub struct RevokeGrantRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GrantView {
-    /// The grant (what `revoke_grant` takes back).
+    /// The grant (what withdrawing it takes back).
     pub grant: SessionGrant,
     /// How the user reads it: `write_file`, `run_command: cargo test`.
     pub label: String,
@@ -325,7 +325,7 @@ mod tests {
         );
         let left = revoke(&project, &listed[0].grant).unwrap();
         assert!(left.is_empty());
-        assert!(session.session_grants().is_empty());
+        assert!(session.granted().is_empty());
         // Switching sessions leaves the grants behind.
         session.approve_tool("edit_file");
         project.chat().switch(None).await.unwrap();

@@ -33,7 +33,7 @@ pub struct CommandSettingsView {
     pub settings: SaveCommandSettingsRequest,
 }
 
-/// The argument of `save_command_settings`: the whole set, as the panel edits it.
+/// The command settings to save: the whole set, as the panel edits it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SaveCommandSettingsRequest {
@@ -49,7 +49,7 @@ pub struct SaveCommandSettingsRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RuleView {
-    /// The rule (what `save_tool_rule` and `remove_tool_rule` take back).
+    /// The rule (what changing or removing it names).
     pub rule: ToolRule,
     /// How the user reads it: `allow run_command: cargo test`.
     pub label: String,
@@ -57,7 +57,7 @@ pub struct RuleView {
     pub uses: u64,
 }
 
-/// The argument of `save_tool_rule`: a new rule, or a changed one.
+/// A rule to save: a new rule, or a changed one.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SaveRuleRequest {
@@ -69,7 +69,7 @@ pub struct SaveRuleRequest {
     pub spec: RuleSpec,
 }
 
-/// The argument of `remove_tool_rule`.
+/// A rule to remove.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RemoveRuleRequest {
@@ -156,7 +156,7 @@ impl ProjectCommands {
             env_pass,
         };
         self.store
-            .command_settings()
+            .command_options()
             .save(self.project, &settings)
             .await?;
         apply_settings(&self.tools, &settings);
@@ -286,7 +286,7 @@ pub async fn apply_saved(
     project: ProjectId,
     tools: &ToolManager,
 ) -> Result<(), StoreError> {
-    let settings = store.command_settings().load(project).await?;
+    let settings = store.command_options().load(project).await?;
     apply_settings(tools, &settings);
     tools.rules().replace(store.rules().list(project).await?);
     tools.rules().set_store(Arc::new(store.rule_store(project)));

@@ -171,7 +171,7 @@ async fn command_settings_default_off_and_are_kept_per_project() {
         store,
         project,
     } = Fixture::new().await;
-    let settings = store.command_settings();
+    let settings = store.command_options();
     assert_eq!(
         settings.load(project.id).await.unwrap(),
         ProjectCommandSettings::default()
@@ -204,18 +204,18 @@ async fn command_settings_default_off_and_are_kept_per_project() {
     store.close().await;
     let store = Store::open(data.path().join("gantry.db")).await.unwrap();
     assert_eq!(
-        store.command_settings().load(project.id).await.unwrap(),
+        store.command_options().load(project.id).await.unwrap(),
         chosen
     );
     let other = tempfile::tempdir().unwrap();
     let other = store.projects().open(other.path()).await.unwrap();
     assert_eq!(
-        store.command_settings().load(other.id).await.unwrap(),
+        store.command_options().load(other.id).await.unwrap(),
         ProjectCommandSettings::default()
     );
     store.projects().remove(project.id).await.unwrap();
     assert_eq!(
-        store.command_settings().load(project.id).await.unwrap(),
+        store.command_options().load(project.id).await.unwrap(),
         ProjectCommandSettings::default()
     );
 }

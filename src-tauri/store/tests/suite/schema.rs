@@ -255,3 +255,37 @@ async fn the_check_finds_an_index_that_lies() {
         "{report}"
     );
 }
+
+/// A database whose tabs were remembered under the old key keeps them under the new one.
+#[tokio::test]
+async fn remembered_tabs_move_to_their_new_key() {
+    use sqlx::Connection;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gantry.db");
+    let store = Store::open(&path).await.unwrap();
+    let tabs = r#"{"open":["1","2"]}"#;
+    store.settings().set("session_tabs.3", tabs).await.unwrap();
+    store.settings().set("session_tabsx", "kept").await.unwrap();
+    store.close().await;
+    // Forget that the key's migration ran: the next open runs it, as on a database from before.
+    let url = format!("sqlite://{}", path.display());
+    let mut raw = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("DELETE FROM _sqlx_migrations WHERE description = 'open tabs key'")
+        .execute(&mut raw)
+        .await
+        .unwrap();
+    raw.close().await.unwrap();
+
+    let store = Store::open(&path).await.unwrap();
+    let settings = store.settings();
+    assert_eq!(
+        settings.get("open_tabs.3").await.unwrap().as_deref(),
+        Some(tabs)
+    );
+    assert_eq!(settings.get("session_tabs.3").await.unwrap(), None);
+    assert_eq!(
+        settings.get("session_tabsx").await.unwrap().as_deref(),
+        Some("kept")
+    );
+}

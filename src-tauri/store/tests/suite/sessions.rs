@@ -103,10 +103,10 @@ async fn a_summary_keeps_its_kind_and_only_a_summary_can_be_edited() {
     let stored = sessions.append_message(session.id, &summary).await.unwrap();
     assert_eq!(stored.message.kind, MessageKind::Summary);
     sessions
-        .edit_summary(session.id, 1, "better notes")
+        .replace_summary(session.id, 1, "better notes")
         .await
         .unwrap();
-    let error = sessions.edit_summary(session.id, 0, "rewritten").await;
+    let error = sessions.replace_summary(session.id, 0, "rewritten").await;
     assert!(
         matches!(error, Err(StoreError::Invalid { .. })),
         "{error:?}"

@@ -486,7 +486,7 @@ async fn allow_once_asks_again_next_time() {
     f.manager.dispatch("touch", r#"{"name": "a"}"#, &call).await;
     f.manager.dispatch("touch", r#"{"name": "b"}"#, &call).await;
     assert_eq!(approver.asked(), 2);
-    assert!(session.session_grants().is_empty());
+    assert!(session.granted().is_empty());
 }
 
 #[tokio::test]
@@ -511,7 +511,7 @@ async fn allow_for_session_lasts_for_that_session_only() {
     assert_eq!(approver.asked(), 1);
 
     let s2 = CallContext::new("c2", Arc::new(ToolSession::new("s2")));
-    assert!(s2.session().session_grants().is_empty());
+    assert!(s2.session().granted().is_empty());
     let third = f.manager.dispatch("touch", r#"{"name": "c"}"#, &s2).await;
     assert_eq!(third.decision.kind, DecisionKind::AllowedOnce);
     assert_eq!(approver.asked(), 2);
@@ -590,7 +590,7 @@ async fn session_grants_cover_exactly_their_scope_keys() {
     assert_eq!(approver.asked(), 5);
     let grants: Vec<String> = call
         .session()
-        .session_grants()
+        .granted()
         .iter()
         .map(ToString::to_string)
         .collect();
@@ -858,7 +858,7 @@ async fn two_sessions_on_one_manager_keep_their_own_grants_and_files() {
     // Each session holds exactly what it was given.
     let listed = |call: &CallContext| -> Vec<String> {
         call.session()
-            .session_grants()
+            .granted()
             .iter()
             .map(ToString::to_string)
             .collect()
@@ -1127,10 +1127,7 @@ async fn always_allow_in_this_project_saves_rules_that_later_sessions_follow() {
         (DecisionKind::AllowedByRule, Decider::User, Some(1))
     );
     assert_eq!(store.saved.lock().unwrap().len(), 2);
-    assert!(
-        first.session().session_grants().is_empty(),
-        "a rule, not a grant"
-    );
+    assert!(first.session().granted().is_empty(), "a rule, not a grant");
     // Another session: covered by the rules, nobody asked.
     let second = CallContext::new("c2", Arc::new(ToolSession::new("2")));
     for command in ["git status", "cargo test", "git status; cargo test"] {
@@ -1212,7 +1209,7 @@ async fn without_a_sandbox_a_command_asks_every_time_and_only_allow_once_runs_it
         assert_eq!(obs.decision.kind, expected);
     }
     assert_eq!(approver.asked(), 3);
-    assert!(call.session().session_grants().is_empty());
+    assert!(call.session().granted().is_empty());
     assert!(store.saved.lock().unwrap().is_empty());
     let request = &approver.requests()[0];
     assert!(request.session_scope.is_empty());

@@ -1,4 +1,4 @@
+mod children;
 mod limit;
-mod list_dir;
 mod support;
 mod watcher;

@@ -137,7 +137,7 @@ async fn a_new_directory_is_watched_before_it_is_reported() {
     project.write("a/b/c/d.txt", "");
     expect(&mut changes, &created("a/b/c/d.txt", false), at).await;
     let tree = ProjectTree::new(project.root()).unwrap();
-    assert_eq!(tree.list_dir("a/b/c").unwrap()[0].path, "a/b/c/d.txt");
+    assert_eq!(tree.children("a/b/c").unwrap()[0].path, "a/b/c/d.txt");
 }
 
 #[tokio::test]
@@ -151,7 +151,7 @@ async fn a_renamed_directory_is_followed_under_its_new_name() {
     let mut seen = expect(&mut changes, &renamed("old", "new", true), at).await;
     seen.extend(expect(&mut changes, &TreeChange::Rescan { path: "new".into() }, at).await);
     let tree = ProjectTree::new(project.root()).unwrap();
-    let inner = tree.list_dir("new/inner").unwrap();
+    let inner = tree.children("new/inner").unwrap();
     assert!(inner.iter().any(|entry| entry.path == "new/inner/quick.rs"));
 
     let at = Instant::now();

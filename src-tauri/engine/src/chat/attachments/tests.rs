@@ -126,7 +126,7 @@ fn png(width: u32, height: u32) -> Vec<u8> {
 #[test]
 fn a_small_image_is_kept_as_it_came() {
     let bytes = png(4, 3);
-    let image = prepare_image("shot.png", &BASE64.encode(&bytes)).unwrap();
+    let image = image_from_base64("shot.png", &BASE64.encode(&bytes)).unwrap();
     assert_eq!(
         image,
         Attachment::Image {
@@ -149,7 +149,7 @@ fn a_large_image_is_downscaled_to_the_longest_side() {
         data,
         mime,
         ..
-    } = prepare_image_bytes("", &bytes).unwrap()
+    } = image_from_bytes("", &bytes).unwrap()
     else {
         panic!("not an image")
     };
@@ -161,10 +161,10 @@ fn a_large_image_is_downscaled_to_the_longest_side() {
 
 #[test]
 fn other_types_and_broken_data_are_refused_with_a_reason() {
-    assert_eq!(prepare_image("a", "###"), Err(ImageError::Encoding));
-    assert_eq!(prepare_image_bytes("a", b""), Err(ImageError::Empty));
+    assert_eq!(image_from_base64("a", "###"), Err(ImageError::Encoding));
+    assert_eq!(image_from_bytes("a", b""), Err(ImageError::Empty));
     assert_eq!(
-        prepare_image_bytes("a.txt", b"just some text, not an image"),
+        image_from_bytes("a.txt", b"just some text, not an image"),
         Err(ImageError::Format)
     );
     // A BMP is an image, but not one of the four.
@@ -174,7 +174,7 @@ fn other_types_and_broken_data_are_refused_with_a_reason() {
         .ok();
     if !bmp.get_ref().is_empty() {
         assert_eq!(
-            prepare_image_bytes("a.bmp", bmp.get_ref()),
+            image_from_bytes("a.bmp", bmp.get_ref()),
             Err(ImageError::Format)
         );
     }
@@ -182,12 +182,12 @@ fn other_types_and_broken_data_are_refused_with_a_reason() {
     let mut broken = png(2, 2);
     broken.truncate(20);
     assert!(matches!(
-        prepare_image_bytes("a.png", &broken),
+        image_from_bytes("a.png", &broken),
         Err(ImageError::Decode(_))
     ));
     let huge = vec![0u8; MAX_IMAGE_INPUT_BYTES + 1];
     assert_eq!(
-        prepare_image_bytes("big", &huge),
+        image_from_bytes("big", &huge),
         Err(ImageError::TooLarge(20))
     );
     // A prepared image whose type does not match its bytes.

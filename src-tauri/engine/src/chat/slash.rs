@@ -36,7 +36,7 @@ pub struct SlashCommandView {
     pub description: String,
 }
 
-/// The argument of `expand_slash_command`.
+/// A project slash command to expand into its prompt, with what follows it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExpandCommandRequest {

@@ -1,25 +1,21 @@
 //! The app and a window behind the commands: opening folders, the project room, the tools
-//! room's audit log, and the turn limit the app holds.
-
-use std::time::Instant;
-
-use serde_json::json;
+//! room's audit log, and the turn limit the app holds — through the engine's public API, as the
+//! shell's commands reach it.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use gantry_store::Store;
-
-use super::*;
-use crate::chat::SessionRequest;
-use crate::error::ErrorKind;
-use crate::events::RecordingSink;
-use crate::project::preview::{FilePreview, PreviewRequest};
-use crate::project::service::{ListDirRequest, ProjectService};
-use crate::test_support::{eventually, stays_for};
-use crate::tools::audit::AuditRequest;
-use crate::tools::service::ToolsService;
-use crate::{ChatService, Service};
+use gantry_engine::chat::{ActivityState, SessionRequest};
+use gantry_engine::events::RecordingSink;
+use gantry_engine::project::preview::{FilePreview, PreviewRequest};
+use gantry_engine::project::service::{LaunchState, ListDirRequest};
+use gantry_engine::test_support::{eventually, stays_for};
+use gantry_engine::tools::audit::{AuditEntryView, AuditRequest};
+use gantry_engine::{
+    ChatService, CommandError, ErrorKind, ProjectService, Service, Settings, Store, ToolsService,
+    Window,
+};
+use serde_json::json;
 
 /// How long the first project's tree is watched for a report its stopped watcher must not send.
 const STOPPED_WATCHER_WINDOW: Duration = Duration::from_millis(300);
@@ -39,7 +35,7 @@ async fn read_preview(window: &Arc<Window>, path: &str) -> Result<FilePreview, C
         .await
 }
 
-async fn launch_state(window: &Arc<Window>) -> crate::project::service::LaunchState {
+async fn launch_state(window: &Arc<Window>) -> LaunchState {
     ProjectService::of(window)
         .unwrap()
         .launch_state()
@@ -50,7 +46,7 @@ async fn launch_state(window: &Arc<Window>) -> crate::project::service::LaunchSt
 async fn audit_log(
     window: &Arc<Window>,
     request: AuditRequest,
-) -> Result<Vec<crate::tools::audit::AuditEntryView>, CommandError> {
+) -> Result<Vec<AuditEntryView>, CommandError> {
     ToolsService::of(window)?.audit_log(request).await
 }
 
@@ -170,7 +166,7 @@ async fn sessions_are_stopped_by_id_and_the_turn_limit_is_the_apps() {
         .list_sessions()
         .await
         .unwrap();
-    assert_eq!(listed[0].activity, crate::chat::ActivityState::Idle);
+    assert_eq!(listed[0].activity, ActivityState::Idle);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

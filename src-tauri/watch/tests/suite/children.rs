@@ -1,4 +1,4 @@
-//! `ProjectTree::list_dir` on real directories.
+//! `ProjectTree::children` on real directories.
 
 use std::collections::BTreeSet;
 
@@ -36,7 +36,7 @@ fn sample() -> Project {
 fn the_root_lists_its_children_sorted_with_kinds_and_sizes() {
     let project = sample();
     let tree = ProjectTree::new(project.root()).unwrap();
-    let entries = tree.list_dir("").unwrap();
+    let entries = tree.children("").unwrap();
     assert_eq!(
         names(&entries),
         [
@@ -57,17 +57,17 @@ fn the_root_lists_its_children_sorted_with_kinds_and_sizes() {
     assert_eq!(src.kind, EntryKind::Dir);
     assert_eq!(src.size, None);
     // "." is the root too.
-    assert_eq!(tree.list_dir(".").unwrap(), entries);
+    assert_eq!(tree.children(".").unwrap(), entries);
 }
 
 #[test]
 fn only_immediate_children_are_listed() {
     let project = sample();
     let tree = ProjectTree::new(project.root()).unwrap();
-    for entry in tree.list_dir("").unwrap() {
+    for entry in tree.children("").unwrap() {
         assert!(!entry.path.contains('/'), "{entry:?}");
     }
-    let inner = tree.list_dir("src/inner").unwrap();
+    let inner = tree.children("src/inner").unwrap();
     assert_eq!(names(&inner), ["deeper", "a.rs"]);
     assert_eq!(inner[1].path, "src/inner/a.rs");
     assert_eq!(inner[0].path, "src/inner/deeper");
@@ -77,12 +77,12 @@ fn only_immediate_children_are_listed() {
 fn root_rules_apply_when_listing_a_subdirectory() {
     let project = sample();
     let tree = ProjectTree::new(project.root()).unwrap();
-    let src = tree.list_dir("src").unwrap();
+    let src = tree.children("src").unwrap();
     // `*.log` from the root hides src/trace.log; `/secret/` is anchored to the root, so
     // src/secret stays.
     assert_eq!(names(&src), ["inner", "secret", ".gitignore", "lib.rs"]);
     // src/.gitignore applies one level further down, and the root's still does.
-    let inner = tree.list_dir("./src//inner/").unwrap();
+    let inner = tree.children("./src//inner/").unwrap();
     assert!(!names(&inner).contains(&"a.rs.bak"));
 }
 
@@ -91,13 +91,13 @@ fn hidden_and_vendor_directories_cannot_be_listed() {
     let project = sample();
     let tree = ProjectTree::new(project.root()).unwrap();
     for rel in ["secret", "node_modules", "node_modules/pkg", "target/debug"] {
-        let err = tree.list_dir(rel).unwrap_err();
+        let err = tree.children(rel).unwrap_err();
         assert!(
             matches!(&err, TreeError::Ignored { path } if path == rel),
             "{rel}: {err:?}"
         );
     }
-    assert!(tree.list_dir("src/secret").is_ok());
+    assert!(tree.children("src/secret").is_ok());
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn paths_outside_the_project_are_refused() {
     let project = sample();
     let tree = ProjectTree::new(project.root()).unwrap();
     for rel in ["..", "../x", "src/../..", "/etc", "src/../../etc"] {
-        let err = tree.list_dir(rel).unwrap_err();
+        let err = tree.children(rel).unwrap_err();
         assert!(
             matches!(err, TreeError::OutsideProject { .. }),
             "{rel}: {err:?}"
@@ -118,11 +118,11 @@ fn missing_paths_and_files_are_told_apart() {
     let project = sample();
     let tree = ProjectTree::new(project.root()).unwrap();
     assert!(matches!(
-        tree.list_dir("nope"),
+        tree.children("nope"),
         Err(TreeError::NotFound { .. })
     ));
     assert!(matches!(
-        tree.list_dir("README.md"),
+        tree.children("README.md"),
         Err(TreeError::NotADirectory { .. })
     ));
 }
@@ -139,22 +139,22 @@ fn links_are_listed_but_never_followed() {
     symlink(project.path("src"), project.path("src-link")).unwrap();
     let tree = ProjectTree::new(project.root()).unwrap();
 
-    let root = tree.list_dir("").unwrap();
+    let root = tree.children("").unwrap();
     for name in ["escape", "src-link"] {
         let link = root.iter().find(|entry| entry.name == name).unwrap();
         assert_eq!(link.kind, EntryKind::Symlink, "{name}");
         assert_eq!(link.size, None);
     }
     assert!(matches!(
-        tree.list_dir("escape"),
+        tree.children("escape"),
         Err(TreeError::OutsideProject { .. })
     ));
     assert!(matches!(
-        tree.list_dir("escape/"),
+        tree.children("escape/"),
         Err(TreeError::OutsideProject { .. })
     ));
     assert!(matches!(
-        tree.list_dir("src-link/inner"),
+        tree.children("src-link/inner"),
         Err(TreeError::Symlink { .. })
     ));
 }
@@ -164,7 +164,7 @@ fn a_root_given_through_a_link_or_dots_is_resolved_once() {
     let project = sample();
     let tree = ProjectTree::new(project.path("src/..")).unwrap();
     assert_eq!(tree.root(), project.root());
-    assert!(names(&tree.list_dir("").unwrap()).contains(&"src"));
+    assert!(names(&tree.children("").unwrap()).contains(&"src"));
 }
 
 /// Lists every directory the tree shows, lazily, one call per directory.
@@ -172,7 +172,7 @@ fn list_everything(tree: &ProjectTree) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
     let mut pending = vec![String::new()];
     while let Some(dir) = pending.pop() {
-        for entry in tree.list_dir(&dir).unwrap() {
+        for entry in tree.children(&dir).unwrap() {
             if entry.kind == EntryKind::Dir {
                 pending.push(entry.path.clone());
             }
@@ -203,7 +203,7 @@ fn listing_directory_by_directory_shows_what_one_walk_shows() {
 fn entries_cross_to_the_webview_as_camel_case_json() {
     let project = Project::new(&[("a.txt", "hi")]);
     let tree = ProjectTree::new(project.root()).unwrap();
-    let json = serde_json::to_value(tree.list_dir("").unwrap()).unwrap();
+    let json = serde_json::to_value(tree.children("").unwrap()).unwrap();
     assert_eq!(
         json,
         serde_json::json!([{"name": "a.txt", "path": "a.txt", "kind": "file", "size": 2}])
