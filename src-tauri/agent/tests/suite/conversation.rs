@@ -5,7 +5,9 @@ use std::sync::atomic::Ordering;
 
 use gantry_agent::{MessageStatus, Role, SessionOptions, TurnEndReason, TurnEvent};
 use gantry_scripted_provider::{Completion, Expect, Script, ToolCall, Turn};
-use gantry_tools::{ApprovalDecision, DecisionKind, FixedApprover, ObservationKind, Policy};
+use gantry_tools::{
+    ApprovalDecision, DecisionKind, FixedApprover, ObservationKind, Policy, ScriptedApprover,
+};
 use serde_json::{Value, json};
 
 use super::support::{Harness, Setup, finish_of, kinds, shape, text_of};
@@ -113,10 +115,11 @@ async fn read_then_edit_then_answer() {
                 .message_count(6),
         ),
     ]);
+    let approver = ScriptedApprover::new([ApprovalDecision::AllowOnce]);
     let mut h = Harness::with(
         script,
         Setup {
-            approver: Some(Arc::new(FixedApprover(ApprovalDecision::AllowOnce))),
+            approver: Some(approver.clone()),
             files: vec![(
                 "src/lib.rs",
                 "pub fn add(a: i32, b: i32) -> i32 { a - b }\n".into(),
@@ -161,6 +164,12 @@ async fn read_then_edit_then_answer() {
         })
         .unwrap();
     assert_eq!(approval, "call_edit");
+    // What the user was asked reaches the approver (the app's dialog), not the turn's events.
+    let asked = approver.requests();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].call_id, "call_edit");
+    assert_eq!(asked[0].tool, "edit_file");
+    assert_eq!(asked[0].arguments["new"], "a + b");
     let started = events
         .iter()
         .find_map(|e| match e {
