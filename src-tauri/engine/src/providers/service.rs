@@ -25,25 +25,28 @@ pub struct LocalServers {
     pub servers: Vec<LocalServer>,
 }
 
-/// The providers room: the app, and the window whose session picks a model.
+/// The providers room: the window whose session picks a model, over what the app shares.
 pub struct ProvidersService {
-    app: Arc<App>,
     window: Arc<Window>,
 }
 
 impl Service for ProvidersService {
     fn of(window: &Arc<Window>) -> Result<Self, CommandError> {
         Ok(Self {
-            app: Arc::clone(window.app()),
             window: Arc::clone(window),
         })
     }
 }
 
 impl ProvidersService {
+    /// What every window shares.
+    fn app(&self) -> &App {
+        self.window.app()
+    }
+
     /// The active provider, whether its key is stored, and the presets.
     pub async fn provider_settings(&self) -> Result<ProviderSettings, CommandError> {
-        settings::settings(self.app.store(), self.app.secrets()).await
+        settings::settings(self.app().store(), self.app().secrets()).await
     }
 
     /// Saves a provider (its key to the OS keychain) and makes it the active one.
@@ -51,7 +54,7 @@ impl ProvidersService {
         &self,
         request: SaveProviderRequest,
     ) -> Result<ProviderSettings, CommandError> {
-        settings::save(self.app.store(), self.app.secrets(), request).await
+        settings::save(self.app().store(), self.app().secrets(), request).await
     }
 
     /// Tests the connection: asks the provider in the form for its models.
@@ -59,7 +62,7 @@ impl ProvidersService {
         &self,
         request: ProbeProviderRequest,
     ) -> Result<ProviderProbe, CommandError> {
-        settings::probe(self.app.secrets(), request).await
+        settings::probe(self.app().secrets(), request).await
     }
 
     /// Removes a provider's key from the OS keychain.
@@ -67,14 +70,14 @@ impl ProvidersService {
         &self,
         request: ProviderNameRequest,
     ) -> Result<ProviderSettings, CommandError> {
-        settings::delete_key(self.app.store(), self.app.secrets(), &request.name).await
+        settings::delete_key(self.app().store(), self.app().secrets(), &request.name).await
     }
 
     /// The local model servers that answer (Ollama, LM Studio, llama.cpp) with their models,
     /// and whether a provider was chosen: what the first run offers.
     pub async fn local_servers(&self) -> Result<LocalServers, CommandError> {
         let (configured, servers) =
-            tokio::join!(settings::configured(self.app.store()), local::detect());
+            tokio::join!(settings::configured(self.app().store()), local::detect());
         Ok(LocalServers {
             configured: configured?,
             servers,
@@ -89,7 +92,7 @@ impl ProvidersService {
     ) -> Result<ModelChoices, CommandError> {
         let project = self.window.current()?;
         model_choice::choices(
-            self.app.store(),
+            self.app().store(),
             project.chat(),
             request.provider.as_deref(),
         )
@@ -103,7 +106,7 @@ impl ProvidersService {
         request: ChooseModelRequest,
     ) -> Result<ModelChoices, CommandError> {
         let project = self.window.current()?;
-        model_choice::choose(self.app.store(), project.chat(), request).await?;
-        model_choice::choices(self.app.store(), project.chat(), None).await
+        model_choice::choose(self.app().store(), project.chat(), request).await?;
+        model_choice::choices(self.app().store(), project.chat(), None).await
     }
 }

@@ -11,25 +11,29 @@ use crate::checkpoints::{CheckpointLimits, CheckpointSettings, SaveCheckpointSet
 use crate::error::CommandError;
 use crate::settings::turn_limit::{self, SaveTurnLimitRequest, TurnLimitSettings};
 
-/// The settings room: the app, and the window whose project's checkpoints follow the limits.
+/// The settings room: the window whose project's checkpoints follow the limits, over what the
+/// app shares.
 pub struct SettingsService {
-    app: Arc<App>,
     window: Arc<Window>,
 }
 
 impl Service for SettingsService {
     fn of(window: &Arc<Window>) -> Result<Self, CommandError> {
         Ok(Self {
-            app: Arc::clone(window.app()),
             window: Arc::clone(window),
         })
     }
 }
 
 impl SettingsService {
+    /// What every window shares.
+    fn app(&self) -> &App {
+        self.window.app()
+    }
+
     /// The compaction threshold.
     pub async fn compact_settings(&self) -> Result<CompactSettings, CommandError> {
-        Ok(load_compact_setting(self.app.store()).await)
+        Ok(load_compact_setting(self.app().store()).await)
     }
 
     /// Saves the compaction threshold (0: off, or 10 to 100 percent of the window); later turns
@@ -38,13 +42,13 @@ impl SettingsService {
         &self,
         request: CompactSettings,
     ) -> Result<CompactSettings, CommandError> {
-        save_compact_setting(self.app.store(), request).await
+        save_compact_setting(self.app().store(), request).await
     }
 
     /// The checkpoint limits (size per project, age) and what the open project's checkpoints
     /// take.
     pub async fn checkpoint_settings(&self) -> Result<CheckpointSettings, CommandError> {
-        let limits = CheckpointLimits::load(self.app.store()).await;
+        let limits = CheckpointLimits::load(self.app().store()).await;
         let used_bytes = match self.window.current() {
             Ok(project) => Some(project.chat().checkpoints().used_bytes().await),
             Err(_) => None,
@@ -62,7 +66,7 @@ impl SettingsService {
         request: SaveCheckpointSettingsRequest,
     ) -> Result<CheckpointSettings, CommandError> {
         let limits = request.limits()?;
-        limits.save(self.app.store()).await?;
+        limits.save(self.app().store()).await?;
         if let Ok(project) = self.window.current() {
             let checkpoints = project.chat().checkpoints();
             checkpoints.set_limits(limits);
@@ -74,8 +78,8 @@ impl SettingsService {
     /// The most turns that run at once in the whole app, and how many run now.
     pub async fn turn_limit_settings(&self) -> Result<TurnLimitSettings, CommandError> {
         Ok(turn_limit::view(
-            self.app.turn_limit(),
-            self.app.settings().max_turns_from_env,
+            self.app().turn_limit(),
+            self.app().settings().max_turns_from_env,
         ))
     }
 
@@ -86,9 +90,9 @@ impl SettingsService {
         request: SaveTurnLimitRequest,
     ) -> Result<TurnLimitSettings, CommandError> {
         turn_limit::save(
-            self.app.store(),
-            self.app.turn_limit(),
-            self.app.settings().max_turns_from_env,
+            self.app().store(),
+            self.app().turn_limit(),
+            self.app().settings().max_turns_from_env,
             request,
         )
         .await
