@@ -5,7 +5,7 @@
 //! [`ChatEvent`]s, tagged with the project and the session so a page that shows another session
 //! ignores them (or a tab shows them).
 //!
-//! - **A runtime per open session** (`chat_runtime.rs`): its [`ToolSession`] (id, grants, file
+//! - **A runtime per open session** (`runtime.rs`): its [`ToolSession`] (id, grants, file
 //!   ledger), its engine `Session` and its turn slot. Several sessions of one project run turns
 //!   at once, each with its own grants; two turns writing one file meet the ledger, which
 //!   refuses the stale write. Going back to a session finds the same runtime while the app runs
@@ -235,7 +235,7 @@ pub struct ProjectChat {
     checkpoints: Checkpoints,
     /// The session the front end shows; `None` for a fresh chat.
     shown: Mutex<Option<String>>,
-    /// The open sessions' runtimes (see `chat_runtime.rs` for which are kept).
+    /// The open sessions' runtimes (see `runtime.rs` for which are kept).
     runtimes: Mutex<Runtimes>,
     /// Held while a fresh chat's first message creates its session, so a second message sent
     /// meanwhile goes to the same session (and is refused as busy) instead of creating another.
