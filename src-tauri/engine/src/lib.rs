@@ -33,6 +33,7 @@
 pub mod app;
 pub mod chat;
 pub mod checkpoints;
+pub mod config;
 pub mod dialogs;
 pub mod error;
 pub mod events;

@@ -1,0 +1,30 @@
+//! What other agents' configuration a project carries, read as their documentation says.
+//!
+//! Projects arrive set up for Claude Code or Codex: instructions in `CLAUDE.md` and `AGENTS.md`,
+//! permission rules and hooks in `.claude/settings.json`, slash commands, skills and custom
+//! agents. This crate finds those files (the project's and the user's), reads them through the
+//! same confinement as the tools (a project file that is a symlink out of the project is not
+//! read), and turns them into plain values with their source file: what was read, what was not
+//! understood, and what waits for the user's trust. It decides nothing and runs nothing; the
+//! engine applies what it returns under Gantry's own guarantees (deny rules, disabled tools,
+//! files that make programs run, the sandbox). The formats, with sources:
+//! `shared/reference/extensibility-specs.md`.
+//!
+//! - [`Locations`]: where the files are (the project root, the user's home).
+//! - [`source`]: a file found, its scope (user, project, local) and reading it safely.
+//! - [`frontmatter`]: the YAML front matter of Markdown files (commands, skills, agents).
+//! - [`settings`]: `.claude/settings*.json` and `.codex/hooks.json`, parsed once for rules and hooks.
+//! - [`trust`]: which project files wait for the user's trust, bound to their content.
+//! - [`report`]: what one file gave, for `gantry-cli config` and the configuration view.
+
+pub mod frontmatter;
+mod locations;
+pub mod report;
+pub mod settings;
+pub mod source;
+pub mod trust;
+
+pub use locations::Locations;
+pub use report::{ConfigReport, FileReport};
+pub use source::{ConfigScope, SourceFile};
+pub use trust::TrustedFiles;
