@@ -10,11 +10,6 @@ use serde_json::{Value, json};
 
 use crate::webdriver::{Element, Key, Session};
 
-/// How long WebKit may take to write the page's local storage to disk (it writes in batches,
-/// about a second apart): a quit right after a change can come before the write, so a scenario
-/// that restarts to check a remembered choice waits this long first.
-pub const STORAGE_FLUSH: Duration = Duration::from_millis(2500);
-
 /// How long a state may take to appear before the test fails.
 pub const STATE_TIMEOUT: Duration = Duration::from_secs(20);
 

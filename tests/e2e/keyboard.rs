@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use gantry_scripted_provider::{Expect, Turn};
 use serde_json::json;
 
-use crate::app::{App, STORAGE_FLUSH, assert_stays_for};
+use crate::app::{App, assert_stays_for, wait_for_setting};
 use crate::chat::{ChatRig, after_tool, assistant_says, card, dialogs, idle, write_call};
 use crate::webdriver::Key;
 use crate::{SERIAL, enabled, ms};
@@ -194,7 +194,15 @@ async fn a_keyboard_user_denies_with_enter_allows_for_the_session_with_space_and
     assert_eq!(after, before + 48, "two steps of 24 px");
     app.screenshot("tree-taller").await.unwrap();
     rig.verify();
-    tokio::time::sleep(STORAGE_FLUSH).await;
+    let store = rig.store().await;
+    let taller = after.to_string();
+    wait_for_setting(
+        &store,
+        "ui.tree.height",
+        "the tree's height to be kept",
+        |text| text == taller,
+    )
+    .await;
     app.quit().await.unwrap();
 
     let mut app = rig.launch("keyboard", false).await;
@@ -208,7 +216,13 @@ async fn a_keyboard_user_denies_with_enter_allows_for_the_session_with_space_and
         .await
         .unwrap();
     app.screenshot("tree-folded").await.unwrap();
-    tokio::time::sleep(STORAGE_FLUSH).await;
+    wait_for_setting(
+        &store,
+        "ui.tree.open",
+        "the folded tree to be kept",
+        |text| text == "false",
+    )
+    .await;
     app.quit().await.unwrap();
     let app = rig.launch("keyboard", false).await;
     app.wait_for_css("[data-testid=tree-section][data-open=false]")

@@ -135,7 +135,13 @@ async fn the_window_speaks_chinese_on_a_chinese_system_and_english_once_chosen()
     assert_eq!(document_language(&app).await, "en");
     assert_eq!(text(&app, "[data-testid=settings-save]").await, "Save");
     app.screenshot("settings-english-chosen").await.unwrap();
-    tokio::time::sleep(crate::app::STORAGE_FLUSH).await;
+    let store = gantry_store::Store::open(data.path().join(gantry_store::DATABASE_FILE))
+        .await
+        .unwrap();
+    crate::app::wait_for_setting(&store, "ui.language", "the choice to be kept", |text| {
+        text == "en"
+    })
+    .await;
     app.quit().await.unwrap();
 
     // Remembered: still English after a restart on the same Chinese system.

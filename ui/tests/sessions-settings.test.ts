@@ -251,9 +251,14 @@ describe("the settings dialog", () => {
     expect(language.value).toBe("zh-CN");
     expect(localStorage.getItem(STORAGE_KEY)).toBe("zh-CN");
     expect(document.documentElement.lang).toBe("zh-CN");
-    // Nothing was saved or closed (the only calls are the notifications box and the turn
-    // limit reading their settings), and the form kept its text.
-    expect(call.mock.calls).toEqual([["notification_settings"], ["turn_limit_settings"]]);
+    // The choice is kept with the app's settings; nothing else was saved or closed (the other
+    // calls are the notifications box and the turn limit reading their settings), and the form
+    // kept its text.
+    expect(call.mock.calls).toEqual([
+      ["notification_settings"],
+      ["turn_limit_settings"],
+      ["save_language", { language: "zh-CN" }],
+    ]);
     expect(handlers.onclose).not.toHaveBeenCalled();
     expect(document.querySelector<HTMLInputElement>("[data-testid=settings-model]")?.value).toBe("gpt-5");
 

@@ -55,6 +55,7 @@ use gantry_engine::sessions::export::{ExportSessionRequest, SessionExport};
 use gantry_engine::sessions::search::{SearchHitView, SearchSessionsRequest};
 use gantry_engine::sessions::tabs::SessionTabs;
 use gantry_engine::settings::turn_limit::{SaveTurnLimitRequest, TurnLimitSettings};
+use gantry_engine::settings::ui::{SaveLanguageRequest, TreeLayout, UiPreferences};
 use gantry_engine::tools::audit::{AuditEntryView, AuditExport, AuditRequest};
 use gantry_engine::tools::panel::{GrantView, RevokeGrantRequest, SetToolPolicyRequest};
 use gantry_engine::tools::rules::{

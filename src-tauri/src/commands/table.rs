@@ -93,6 +93,9 @@ commands! {
         SettingsService::save_checkpoint_settings(SaveCheckpointSettingsRequest) -> CheckpointSettings;
         SettingsService::turn_limit_settings(()) -> TurnLimitSettings;
         SettingsService::save_turn_limit_settings(SaveTurnLimitRequest) -> TurnLimitSettings;
+        SettingsService::ui_preferences(()) -> UiPreferences;
+        SettingsService::save_language(SaveLanguageRequest) -> ();
+        SettingsService::save_tree_layout(TreeLayout) -> ();
         NotificationsService::notification_settings(()) -> NotificationSettings;
         NotificationsService::save_notification_settings(NotificationSettings) -> NotificationSettings;
         NotificationsService::set_ui_language(UiLanguageRequest) -> ();

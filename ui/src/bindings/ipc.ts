@@ -73,6 +73,7 @@ import type { RevokeGrantRequest } from "./RevokeGrantRequest";
 import type { RuleView } from "./RuleView";
 import type { SaveCheckpointSettingsRequest } from "./SaveCheckpointSettingsRequest";
 import type { SaveCommandSettingsRequest } from "./SaveCommandSettingsRequest";
+import type { SaveLanguageRequest } from "./SaveLanguageRequest";
 import type { SaveMcpServersRequest } from "./SaveMcpServersRequest";
 import type { SaveProviderRequest } from "./SaveProviderRequest";
 import type { SaveRuleRequest } from "./SaveRuleRequest";
@@ -94,9 +95,11 @@ import type { ToolInfo } from "./ToolInfo";
 import type { ToolsChanged } from "./ToolsChanged";
 import type { TreeChanged } from "./TreeChanged";
 import type { TreeEntry } from "./TreeEntry";
+import type { TreeLayout } from "./TreeLayout";
 import type { TreeStatus } from "./TreeStatus";
 import type { TurnLimitSettings } from "./TurnLimitSettings";
 import type { UiLanguageRequest } from "./UiLanguageRequest";
+import type { UiPreferences } from "./UiPreferences";
 
 /** Every command: its one argument (sent as `{ request }`) and its result. */
 export type Commands = {
@@ -178,6 +181,9 @@ export type Commands = {
   save_checkpoint_settings: { request: SaveCheckpointSettingsRequest; response: CheckpointSettings };
   turn_limit_settings: { request: null; response: TurnLimitSettings };
   save_turn_limit_settings: { request: SaveTurnLimitRequest; response: TurnLimitSettings };
+  ui_preferences: { request: null; response: UiPreferences };
+  save_language: { request: SaveLanguageRequest; response: null };
+  save_tree_layout: { request: TreeLayout; response: null };
   notification_settings: { request: null; response: NotificationSettings };
   save_notification_settings: { request: NotificationSettings; response: NotificationSettings };
   set_ui_language: { request: UiLanguageRequest; response: null };
@@ -285,6 +291,9 @@ export const COMMAND_NAMES = [
   "save_checkpoint_settings",
   "turn_limit_settings",
   "save_turn_limit_settings",
+  "ui_preferences",
+  "save_language",
+  "save_tree_layout",
   "notification_settings",
   "save_notification_settings",
   "set_ui_language",

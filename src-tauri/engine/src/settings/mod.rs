@@ -9,6 +9,7 @@
 
 pub mod service;
 pub mod turn_limit;
+pub mod ui;
 
 use std::fmt::Display;
 use std::ops::RangeInclusive;

@@ -10,6 +10,10 @@ use crate::chat::compaction::{load_compact_setting, save_compact_setting};
 use crate::checkpoints::{CheckpointLimits, CheckpointSettings, SaveCheckpointSettingsRequest};
 use crate::error::CommandError;
 use crate::settings::turn_limit::{self, SaveTurnLimitRequest, TurnLimitSettings};
+use crate::settings::ui::{
+    MAX_TREE_HEIGHT, MIN_TREE_HEIGHT, SaveLanguageRequest, TREE_HEIGHT, TREE_OPEN, TreeLayout,
+    UI_LANGUAGE, UiPreferences,
+};
 
 /// The settings room: the window whose project's checkpoints follow the limits, over what the
 /// app shares.
@@ -96,5 +100,109 @@ impl SettingsService {
             request,
         )
         .await
+    }
+
+    /// The UI's preferences: the language chosen, the file tree's place in the sidebar.
+    pub async fn ui_preferences(&self) -> Result<UiPreferences, CommandError> {
+        let store = self.app().store();
+        Ok(UiPreferences {
+            language: UI_LANGUAGE.load(store).await,
+            tree: TreeLayout {
+                open: TREE_OPEN.load(store).await,
+                height: TREE_HEIGHT.load(store).await,
+            },
+        })
+    }
+
+    /// Remembers the language chosen in Settings.
+    pub async fn save_language(&self, request: SaveLanguageRequest) -> Result<(), CommandError> {
+        UI_LANGUAGE
+            .save(self.app().store(), request.language)
+            .await?;
+        Ok(())
+    }
+
+    /// Remembers the file tree's place in the sidebar (a height below the smallest is raised to
+    /// it; the window bounds it further when shown).
+    pub async fn save_tree_layout(&self, request: TreeLayout) -> Result<(), CommandError> {
+        let store = self.app().store();
+        TREE_OPEN.save(store, request.open).await?;
+        let height = request.height.clamp(MIN_TREE_HEIGHT, MAX_TREE_HEIGHT);
+        TREE_HEIGHT.save(store, height).await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::RecordingSink;
+    use crate::settings::Settings;
+    use crate::settings::ui::LanguageChoice;
+
+    #[tokio::test]
+    async fn ui_preferences_are_kept_in_the_store_and_read_back() {
+        let data = tempfile::tempdir().unwrap();
+        let store = gantry_store::Store::open(data.path().join("gantry.db"))
+            .await
+            .unwrap();
+        let window = Window::of_new_app(
+            Arc::new(RecordingSink::default()),
+            Settings::default(),
+            store.clone(),
+        );
+        let service = SettingsService::of(&window).unwrap();
+        let fresh = service.ui_preferences().await.unwrap();
+        assert_eq!(fresh.language, LanguageChoice::System);
+        assert_eq!(
+            fresh.tree,
+            TreeLayout {
+                open: true,
+                height: 340
+            }
+        );
+
+        service
+            .save_language(SaveLanguageRequest {
+                language: LanguageChoice::ZhCn,
+            })
+            .await
+            .unwrap();
+        service
+            .save_tree_layout(TreeLayout {
+                open: false,
+                height: 12,
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .settings()
+                .get("ui.language")
+                .await
+                .unwrap()
+                .as_deref(),
+            Some("zh-CN")
+        );
+        let saved = service.ui_preferences().await.unwrap();
+        assert_eq!(saved.language, LanguageChoice::ZhCn);
+        assert_eq!(
+            saved.tree,
+            TreeLayout {
+                open: false,
+                height: MIN_TREE_HEIGHT
+            },
+            "a height below the smallest is raised to it"
+        );
+        // A value written by hand that does not read is the default, not an error.
+        store
+            .settings()
+            .set("ui.language", "klingon")
+            .await
+            .unwrap();
+        assert_eq!(
+            service.ui_preferences().await.unwrap().language,
+            LanguageChoice::System
+        );
     }
 }
