@@ -24,7 +24,8 @@ const CATALOGS: Readonly<Record<Locale, Readonly<Record<MessageKey, string>>>> =
   "zh-CN": zhCN,
 };
 
-/** Where the choice is kept in the webview (it is a preference of this machine's UI only). */
+/** Where the webview keeps a copy of the choice, for its first frame (the app's settings keep
+ *  the choice itself: lib/preferences.ts). */
 export const STORAGE_KEY = "gantry.language";
 
 /** The language for the system's preferred languages (BCP 47 or POSIX tags, preferred first):

@@ -1,6 +1,6 @@
 // The sidebar's layout: the sessions on top, the file tree below them, folded or open, with a
-// height the user drags (or sets with the arrow keys on the splitter). Both are remembered in
-// the webview's storage, a preference of this machine's window like the language.
+// height the user drags (or sets with the arrow keys on the splitter). Both are kept with the
+// app's settings (lib/preferences.ts); the webview's storage holds a copy for the first frame.
 
 /** Where the layout is kept. */
 export const TREE_LAYOUT_KEY = "gantry.sidebar.tree";
