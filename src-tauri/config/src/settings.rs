@@ -34,7 +34,9 @@ pub struct SettingsFile {
     pub source: SourceFile,
     /// Its JSON, `Value::Null` when it could not be read or parsed (see `problem`).
     pub json: Value,
-    /// The SHA-256 of its content (empty when unreadable): what a trust is bound to.
+    /// What a trust is bound to (empty when unreadable): the SHA-256 of its content, or, when
+    /// its hooks run files of the project, a fingerprint of the content and those files
+    /// ([`crate::trust::fingerprint`]) — so a commit that changes a hook's script asks again.
     pub sha256: String,
     /// Why it could not be read or parsed.
     pub problem: Option<String>,
@@ -97,10 +99,11 @@ pub fn load(at: &Locations, source: SourceFile) -> Option<SettingsFile> {
                     ),
                 }
             };
+            let run_files = crate::trust::hook_run_files(at, &json);
             Some(SettingsFile {
                 source,
+                sha256: crate::trust::fingerprint(&sha256, &run_files),
                 json,
-                sha256,
                 problem,
             })
         }
