@@ -7,6 +7,7 @@
 mod audit_cmd;
 mod changes_cmd;
 mod chat_cmd;
+mod config_cmd;
 mod engine;
 mod escape;
 mod mcp_cmd;
@@ -61,6 +62,10 @@ enum Command {
     Changes(changes_cmd::ChangesArgs),
     /// Take back what a session changed: a turn, a file, or the whole session.
     Revert(changes_cmd::RevertArgs),
+    /// Show the project's configuration from other agents (CLAUDE.md, .claude/, .codex/,
+    /// .mcp.json): every file found, what was read, what was not understood, what waits for
+    /// trust; or trust it (`config trust`).
+    Config(config_cmd::ConfigArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -198,6 +203,7 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Mcp(command) => mcp_cmd::run(command).await,
         Command::Changes(args) => changes_cmd::changes(args).await,
         Command::Revert(args) => changes_cmd::revert(args).await,
+        Command::Config(args) => config_cmd::run(args).await,
     }
 }
 

@@ -50,6 +50,7 @@ pub mod windows;
 pub use app::{App, Service, Window};
 pub use chat::service::ChatService;
 pub use checkpoints::service::ChangesService;
+pub use config::service::ConfigService;
 pub use error::{CommandError, ErrorKind, ErrorReason};
 pub use events::{Event, EventSink};
 pub use mcp::service::McpService;

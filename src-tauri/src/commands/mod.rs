@@ -33,6 +33,8 @@ use gantry_engine::chat::{
 use gantry_engine::checkpoints::{
     ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
 };
+use gantry_engine::config::ConfigReport;
+use gantry_engine::config::trust::TrustConfigRequest;
 use gantry_engine::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
 use gantry_engine::events::{DialogRequest, TreeStatus};
 use gantry_engine::mcp::panel::{
@@ -62,8 +64,8 @@ use gantry_engine::tools::rules::{
     CommandSettingsView, RemoveRuleRequest, RuleView, SaveCommandSettingsRequest, SaveRuleRequest,
 };
 use gantry_engine::{
-    ChangesService, ChatService, CommandError, McpService, NotificationsService, ProjectService,
-    ProvidersService, Service, SettingsService, ToolsService, Window,
+    ChangesService, ChatService, CommandError, ConfigService, McpService, NotificationsService,
+    ProjectService, ProvidersService, Service, SettingsService, ToolsService, Window,
 };
 use gantry_tools::ToolInfo;
 use gantry_watch::TreeEntry;

@@ -99,6 +99,8 @@ commands! {
         NotificationsService::notification_settings(()) -> NotificationSettings;
         NotificationsService::save_notification_settings(NotificationSettings) -> NotificationSettings;
         NotificationsService::set_ui_language(UiLanguageRequest) -> ();
+        ConfigService::project_config(()) -> ConfigReport;
+        ConfigService::trust_project_config(TrustConfigRequest) -> ConfigReport;
     }
     by_hand {
         window::open_project(OpenProjectRequest) -> Option<ProjectInfo>;

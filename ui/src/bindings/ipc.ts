@@ -17,6 +17,7 @@ import type { ClaudeImportPreview } from "./ClaudeImportPreview";
 import type { CommandError } from "./CommandError";
 import type { CommandSettingsView } from "./CommandSettingsView";
 import type { CompactSettings } from "./CompactSettings";
+import type { ConfigReport } from "./ConfigReport";
 import type { ContextUsage } from "./ContextUsage";
 import type { DialogClosed } from "./DialogClosed";
 import type { DialogRequest } from "./DialogRequest";
@@ -97,6 +98,7 @@ import type { TreeChanged } from "./TreeChanged";
 import type { TreeEntry } from "./TreeEntry";
 import type { TreeLayout } from "./TreeLayout";
 import type { TreeStatus } from "./TreeStatus";
+import type { TrustConfigRequest } from "./TrustConfigRequest";
 import type { TurnLimitSettings } from "./TurnLimitSettings";
 import type { UiLanguageRequest } from "./UiLanguageRequest";
 import type { UiPreferences } from "./UiPreferences";
@@ -187,6 +189,8 @@ export type Commands = {
   notification_settings: { request: null; response: NotificationSettings };
   save_notification_settings: { request: NotificationSettings; response: NotificationSettings };
   set_ui_language: { request: UiLanguageRequest; response: null };
+  project_config: { request: null; response: ConfigReport };
+  trust_project_config: { request: TrustConfigRequest; response: ConfigReport };
   open_project: { request: OpenProjectRequest; response: ProjectInfo | null };
   pick_project_folder: { request: null; response: ProjectInfo | null };
   open_project_window: { request: OpenProjectWindowRequest; response: null };
@@ -297,6 +301,8 @@ export const COMMAND_NAMES = [
   "notification_settings",
   "save_notification_settings",
   "set_ui_language",
+  "project_config",
+  "trust_project_config",
   "open_project",
   "pick_project_folder",
   "open_project_window",

@@ -1,6 +1,7 @@
 mod audit;
 mod chat;
 mod checkpoints;
+mod config;
 mod file_tools;
 mod mcp;
 mod projects;

@@ -7,6 +7,11 @@
 //! is remembered in the same table as the `.mcp.json` approvals (per file, per content), so
 //! `gantry-cli mcp trust` and the trust dialog agree.
 
+pub mod report;
+pub mod service;
+pub mod trust;
+
+pub use gantry_config::ConfigReport;
 use gantry_config::{Locations, TrustedFiles};
 use gantry_store::{ProjectId, Store};
 use std::path::Path;
