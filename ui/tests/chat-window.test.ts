@@ -54,7 +54,7 @@ describe("summaries in the chat", () => {
   it("the gauge follows the context events", () => {
     const usage = {
       windowTokens: 100, systemTokens: 1, summaryTokens: 0, toolTokens: 2, transcriptTokens: 3,
-      attachmentTokens: 0, reportedTokens: null, replyReserveTokens: 10, compactAtTokens: 80, summarisedMessages: 0,
+      attachmentTokens: 0, reportedTokens: null, replyReserveTokens: 10, compactAtTokens: 80, summarisedMessages: 0, instructions: [],
     };
     const state = applyTurnEvent({ ...emptyChat, sessionId: "1" }, { type: "context", usage });
     expect(state.context).toEqual(usage);

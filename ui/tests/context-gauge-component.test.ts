@@ -19,7 +19,7 @@ afterEach(() => {
 const usage: ContextUsage = {
   windowTokens: 32_000, systemTokens: 1_200, summaryTokens: 0, toolTokens: 2_400,
   transcriptTokens: 20_400, attachmentTokens: 0, reportedTokens: null, replyReserveTokens: 4_096,
-  compactAtTokens: 25_600, summarisedMessages: 0,
+  compactAtTokens: 25_600, summarisedMessages: 0, instructions: [],
 };
 
 describe("ContextGauge", () => {
@@ -44,6 +44,33 @@ describe("ContextGauge", () => {
     document.querySelector<HTMLButtonElement>("[data-testid=context-compact]")?.click();
     flushSync();
     expect(compacted).toBe(1);
+  });
+
+  it("lists the instruction files with their sizes and says which were cut", () => {
+    component = mount(ContextGauge, {
+      target: document.body,
+      props: {
+        usage: {
+          ...usage,
+          instructions: [
+            { file: "CLAUDE.md", tokens: 8_200, truncated: true },
+            { file: "docs/style.md", tokens: 40, truncated: false, importedBy: "CLAUDE.md" },
+          ],
+          systemTokens: 9_000,
+        },
+        canCompact: true,
+        oncompact: () => undefined,
+      },
+    });
+    document.querySelector<HTMLButtonElement>("[data-testid=context-toggle]")?.click();
+    flushSync();
+    const rows = [...document.querySelectorAll("[data-testid=context-files] > div")];
+    expect(rows.map((row) => row.textContent.replace(/\s+/g, " ").trim())).toEqual([
+      "CLAUDE.md cut at 32 KiB 8.2k",
+      "docs/style.md imported by CLAUDE.md 40",
+    ]);
+    expect(rows[0]?.getAttribute("data-truncated")).toBe("true");
+    expect(document.querySelector("[data-testid=context-details]")?.textContent).toContain("Gantry's instructions");
   });
 
   it("offers no compaction while a turn runs", () => {

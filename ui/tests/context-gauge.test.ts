@@ -15,6 +15,7 @@ function usage(fields: Partial<ContextUsage> = {}): ContextUsage {
     replyReserveTokens: 1_000,
     compactAtTokens: 8_000,
     summarisedMessages: 0,
+    instructions: [],
     ...fields,
   };
 }
@@ -57,6 +58,28 @@ describe("the context gauge", () => {
     expect(percentOf(10, 0)).toBe(0);
     expect(percentOf(-5, 100)).toBe(0);
     expect(percentOf(1, 3)).toBe(33);
+  });
+
+  it("lists each instruction file inside the system part, with its cut and its importer", () => {
+    const gauge = gaugeOf(
+      usage({
+        instructions: [
+          { file: "~/.claude/CLAUDE.md", tokens: 100, truncated: false },
+          { file: "CLAUDE.md", tokens: 8_200, truncated: true },
+          { file: "docs/style.md", tokens: 50, truncated: false, importedBy: "CLAUDE.md" },
+        ],
+        systemTokens: 9_000,
+      }),
+    );
+    expect(gauge.files).toEqual([
+      { file: "~/.claude/CLAUDE.md", tokens: 100, truncated: false, importedBy: null },
+      { file: "CLAUDE.md", tokens: 8_200, truncated: true, importedBy: null },
+      { file: "docs/style.md", tokens: 50, truncated: false, importedBy: "CLAUDE.md" },
+    ]);
+    // Counted once: the system part keeps only what the files do not.
+    expect(gauge.parts[0]).toEqual({ part: "system", tokens: 650 });
+    expect(gauge.used).toBe(12_500);
+    expect(gaugeOf(usage()).files).toEqual([]);
   });
 
   it("formats token counts in few characters", () => {

@@ -10,17 +10,22 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::instructions::InstructionUsage;
 use crate::transcript::{Transcript, estimate_message_tokens};
 
 /// The parts of the next request, in tokens, against the model's window.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextUsage {
     /// The model's context window (the server's own when it tells it).
     pub window_tokens: u32,
-    /// The system prompt (instructions, project rules, `AGENTS.md`), estimated.
+    /// The system prompt (Gantry's instructions and the instruction files), estimated.
     pub system_tokens: u32,
+    /// The instruction files in the system prompt (`CLAUDE.md`, `AGENTS.md`, imports), in
+    /// order, each estimated: a breakdown of `system_tokens`, not more on top of it.
+    #[serde(default)]
+    pub instructions: Vec<InstructionUsage>,
     /// The session's summary, sent in the system prompt once compacted, estimated.
     pub summary_tokens: u32,
     /// The schemas of the tools offered, estimated.
@@ -49,6 +54,13 @@ impl ContextUsage {
             .saturating_add(self.tool_tokens)
             .saturating_add(self.transcript_tokens)
             .saturating_add(self.attachment_tokens)
+    }
+
+    /// The same usage with `instructions` as the system prompt's instruction parts.
+    #[must_use]
+    pub fn with_instructions(mut self, instructions: Vec<InstructionUsage>) -> Self {
+        self.instructions = instructions;
+        self
     }
 
     /// The size the gauge shows: the provider's count when given, the estimate otherwise.
@@ -108,6 +120,7 @@ pub fn measure(transcript: &Transcript, shape: RequestShape) -> ContextUsage {
     ContextUsage {
         window_tokens: shape.window_tokens,
         system_tokens: shape.system_tokens,
+        instructions: Vec::new(),
         summary_tokens: transcript
             .summary()
             .map_or(0, crate::transcript::estimate_tokens),

@@ -33,7 +33,7 @@
 //! their kind and the context window they really run), `request` (the request as sent, with
 //! the fields some providers need back), `stream` (assembling deltas by index), `text_calls`
 //! (tool calls written as text), `transcript` (messages, validity, context fitting), `prompt`
-//! (the system prompt), `gauge` (how full the window is), `compact` (summaries that replace
+//! (the system prompt), `instructions` (the instruction files' parts of it, from the embedding), `gauge` (how full the window is), `compact` (summaries that replace
 //! old messages), `events` (what a turn reports), `batch` (deltas gathered per frame), `persist` (where messages go), `session`
 //! and `turn` (the loop), `error`.
 
@@ -43,6 +43,7 @@ pub mod compact;
 pub mod error;
 pub mod events;
 pub mod gauge;
+pub mod instructions;
 pub mod local;
 pub mod persist;
 pub mod presets;
@@ -61,6 +62,7 @@ pub use compact::{COMPACT_REQUEST, CompactError, Compacted};
 pub use error::{AgentError, PersistError, ProviderError};
 pub use events::{EventSink, Ticker, TurnEndReason, TurnEvent};
 pub use gauge::{ContextUsage, RequestShape};
+pub use instructions::{FixedInstructions, InstructionPart, InstructionSource, InstructionUsage};
 pub use local::{LOCAL_DEFAULT_CONTEXT, ServerKind, ServerWindow, discover_window, server_root};
 pub use persist::{MemoryTranscripts, TranscriptStore};
 pub use presets::ProviderFlags;

@@ -6,20 +6,15 @@
 //! denied call verbatim. The prefixes named here are the ones the tool system writes
 //! (`[error]`, `[denied]`, `[disabled]`, `[cancelled]`).
 //!
-//! A project can add its own instructions in `AGENTS.md` at its root (the convention shared by
-//! several coding agents). The file is read for every turn, so edits apply at once, and capped
-//! at [`MAX_PROJECT_INSTRUCTIONS_CHARS`] characters so a huge file can't crowd out the work.
+//! The user's and the project's instruction files (`CLAUDE.md`, `AGENTS.md` and what they
+//! import) follow, one labelled part each, as the session's [`crate::InstructionSource`] gives
+//! them (read again for every turn, so edits apply at once; the embedding finds, confines and
+//! cuts them).
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use gantry_tools::text::excerpt;
-
-/// The file whose contents are added to the system prompt, at the project root.
-pub const PROJECT_INSTRUCTIONS_FILE: &str = "AGENTS.md";
-
-/// The most characters of `AGENTS.md` used.
-pub const MAX_PROJECT_INSTRUCTIONS_CHARS: usize = 20_000;
+use crate::instructions::InstructionPart;
 
 /// What the system prompt is made of.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,58 +25,20 @@ pub struct PromptContext {
     pub os: String,
     /// Today's date, `YYYY-MM-DD` (UTC).
     pub date: String,
-    /// The project's own instructions (`AGENTS.md`), when present.
-    pub project_instructions: Option<String>,
+    /// The instruction files' parts, in order (none when the session reads none).
+    pub instructions: Vec<InstructionPart>,
 }
 
 impl PromptContext {
-    /// The context for the project at `root` now, reading `AGENTS.md` if `instructions` is set.
-    pub async fn gather(root: &Path, instructions: bool) -> Self {
-        let project_instructions = if instructions {
-            read_project_instructions(root).await
-        } else {
-            None
-        };
+    /// The context for the project at `root` now, with `instructions`.
+    pub fn gather(root: &Path, instructions: Vec<InstructionPart>) -> Self {
         Self {
             root: root.display().to_string(),
             os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
             date: today_utc(),
-            project_instructions,
+            instructions,
         }
     }
-}
-
-/// The contents of `AGENTS.md` at `root` (invalid UTF-8 shown lossily), trimmed and capped;
-/// `None` when absent, empty, or not a regular file inside the project. The file is resolved like any tool path (a
-/// symlink to a file outside the project — a planted `AGENTS.md -> ~/.aws/credentials` — is
-/// ignored, since its text would go to the provider with no one approving it), must be a
-/// regular file (a FIFO or a device would block or never end), and at most a bounded prefix is
-/// read.
-pub async fn read_project_instructions(root: &Path) -> Option<String> {
-    let root = root.to_owned();
-    tokio::task::spawn_blocking(move || read_instructions_blocking(&root))
-        .await
-        .ok()
-        .flatten()
-}
-
-fn read_instructions_blocking(root: &Path) -> Option<String> {
-    use std::io::Read;
-
-    let project = gantry_tools::ProjectRoot::new(root).ok()?;
-    let resolved = project.resolve(PROJECT_INSTRUCTIONS_FILE).ok()?;
-    // Checked before opening: opening a FIFO blocks until someone writes to it.
-    if !std::fs::metadata(resolved.path()).ok()?.is_file() {
-        return None;
-    }
-    let file = std::fs::File::open(resolved.path()).ok()?;
-    // Four bytes per character is enough for the cap, plus one character to know it was cut.
-    let limit = u64::try_from((MAX_PROJECT_INSTRUCTIONS_CHARS + 1) * 4).unwrap_or(u64::MAX);
-    let mut bytes = Vec::new();
-    file.take(limit).read_to_end(&mut bytes).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    let text = text.trim();
-    (!text.is_empty()).then(|| excerpt(text, MAX_PROJECT_INSTRUCTIONS_CHARS))
 }
 
 /// The system prompt for `context`.
@@ -116,13 +73,31 @@ pub fn system_prompt(context: &PromptContext) -> String {
         os = context.os,
         date = context.date,
     );
-    if let Some(instructions) = &context.project_instructions {
+    push_instructions(&mut prompt, &context.instructions);
+    prompt
+}
+
+/// Adds the instruction parts, each under a line naming its file.
+fn push_instructions(prompt: &mut String, parts: &[InstructionPart]) {
+    if parts.is_empty() {
+        return;
+    }
+    prompt.push_str(
+        "\nInstructions from the user's and the project's files (follow them unless the user \
+         says otherwise; where they disagree, a later file wins):\n",
+    );
+    for part in parts {
+        let imported = part
+            .imported_by
+            .as_ref()
+            .map(|by| format!(", imported by {by}"))
+            .unwrap_or_default();
         prompt.push_str(&format!(
-            "\nProject instructions (from {PROJECT_INSTRUCTIONS_FILE} at the project root; follow \
-             them unless the user says otherwise):\n\n{instructions}\n"
+            "\n--- from {}{imported} ---\n{}\n",
+            part.file,
+            part.text.trim()
         ));
     }
-    prompt
 }
 
 /// Today's date in UTC as `YYYY-MM-DD`.
@@ -156,18 +131,27 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 mod tests {
     use super::*;
 
-    fn context(instructions: Option<&str>) -> PromptContext {
+    fn context(instructions: Vec<InstructionPart>) -> PromptContext {
         PromptContext {
             root: "/home/me/project".into(),
             os: "linux x86_64".into(),
             date: "2026-12-03".into(),
-            project_instructions: instructions.map(str::to_owned),
+            instructions,
+        }
+    }
+
+    fn part(file: &str, text: &str, imported_by: Option<&str>) -> InstructionPart {
+        InstructionPart {
+            file: file.into(),
+            text: text.into(),
+            truncated: false,
+            imported_by: imported_by.map(str::to_owned),
         }
     }
 
     #[test]
     fn the_prompt_says_where_and_how_tools_report() {
-        let prompt = system_prompt(&context(None));
+        let prompt = system_prompt(&context(Vec::new()));
         for needle in [
             "You are Gantry",
             "Project root: /home/me/project",
@@ -180,10 +164,25 @@ mod tests {
         ] {
             assert!(prompt.contains(needle), "missing {needle:?}");
         }
-        assert!(!prompt.contains("AGENTS.md"));
-        let with = system_prompt(&context(Some("Use tabs.")));
-        assert!(with.contains("from AGENTS.md"));
-        assert!(with.trim_end().ends_with("Use tabs."));
+        assert!(!prompt.contains("Instructions from"));
+    }
+
+    #[test]
+    fn each_instruction_part_is_labelled_with_its_file_in_order() {
+        let with = system_prompt(&context(vec![
+            part("~/.claude/CLAUDE.md", "Answer in French.\n", None),
+            part("CLAUDE.md", "Use tabs.", None),
+            part("docs/style.md", "Short lines.", Some("CLAUDE.md")),
+        ]));
+        let user = with
+            .find("--- from ~/.claude/CLAUDE.md ---\nAnswer in French.\n")
+            .unwrap();
+        let project = with.find("--- from CLAUDE.md ---\nUse tabs.\n").unwrap();
+        let import = with
+            .find("--- from docs/style.md, imported by CLAUDE.md ---\nShort lines.")
+            .unwrap();
+        assert!(user < project && project < import);
+        assert!(with.trim_end().ends_with("Short lines."));
     }
 
     #[test]
@@ -192,63 +191,5 @@ mod tests {
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
         assert_eq!(civil_from_days(20_790), (2026, 12, 3));
         assert_eq!(today_utc().len(), 10);
-    }
-
-    #[tokio::test]
-    async fn agents_md_is_read_when_present_and_capped() {
-        let dir = tempfile::tempdir().unwrap();
-        assert_eq!(read_project_instructions(dir.path()).await, None);
-        std::fs::write(dir.path().join("AGENTS.md"), "  \n").unwrap();
-        assert_eq!(read_project_instructions(dir.path()).await, None);
-        std::fs::write(dir.path().join("AGENTS.md"), "\nRun cargo test.\n").unwrap();
-        assert_eq!(
-            read_project_instructions(dir.path()).await.as_deref(),
-            Some("Run cargo test.")
-        );
-        std::fs::write(dir.path().join("AGENTS.md"), "x".repeat(30_000)).unwrap();
-        let capped = read_project_instructions(dir.path()).await.unwrap();
-        assert_eq!(capped.chars().count(), MAX_PROJECT_INSTRUCTIONS_CHARS + 1);
-        let gathered = PromptContext::gather(dir.path(), false).await;
-        assert_eq!(gathered.project_instructions, None);
-    }
-
-    #[tokio::test]
-    async fn agents_md_outside_the_project_or_not_a_file_is_ignored() {
-        let outside = tempfile::tempdir().unwrap();
-        std::fs::write(
-            outside.path().join("credentials"),
-            "aws_secret_access_key = x",
-        )
-        .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(
-            outside.path().join("credentials"),
-            dir.path().join("AGENTS.md"),
-        )
-        .unwrap();
-        assert_eq!(read_project_instructions(dir.path()).await, None);
-
-        // A FIFO would block a plain read forever.
-        std::fs::remove_file(dir.path().join("AGENTS.md")).unwrap();
-        let status = std::process::Command::new("mkfifo")
-            .arg(dir.path().join("AGENTS.md"))
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let read = tokio::time::timeout(
-            std::time::Duration::from_secs(5),
-            read_project_instructions(dir.path()),
-        )
-        .await;
-        assert_eq!(read.ok(), Some(None));
-
-        // A symlink inside the project to a file inside it is fine.
-        std::fs::remove_file(dir.path().join("AGENTS.md")).unwrap();
-        std::fs::write(dir.path().join("RULES.md"), "Use tabs.").unwrap();
-        std::os::unix::fs::symlink("RULES.md", dir.path().join("AGENTS.md")).unwrap();
-        assert_eq!(
-            read_project_instructions(dir.path()).await.as_deref(),
-            Some("Use tabs.")
-        );
     }
 }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use gantry_tools::{ToolManager, ToolSession};
 
 use crate::error::{AgentError, PersistError};
+use crate::instructions::{FixedInstructions, InstructionSource, replay};
 use crate::persist::TranscriptStore;
 use crate::provider::Provider;
 use crate::transcript::{Message, Transcript, cancelled_result};
@@ -31,7 +32,7 @@ pub struct SessionOptions {
     pub max_parallel_tools: usize,
     /// Tokens kept free for the reply when fitting the context (at most half the window).
     pub reply_reserve_tokens: u32,
-    /// Add the project's `AGENTS.md` to the system prompt.
+    /// Add the instruction files (from [`SessionParts::instructions`]) to the system prompt.
     pub project_instructions: bool,
     /// Percent of the window at which a turn first compacts the session (asks the model for a
     /// summary and continues from it); 0 turns automatic compaction off.
@@ -61,6 +62,8 @@ pub struct SessionParts {
     pub store: Arc<dyn TranscriptStore>,
     /// How turns run.
     pub options: SessionOptions,
+    /// Where the system prompt's instruction files come from (none by default).
+    pub instructions: Arc<dyn InstructionSource>,
 }
 
 impl SessionParts {
@@ -75,7 +78,15 @@ impl SessionParts {
             provider,
             store,
             options: SessionOptions::default(),
+            instructions: Arc::new(FixedInstructions::default()),
         }
+    }
+
+    /// The same parts with the session's instructions from `source` (one per session).
+    #[must_use]
+    pub fn with_instructions(mut self, source: Arc<dyn InstructionSource>) -> Self {
+        self.instructions = source;
+        self
     }
 
     /// The same parts with `options`.
@@ -94,6 +105,7 @@ pub struct Session {
     pub(crate) store: Arc<dyn TranscriptStore>,
     pub(crate) transcript: Transcript,
     pub(crate) options: SessionOptions,
+    pub(crate) instructions: Arc<dyn InstructionSource>,
 }
 
 impl std::fmt::Debug for Session {
@@ -139,6 +151,8 @@ impl Session {
             .to_owned();
         let messages = parts.store.load_messages(&id, parts.tools.root()).await?;
         let mut session = Self::assemble(parts, tool_session, Transcript::from_messages(messages));
+        // What the earlier turns' calls taught the instructions (the folders worked in).
+        replay(session.instructions.as_ref(), session.transcript.messages());
         for call in session.transcript.unanswered_calls() {
             session.save(cancelled_result(&call)).await?;
         }
@@ -157,6 +171,7 @@ impl Session {
             store: parts.store,
             transcript,
             options: parts.options,
+            instructions: parts.instructions,
         }
     }
 

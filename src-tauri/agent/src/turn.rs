@@ -35,6 +35,7 @@ use crate::compact::{CompactError, system_with_summary};
 use crate::error::PersistError;
 use crate::events::{EventSink, TurnEndReason, TurnEvent};
 use crate::gauge::{ContextUsage, RequestShape, measure};
+use crate::instructions::InstructionUsage;
 use crate::local::ServerWindow;
 use crate::prompt::{PromptContext, system_prompt};
 use crate::provider::{CallFailure, StreamSignal};
@@ -158,7 +159,7 @@ impl Session {
         // compaction the threshold asked for, so the summary comes before it.
         let prepared = self.prepare_turn(&message.content, cancel, events).await;
         self.save(message).await?;
-        let (system, window) = prepared?;
+        let (mut system, window) = prepared?;
 
         for step in 1..=self.options.max_steps {
             if cancel.is_cancelled() {
@@ -239,8 +240,13 @@ impl Session {
             if calls.is_empty() {
                 return Ok(End::new(TurnEndReason::Completed));
             }
-            if !self.run_calls(&calls, cancel, events).await? {
+            let (finished, instructions_changed) = self.run_calls(&calls, cancel, events).await?;
+            if !finished {
                 return Ok(End::new(TurnEndReason::Cancelled));
+            }
+            if instructions_changed {
+                // A folder's own instructions joined: the next request carries them.
+                system = self.current_system().await;
             }
         }
         Ok(End {
@@ -260,10 +266,8 @@ impl Session {
         text: &str,
         cancel: &CancellationToken,
         events: &EventSink,
-    ) -> Result<(String, u32), End> {
-        let context =
-            PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
-        let system = system_prompt(&context);
+    ) -> Result<(SystemPrompt, u32), End> {
+        let system = self.current_system().await;
         let server = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(End::new(TurnEndReason::Cancelled)),
@@ -271,12 +275,12 @@ impl Session {
         };
         let window = match server {
             Some(server) => {
-                self.check_window(server, &system, events)?;
+                self.check_window(server, &system.text, events)?;
                 server.tokens
             }
             None => self.provider.config().context_window,
         };
-        let usage = measure(&self.transcript, self.request_shape(&system, window));
+        let usage = measure(&self.transcript, self.request_shape(&system.text, window));
         if self.needs_compaction(&usage, text) {
             match self.compact(cancel, events, true).await {
                 Ok(_) => {}
@@ -305,11 +309,24 @@ impl Session {
         }
     }
 
+    /// The system prompt now (the instruction files read again), with its instruction parts'
+    /// sizes.
+    async fn current_system(&self) -> SystemPrompt {
+        let parts = if self.options.project_instructions {
+            self.instructions.parts().await
+        } else {
+            Vec::new()
+        };
+        let instructions = parts.iter().map(InstructionUsage::of).collect();
+        SystemPrompt {
+            text: system_prompt(&PromptContext::gather(self.tools.root(), parts)),
+            instructions,
+        }
+    }
+
     /// How full the window would be with the next request (for a gauge between turns).
     pub async fn measure_context(&self) -> ContextUsage {
-        let context =
-            PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
-        let system = system_prompt(&context);
+        let system = self.current_system().await;
         let window = self
             .provider
             .server_window()
@@ -317,7 +334,8 @@ impl Session {
             .map_or(self.provider.config().context_window, |server| {
                 server.tokens
             });
-        measure(&self.transcript, self.request_shape(&system, window))
+        measure(&self.transcript, self.request_shape(&system.text, window))
+            .with_instructions(system.instructions)
     }
 
     /// The tool schemas offered now, and their estimated size in tokens.
@@ -396,7 +414,7 @@ impl Session {
     /// The request for the next step: system prompt, fitted transcript, enabled tools.
     fn build_request(
         &self,
-        system: &str,
+        system: &SystemPrompt,
         window: u32,
         events: &EventSink,
     ) -> Result<ChatRequest, End> {
@@ -406,21 +424,21 @@ impl Session {
             reply_reserve_tokens: self.options.reply_reserve_tokens.min(window / 2),
         };
         let summary = self.transcript.summary();
-        let fixed = estimate_tokens(system)
+        let fixed = estimate_tokens(&system.text)
             .saturating_add(summary.map_or(0, estimate_tokens))
             .saturating_add(schema_tokens);
         let (messages, fit) = self.transcript.request_view(budget, fixed);
         let shape = RequestShape {
             window_tokens: window,
-            system_tokens: estimate_tokens(system),
+            system_tokens: estimate_tokens(&system.text),
             tool_tokens: schema_tokens,
             reply_reserve_tokens: budget.reply_reserve_tokens,
             compact_at_percent: self.options.compact_at_percent,
         };
         events.emit(TurnEvent::Context {
-            usage: measure(&self.transcript, shape),
+            usage: measure(&self.transcript, shape).with_instructions(system.instructions.clone()),
         });
-        let system = system_with_summary(system, summary);
+        let system = system_with_summary(&system.text, summary);
         if fit.changed() {
             events.emit(TurnEvent::ContextShortened {
                 shortened: fit.shortened,
@@ -495,7 +513,8 @@ impl Session {
         calls: &[ToolCall],
         cancel: &CancellationToken,
         events: &EventSink,
-    ) -> Result<bool, PersistError> {
+    ) -> Result<(bool, bool), PersistError> {
+        let mut instructions_changed = false;
         let limit = self.options.max_parallel_tools.max(1);
         let mut index = 0;
         while index < calls.len() {
@@ -512,7 +531,7 @@ impl Session {
                     });
                     self.save(message).await?;
                 }
-                return Ok(false);
+                return Ok((false, instructions_changed));
             }
             let end = if may_run_concurrently(&self.tools, &calls[index]) {
                 index
@@ -542,6 +561,7 @@ impl Session {
                 } else {
                     MessageStatus::Complete
                 };
+                instructions_changed |= self.instructions.observed(&call, observation.kind);
                 let level = self.tools.get(&call.name).map(|tool| tool.level());
                 let outcome = ToolOutcome::of(&observation, level);
                 self.save(
@@ -553,8 +573,14 @@ impl Session {
             }
             index = end;
         }
-        Ok(!cancel.is_cancelled())
+        Ok((!cancel.is_cancelled(), instructions_changed))
     }
+}
+
+/// The system prompt of a request and the sizes of its instruction parts (for the gauge).
+struct SystemPrompt {
+    text: String,
+    instructions: Vec<InstructionUsage>,
 }
 
 /// True when a call can neither ask the user nor change anything: a SAFE tool whose policy here

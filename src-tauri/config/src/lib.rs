@@ -13,11 +13,13 @@
 //! - [`Locations`]: where the files are (the project root, the user's home).
 //! - [`source`]: a file found, its scope (user, project, local) and reading it safely.
 //! - [`frontmatter`]: the YAML front matter of Markdown files (commands, skills, agents).
+//! - [`instructions`]: `CLAUDE.md`, `AGENTS.md` and their `@path` imports, in order, each cut at 32 KiB.
 //! - [`settings`]: `.claude/settings*.json` and `.codex/hooks.json`, parsed once for rules and hooks.
 //! - [`trust`]: which project files wait for the user's trust, bound to their content.
 //! - [`report`]: what one file gave, for `gantry-cli config` and the configuration view.
 
 pub mod frontmatter;
+pub mod instructions;
 mod locations;
 pub mod report;
 pub mod settings;

@@ -6,6 +6,10 @@
 // estimate (four characters a token) otherwise. The level says when to look: `near` from the
 // compaction threshold (or 80 % when compaction is off) minus ten points, `full` from the
 // threshold itself (the next message compacts first) or 95 %.
+//
+// The instruction files in the system prompt (`CLAUDE.md`, `AGENTS.md`, their imports) come as
+// a breakdown of the system part: the gauge lists each file with its size under the system
+// part, which keeps only the rest (Gantry's own instructions), so nothing is counted twice.
 
 import type { ContextUsage } from "../bindings/ContextUsage";
 
@@ -13,6 +17,17 @@ import type { ContextUsage } from "../bindings/ContextUsage";
 export type GaugePart = "system" | "summary" | "tools" | "transcript" | "attachments";
 
 export type GaugeLevel = "ok" | "near" | "full";
+
+/** One instruction file in the system prompt. */
+export interface GaugeFile {
+  /** The file as the user sees it (`CLAUDE.md`, `~/.claude/CLAUDE.md`). */
+  readonly file: string;
+  readonly tokens: number;
+  /** Cut at 32 KiB. */
+  readonly truncated: boolean;
+  /** The file that imports it, when it is an import. */
+  readonly importedBy: string | null;
+}
 
 export interface Gauge {
   /** Tokens the next request takes. */
@@ -26,6 +41,8 @@ export interface Gauge {
   readonly source: "reported" | "estimated";
   /** The estimated parts that are not empty, in order. */
   readonly parts: readonly { readonly part: GaugePart; readonly tokens: number }[];
+  /** The instruction files, in the order the system prompt carries them (inside `system`). */
+  readonly files: readonly GaugeFile[];
   /** The percent at which the next message compacts first; null when compaction is off. */
   readonly compactAt: number | null;
   /** Messages a summary stands in for. */
@@ -57,8 +74,15 @@ export function gaugeOf(usage: ContextUsage, attachmentTokens = 0): Gauge {
   const fullAt = Math.min(compactAt ?? FULL_PERCENT, FULL_PERCENT);
   const nearAt = (compactAt ?? NEAR_WITHOUT_COMPACTION) - WARN_POINTS;
   const level: GaugeLevel = percent >= fullAt ? "full" : percent >= nearAt ? "near" : "ok";
+  const files: GaugeFile[] = usage.instructions.map((entry) => ({
+    file: entry.file,
+    tokens: entry.tokens,
+    truncated: entry.truncated,
+    importedBy: entry.importedBy ?? null,
+  }));
+  const inFiles = files.reduce((sum, entry) => sum + entry.tokens, 0);
   const all: readonly { part: GaugePart; tokens: number }[] = [
-    { part: "system", tokens: usage.systemTokens },
+    { part: "system", tokens: Math.max(0, usage.systemTokens - inFiles) },
     { part: "summary", tokens: usage.summaryTokens },
     { part: "tools", tokens: usage.toolTokens },
     { part: "transcript", tokens: usage.transcriptTokens },
@@ -71,6 +95,7 @@ export function gaugeOf(usage: ContextUsage, attachmentTokens = 0): Gauge {
     level,
     source: reported === null ? "estimated" : "reported",
     parts: all.filter((entry) => entry.tokens > 0),
+    files,
     compactAt,
     summarised: usage.summarisedMessages,
   };

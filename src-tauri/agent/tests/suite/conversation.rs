@@ -432,24 +432,55 @@ async fn reasoning_is_streamed_and_saved_but_never_sent_back() {
 }
 
 #[tokio::test]
-async fn agents_md_instructions_join_the_system_prompt() {
+async fn instruction_parts_join_the_system_prompt_and_the_gauge() {
     let script = Script::new([
         Turn::text("ok").expect(Expect::new().any_contains("Always answer in French."))
     ]);
+    let part = |file: &str, text: &str, truncated| gantry_agent::InstructionPart {
+        file: file.into(),
+        text: text.into(),
+        truncated,
+        imported_by: None,
+    };
     let mut h = Harness::with(
         script,
         Setup {
-            files: vec![("AGENTS.md", "# Rules\n\nAlways answer in French.\n".into())],
+            instructions: vec![
+                part("AGENTS.md", "# Rules\n\nAlways answer in French.\n", false),
+                part("CLAUDE.md", &"x".repeat(400), true),
+            ],
             ..Setup::default()
         },
     )
     .await;
-    h.turn("hi").await;
+    let (_, events) = h.turn("hi").await;
     let body = h.provider.chat_requests()[0].body.clone().unwrap();
     let system = body["messages"][0]["content"].as_str().unwrap();
     assert!(
-        system.contains("Project instructions (from AGENTS.md"),
+        system.contains("--- from AGENTS.md ---\n# Rules"),
         "{system}"
+    );
+    assert!(system.contains("--- from CLAUDE.md ---\nxxx"), "{system}");
+    let usage = events
+        .iter()
+        .find_map(|event| match event {
+            TurnEvent::Context { usage } => Some(usage.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let files: Vec<_> = usage
+        .instructions
+        .iter()
+        .map(|part| (part.file.as_str(), part.tokens, part.truncated))
+        .collect();
+    assert_eq!(files, [("AGENTS.md", 9, false), ("CLAUDE.md", 100, true)]);
+    assert!(
+        usage.system_tokens > 110,
+        "the parts are inside the system prompt"
+    );
+    assert_eq!(
+        h.session.measure_context().await.instructions,
+        usage.instructions
     );
     h.provider.verify().unwrap();
 }

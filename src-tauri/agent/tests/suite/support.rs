@@ -127,6 +127,8 @@ pub struct Setup {
     pub builtins: bool,
     /// Files to create in the project: (relative path, contents).
     pub files: Vec<(&'static str, String)>,
+    /// The instruction parts the session's system prompt carries.
+    pub instructions: Vec<gantry_agent::InstructionPart>,
 }
 
 impl Default for Setup {
@@ -138,6 +140,7 @@ impl Default for Setup {
             context_window: 100_000,
             builtins: false,
             files: Vec::new(),
+            instructions: Vec::new(),
         }
     }
 }
@@ -181,7 +184,11 @@ pub fn parts(
         Some(approver) => tools.with_approver(approver),
         None => tools,
     };
-    SessionParts::new(Arc::new(tools), provider, store).with_options(setup.options)
+    SessionParts::new(Arc::new(tools), provider, store)
+        .with_options(setup.options)
+        .with_instructions(Arc::new(gantry_agent::FixedInstructions(
+            setup.instructions.clone(),
+        )))
 }
 
 impl Harness {

@@ -3,6 +3,7 @@ mod chat;
 mod checkpoints;
 mod config;
 mod file_tools;
+mod instructions;
 mod mcp;
 mod projects;
 mod providers;

@@ -6,6 +6,11 @@
 //! Trust is one step for every project file that can run programs or widen permissions, and it
 //! is remembered in the same table as the `.mcp.json` approvals (per file, per content), so
 //! `gantry-cli mcp trust` and the trust dialog agree.
+//!
+//! - [`instructions`]: a session's instruction files (`CLAUDE.md`, `AGENTS.md`, imports, the
+//!   folders the model worked in), for its system prompt and the context gauge.
+
+pub mod instructions;
 
 pub mod report;
 pub mod service;

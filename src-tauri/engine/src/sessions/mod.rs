@@ -12,6 +12,7 @@ use gantry_agent::{AgentError, PersistError, Provider, Session, SessionOptions, 
 use gantry_store::Store;
 use gantry_tools::{ToolManager, ToolSession};
 
+use crate::config::instructions::SessionInstructions;
 use crate::sessions::transcripts::StoreTranscripts;
 
 /// Why a session could not be started or resumed.
@@ -39,6 +40,8 @@ impl From<AgentError> for SessionError {
 
 /// A session of the project whose tools are `tools`, talking to `provider`, saved in `store`:
 /// the saved session `resume` (its id, grants and file ledger) with its messages, or a new one.
+/// Its system prompt carries the user's and the project's instruction files
+/// ([`SessionInstructions`]).
 pub async fn start_session(
     tools: &Arc<ToolManager>,
     store: &Store,
@@ -51,7 +54,8 @@ pub async fn start_session(
         provider,
         Arc::new(StoreTranscripts::new(store.clone())),
     )
-    .with_options(options);
+    .with_options(options)
+    .with_instructions(Arc::new(SessionInstructions::new(tools.root())));
     Ok(match resume {
         Some(session) => Session::resume_in(parts, session).await?,
         None => Session::create(parts).await?,
