@@ -32,6 +32,9 @@ pub struct PromptContext {
     pub date: String,
     /// The project's own instructions (`AGENTS.md`), when present.
     pub project_instructions: Option<String>,
+    /// The catalog of the project's Agent Skills (`<available_skills>`, see
+    /// [`gantry_tools::skills::catalog_text`]), set by the turn once it knows the window.
+    pub skills: Option<String>,
 }
 
 impl PromptContext {
@@ -47,6 +50,7 @@ impl PromptContext {
             os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
             date: today_utc(),
             project_instructions,
+            skills: None,
         }
     }
 }
@@ -122,6 +126,10 @@ pub fn system_prompt(context: &PromptContext) -> String {
              them unless the user says otherwise):\n\n{instructions}\n"
         ));
     }
+    if let Some(skills) = &context.skills {
+        prompt.push('\n');
+        prompt.push_str(skills);
+    }
     prompt
 }
 
@@ -162,6 +170,7 @@ mod tests {
             os: "linux x86_64".into(),
             date: "2026-12-03".into(),
             project_instructions: instructions.map(str::to_owned),
+            skills: None,
         }
     }
 

@@ -261,21 +261,21 @@ impl Session {
         cancel: &CancellationToken,
         events: &EventSink,
     ) -> Result<(String, u32), End> {
-        let context =
+        let mut context =
             PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
-        let system = system_prompt(&context);
         let server = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(End::new(TurnEndReason::Cancelled)),
             server = self.provider.server_window() => server,
         };
-        let window = match server {
-            Some(server) => {
-                self.check_window(server, &system, events)?;
-                server.tokens
-            }
-            None => self.provider.config().context_window,
-        };
+        let window = server.map_or(self.provider.config().context_window, |server| {
+            server.tokens
+        });
+        context.skills = self.skill_catalog(window).await;
+        let system = system_prompt(&context);
+        if let Some(server) = server {
+            self.check_window(server, &system, events)?;
+        }
         let usage = measure(&self.transcript, self.request_shape(&system, window));
         if self.needs_compaction(&usage, text) {
             match self.compact(cancel, events, true).await {
@@ -307,9 +307,8 @@ impl Session {
 
     /// How full the window would be with the next request (for a gauge between turns).
     pub async fn measure_context(&self) -> ContextUsage {
-        let context =
+        let mut context =
             PromptContext::gather(self.tools.root(), self.options.project_instructions).await;
-        let system = system_prompt(&context);
         let window = self
             .provider
             .server_window()
@@ -317,7 +316,27 @@ impl Session {
             .map_or(self.provider.config().context_window, |server| {
                 server.tokens
             });
+        context.skills = self.skill_catalog(window).await;
+        let system = system_prompt(&context);
         measure(&self.transcript, self.request_shape(&system, window))
+    }
+
+    /// The catalog of the project's skills for a window of `window` tokens, when the `skill`
+    /// tool is there to load them (not disabled); read again each turn.
+    async fn skill_catalog(&self, window: u32) -> Option<String> {
+        if !self
+            .tools
+            .callable_tool_names()
+            .iter()
+            .any(|name| name == "skill")
+        {
+            return None;
+        }
+        let shelf = Arc::clone(self.tools.skills());
+        let skills = tokio::task::spawn_blocking(move || shelf.catalog())
+            .await
+            .ok()?;
+        gantry_tools::skills::catalog_text(&skills, window)
     }
 
     /// The tool schemas offered now, and their estimated size in tokens.

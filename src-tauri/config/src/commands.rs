@@ -37,7 +37,8 @@ pub struct CommandFolder {
     pub prefix: &'static str,
     /// How many subfolders down commands are read (each adds `folder:` to the name).
     pub depth: usize,
-    /// How the source is labelled in the completion list.
+    /// The source as a stable key the front ends name in their language (`gantry`,
+    /// `claude-project`, `claude-user`, `codex-user`).
     pub label: &'static str,
 }
 
@@ -49,7 +50,7 @@ pub const COMMAND_FOLDERS: [CommandFolder; 4] = [
         numbering: Numbering::Gantry,
         prefix: "",
         depth: 0,
-        label: "project",
+        label: "gantry",
     },
     CommandFolder {
         folder: ".claude/commands",
@@ -57,7 +58,7 @@ pub const COMMAND_FOLDERS: [CommandFolder; 4] = [
         numbering: Numbering::Claude,
         prefix: "",
         depth: 3,
-        label: "project (Claude Code)",
+        label: "claude-project",
     },
     CommandFolder {
         folder: "~/.claude/commands",
@@ -65,7 +66,7 @@ pub const COMMAND_FOLDERS: [CommandFolder; 4] = [
         numbering: Numbering::Claude,
         prefix: "",
         depth: 3,
-        label: "user (Claude Code)",
+        label: "claude-user",
     },
     CommandFolder {
         folder: "~/.codex/prompts",
@@ -73,7 +74,7 @@ pub const COMMAND_FOLDERS: [CommandFolder; 4] = [
         numbering: Numbering::Codex,
         prefix: "prompts:",
         depth: 0,
-        label: "user (Codex prompt)",
+        label: "codex-user",
     },
 ];
 
@@ -84,7 +85,7 @@ pub struct Command {
     pub name: String,
     /// Its description (front matter's, else the body's first line).
     pub description: String,
-    /// Where it comes from, as the completion list shows it (`project (Claude Code)`).
+    /// Where it comes from, as a key ([`CommandFolder::label`]).
     pub label: String,
     /// Its file.
     pub source: SourceFile,

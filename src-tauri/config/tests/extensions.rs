@@ -83,11 +83,11 @@ fn commands_come_from_every_source_with_their_names_and_precedence() {
     assert_eq!(
         names,
         [
-            ("fix", "project"),
-            ("frontend:lint", "project (Claude Code)"),
-            ("review", "project (Claude Code)"),
-            ("mine", "user (Claude Code)"),
-            ("prompts:draft", "user (Codex prompt)"),
+            ("fix", "gantry"),
+            ("frontend:lint", "claude-project"),
+            ("review", "claude-project"),
+            ("mine", "claude-user"),
+            ("prompts:draft", "codex-user"),
         ]
     );
     let review = &found[2];
