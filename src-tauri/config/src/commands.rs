@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::arguments::Numbering;
 use crate::frontmatter;
 use crate::listing::markdown_files;
-use crate::skills::{Skill, argument_hint, note_allowed_tools};
+use crate::skills::{Skill, argument_hint, note_unapplied};
 use crate::source::read_text;
 use crate::{ConfigReport, ConfigScope, Locations, SourceFile, TrustedFiles};
 
@@ -223,7 +223,7 @@ fn read_command(
         }
     }
     let allowed_tools = front.list("allowed-tools").unwrap_or_default();
-    note_allowed_tools(entry, &name, &allowed_tools, is_trusted);
+    note_unapplied(entry, &name, &front, body);
     entry.read.push(format!("command /{name}"));
     let description = front
         .text("description")

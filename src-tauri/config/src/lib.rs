@@ -20,10 +20,12 @@
 //!   [`arguments`]: how each source puts arguments into its prompt.
 //! - [`skills`]: Agent Skills (`SKILL.md` folders), and the library the `skill` tool loads from.
 //! - [`agents`]: custom agents (`.claude/agents/*.md`) for subagents.
+//! - [`extensions`]: the three together, with one report.
 
 pub mod agents;
 pub mod arguments;
 pub mod commands;
+pub mod extensions;
 pub mod frontmatter;
 mod listing;
 mod locations;

@@ -232,7 +232,7 @@ fn read_skill(
         }
     }
     let allowed_tools = front.list("allowed-tools").unwrap_or_default();
-    note_allowed_tools(entry, folder, &allowed_tools, is_trusted);
+    note_unapplied(entry, folder, &front, body);
     let model_invocable = front.flag("disable-model-invocation") != Some(true);
     entry.read.push(format!(
         "skill /{folder}{}",
@@ -302,22 +302,47 @@ pub(crate) fn argument_hint(front: &FrontMatter) -> Option<String> {
     }
 }
 
-/// Records a skill's or command's `allowed-tools` as read or waiting for trust.
-pub(crate) fn note_allowed_tools(
+/// Records what a skill's or command's front matter asks that Gantry does not apply yet:
+/// `allowed-tools` (grants for the invoking turn are not implemented, so its calls ask as
+/// usual — nothing is widened, trusted or not) and `model` (the session's model is used), and
+/// `` !`cmd` `` lines in the body (refused when invoked rather than sent unrun).
+pub(crate) fn note_unapplied(
     entry: &mut crate::FileReport,
     name: &str,
-    tools: &[String],
-    trusted: bool,
+    front: &FrontMatter,
+    body: &str,
 ) {
-    if tools.is_empty() {
-        return;
+    let tools = front.list("allowed-tools").unwrap_or_default();
+    if !tools.is_empty() {
+        entry.not_understood.push(format!(
+            "allowed-tools for /{name} ({}): not applied yet; its calls ask as usual",
+            tools.join(", ")
+        ));
     }
-    let line = format!("allowed-tools for /{name}: {}", tools.join(", "));
-    if trusted {
-        entry.read.push(line);
-    } else {
-        entry.waits_for_trust.push(line);
+    if let Some(model) = front.text("model").filter(|m| !m.is_empty()) {
+        entry.not_understood.push(format!(
+            "model `{model}` for /{name}: not supported; the session's model is used"
+        ));
     }
+    if has_shell_line(body) {
+        entry.not_understood.push(format!(
+            "/{name} runs commands before sending (!`…`), which Gantry does not do yet: it is \
+             refused when invoked"
+        ));
+    }
+}
+
+/// True when `body` holds `` !`cmd` `` at a line's start or after whitespace.
+fn has_shell_line(body: &str) -> bool {
+    body.lines().any(|line| {
+        line.match_indices("!`").any(|(at, _)| {
+            line[..at]
+                .chars()
+                .next_back()
+                .is_none_or(char::is_whitespace)
+                && line[at + 2..].contains('`')
+        })
+    })
 }
 
 /// The files of the skill folder `dir` besides `SKILL.md`, relative to it, sorted; hidden

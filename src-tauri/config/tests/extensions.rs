@@ -74,6 +74,7 @@ fn commands_come_from_every_source_with_their_names_and_precedence() {
         ".codex/prompts/sub/deep.md",
         "not read: Codex reads the top level only",
     );
+    f.home(".claude/commands/st.md", "Status: !`git status`");
     let mut report = ConfigReport::default();
     let found = commands::discover(&f.at, &TrustedFiles::none(), &["help", "new"], &mut report);
     let names: Vec<(&str, &str)> = found
@@ -87,6 +88,7 @@ fn commands_come_from_every_source_with_their_names_and_precedence() {
             ("frontend:lint", "claude-project"),
             ("review", "claude-project"),
             ("mine", "claude-user"),
+            ("st", "claude-user"),
             ("prompts:draft", "codex-user"),
         ]
     );
@@ -98,16 +100,28 @@ fn commands_come_from_every_source_with_their_names_and_precedence() {
     assert!(!review.allowed_tools_trusted);
     assert_eq!(found[1].description, "Lint the UI");
     assert_eq!(review.numbering, Numbering::Claude);
-    assert_eq!(found[4].numbering, Numbering::Codex);
+    assert_eq!(found[5].numbering, Numbering::Codex);
     // The report says what was read, what waits for trust and what was skipped and why.
     let review_entry = entry(&report, ".claude/commands/review.md");
     assert_eq!(review_entry.kind, "command");
     assert!(review_entry.read.contains(&"command /review".to_owned()));
-    assert_eq!(
-        review_entry.waits_for_trust,
-        ["allowed-tools for /review: Bash(git diff:*), Read"]
+    // Nothing of it widens anything yet: turn grants and per-command models are not applied.
+    assert!(review_entry.waits_for_trust.is_empty());
+    assert!(review_entry.not_understood.contains(
+        &"allowed-tools for /review (Bash(git diff:*), Read): not applied yet; its calls ask as usual"
+            .to_owned()
+    ));
+    assert!(
+        review_entry
+            .not_understood
+            .iter()
+            .any(|n| n.starts_with("model `sonnet`"))
     );
     assert!(entry(&report, ".claude/commands/help.md").not_understood[0].contains("built-in"));
+    assert!(
+        entry(&report, "~/.claude/commands/st.md").not_understood[0]
+            .contains("runs commands before sending")
+    );
     assert!(
         entry(&report, "~/.claude/commands/review.md").not_understood[0]
             .contains("also defined by .claude/commands/review.md")
@@ -222,9 +236,9 @@ fn skills_follow_the_name_rules_precedence_and_links() {
     assert!(
         entry(&report, "~/.claude/skills/pdf/SKILL.md").not_understood[0].contains("which wins")
     );
-    assert_eq!(
-        entry(&report, ".claude/skills/pdf/SKILL.md").waits_for_trust,
-        ["allowed-tools for /pdf: Read"]
+    assert!(
+        entry(&report, ".claude/skills/pdf/SKILL.md").not_understood[0]
+            .starts_with("allowed-tools for /pdf (Read): not applied yet")
     );
     assert!(!names.contains(&"evil"));
     // A skill beats a same-named command.
@@ -368,4 +382,25 @@ async fn the_skill_tool_opens_a_user_skill_to_read_file_and_nothing_else() {
     );
     // The project stays readable as before.
     assert_eq!(read("a.txt".into()).await.kind, ObservationKind::Ok);
+}
+
+#[test]
+fn one_discovery_gives_all_three_and_one_report() {
+    let f = Fixture::new();
+    f.project(".claude/commands/lint.md", "Lint.");
+    f.project(
+        ".claude/skills/lint/SKILL.md",
+        "---\nname: lint\ndescription: Lints\n---\nx",
+    );
+    f.project(
+        ".claude/agents/a.md",
+        "---\nname: a\ndescription: An agent\n---\nYou are a.",
+    );
+    let mut report = ConfigReport::default();
+    let found = gantry_config::extensions::discover(&f.at, &TrustedFiles::none(), &[], &mut report);
+    assert!(found.commands.is_empty(), "the skill replaces the command");
+    assert_eq!(found.skills.len(), 1);
+    assert_eq!(found.agents[0].system_prompt, "You are a.");
+    let kinds: Vec<&str> = report.files.iter().map(|file| file.kind.as_str()).collect();
+    assert_eq!(kinds, ["command", "skill", "agent"]);
 }
