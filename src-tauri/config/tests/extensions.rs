@@ -404,3 +404,27 @@ fn one_discovery_gives_all_three_and_one_report() {
     let kinds: Vec<&str> = report.files.iter().map(|file| file.kind.as_str()).collect();
     assert_eq!(kinds, ["command", "skill", "agent"]);
 }
+
+#[test]
+fn the_catalog_leaves_out_skills_the_model_may_not_invoke() {
+    use gantry_tools::skills::SkillLibrary;
+    let f = Fixture::new();
+    f.project(
+        ".claude/skills/shown/SKILL.md",
+        "---\nname: shown\ndescription: Shown\n---\nx",
+    );
+    f.home(
+        ".agents/skills/by-hand/SKILL.md",
+        "---\nname: by-hand\ndescription: Only by hand\ndisable-model-invocation: true\n---\nx",
+    );
+    let library = SkillFiles::new(f.at.clone());
+    let catalog = library.catalog();
+    assert_eq!(catalog.len(), 1);
+    assert_eq!(catalog[0].name, "shown");
+    assert_eq!(
+        catalog[0].location,
+        f.at.in_project(".claude/skills/shown/SKILL.md")
+    );
+    // Still loadable by name (the user's `/by-hand`).
+    assert_eq!(library.load("by-hand").unwrap().body, "x");
+}
