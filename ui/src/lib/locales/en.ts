@@ -101,7 +101,7 @@ export const en = {
   "attach.indexing": "Still indexing the project: more files may match",
   "attach.remove": "Remove {name}",
   "attach.imageType": "Only PNG, JPEG, WebP and GIF images can be attached.",
-  "slash.source.gantry": ".gantry/commands",
+  "slash.source.gantry": "Gantry, project",
   "slash.source.claude-project": "Claude Code, project",
   "slash.source.claude-user": "Claude Code, yours",
   "slash.source.codex-user": "Codex prompt",

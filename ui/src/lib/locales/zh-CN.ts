@@ -102,7 +102,7 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "attach.indexing": "仍在索引项目：可能还有更多文件匹配",
   "attach.remove": "移除 {name}",
   "attach.imageType": "只能附加 PNG、JPEG、WebP 和 GIF 图片。",
-  "slash.source.gantry": ".gantry/commands",
+  "slash.source.gantry": "Gantry，项目",
   "slash.source.claude-project": "Claude Code，项目",
   "slash.source.claude-user": "Claude Code，个人",
   "slash.source.codex-user": "Codex 提示词",
