@@ -400,6 +400,17 @@ pub fn body_for_model(skill: &Skill, at: &Locations) -> String {
         .replace("${CLAUDE_PROJECT_DIR}", &at.project.display().to_string())
 }
 
+/// True when `dir` is a secret store, lies in one, or holds one.
+fn holds_secret_store(at: &Locations, dir: &Path) -> bool {
+    let Some(home) = &at.home else {
+        return false;
+    };
+    in_secret_store(at, dir)
+        || gantry_sandbox::home_secret_paths(home)
+            .iter()
+            .any(|secret| secret.starts_with(dir))
+}
+
 /// The skills of a project, read again at every use (edits apply at once): the library the
 /// `skill` tool loads from and the catalog of the system prompt.
 #[derive(Debug, Clone)]
@@ -448,8 +459,12 @@ impl gantry_tools::skills::SkillLibrary for SkillFiles {
                 )
             });
         };
-        // The folder was confined when found; checked again now that it is opened to reading.
-        if real_location(&self.at, skill.source.scope, &skill.dir).is_none() {
+        // The folder was confined when found; checked again now that it is opened to reading,
+        // and it may not hold a secret store (a skill folder linked to the home would open
+        // `~/.ssh` to read_file).
+        if real_location(&self.at, skill.source.scope, &skill.dir).is_none()
+            || holds_secret_store(&self.at, &skill.dir)
+        {
             return Err(format!("the folder of skill {name} cannot be read"));
         }
         Ok(gantry_tools::skills::LoadedSkill {

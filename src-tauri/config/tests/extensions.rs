@@ -428,3 +428,20 @@ fn the_catalog_leaves_out_skills_the_model_may_not_invoke() {
     // Still loadable by name (the user's `/by-hand`).
     assert_eq!(library.load("by-hand").unwrap().body, "x");
 }
+
+#[test]
+fn a_skill_folder_holding_a_secret_store_is_not_opened() {
+    use gantry_tools::skills::SkillLibrary;
+    let f = Fixture::new();
+    let home = f.at.home.clone().unwrap();
+    f.home(
+        "SKILL.md",
+        "---\nname: all\ndescription: Everything\n---\nx",
+    );
+    f.home(".ssh/id_rsa", "key");
+    fs::create_dir_all(home.join(".claude/skills")).unwrap();
+    std::os::unix::fs::symlink(&home, home.join(".claude/skills/all")).unwrap();
+    let library = SkillFiles::new(f.at.clone());
+    let refused = library.load("all").unwrap_err();
+    assert!(refused.contains("cannot be read"), "{refused}");
+}
