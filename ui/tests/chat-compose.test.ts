@@ -41,7 +41,10 @@ beforeEach(() => {
           ].filter((item) => item.path.includes(typeof request?.query === "string" ? request.query : "")),
         });
       case "slash_commands":
-        return Promise.resolve([{ name: "review", description: "Review a file" }]);
+        return Promise.resolve([
+          { name: "review", description: "Review a file", kind: "command", source: "claude-project", argumentHint: "[file]" },
+          { name: "house-style", description: "The team's style", kind: "skill", source: "skill-user", argumentHint: null },
+        ]);
       case "expand_slash_command":
         return Promise.resolve(`Review ${String(request?.arguments)} carefully.`);
       case "mention_path":
@@ -179,10 +182,24 @@ describe("the chat box's completion", () => {
 
   it("completes commands after a leading slash, the project's with their description", async () => {
     await type("/");
-    expect(options()).toEqual(["clear", "compact", "help", "model", "new", "review"]);
+    expect(options()).toEqual(["clear", "compact", "help", "model", "new", "house-style", "review"]);
     await type("/rev");
     expect(options()).toEqual(["review"]);
-    expect(document.querySelector("[data-testid=completion-option]")?.textContent).toContain("Review a file");
+    const review = document.querySelector("[data-testid=completion-option]");
+    expect(review?.textContent).toContain("Review a file");
+    expect(review?.textContent).toContain("[file]");
+    expect(review?.querySelector("[data-testid=completion-source]")?.textContent).toBe("Claude Code, project");
+  });
+
+  it("shows a skill with its source, and no source for a built-in", async () => {
+    await type("/house");
+    const skill = document.querySelector("[data-testid=completion-option]");
+    expect(skill?.getAttribute("data-value")).toBe("house-style");
+    expect(skill?.querySelector("[data-testid=completion-source]")?.textContent).toBe("skill, yours");
+    await type("/hel");
+    const help = document.querySelector("[data-testid=completion-option]");
+    expect(help?.getAttribute("data-value")).toBe("help");
+    expect(help?.querySelector("[data-testid=completion-source]")).toBeNull();
   });
 });
 

@@ -13,6 +13,7 @@ import {
   type CommandOption,
   droppedPaths,
   isAcceptedImage,
+  knownSource,
   parseSlash,
   rankCommands,
   removeChip,
@@ -114,5 +115,14 @@ describe("drops", () => {
     expect(["image/png", "image/jpeg", "image/webp", "image/gif"].every(isAcceptedImage)).toBe(true);
     expect(isAcceptedImage("image/bmp")).toBe(false);
     expect(isAcceptedImage("image/svg+xml")).toBe(false);
+  });
+});
+
+describe("command sources", () => {
+  it("names only the sources the catalogs know", () => {
+    expect(knownSource("claude-project")).toBe("claude-project");
+    expect(knownSource("skill-user")).toBe("skill-user");
+    expect(knownSource(undefined)).toBeNull();
+    expect(knownSource("plugin")).toBeNull();
   });
 });

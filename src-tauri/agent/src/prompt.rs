@@ -27,6 +27,9 @@ pub struct PromptContext {
     pub date: String,
     /// The instruction files' parts, in order (none when the session reads none).
     pub instructions: Vec<InstructionPart>,
+    /// The catalog of the project's Agent Skills (`<available_skills>`, see
+    /// [`gantry_tools::skills::catalog_text`]), set by the turn once it knows the window.
+    pub skills: Option<String>,
 }
 
 impl PromptContext {
@@ -37,6 +40,7 @@ impl PromptContext {
             os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
             date: today_utc(),
             instructions,
+            skills: None,
         }
     }
 }
@@ -74,6 +78,10 @@ pub fn system_prompt(context: &PromptContext) -> String {
         date = context.date,
     );
     push_instructions(&mut prompt, &context.instructions);
+    if let Some(skills) = &context.skills {
+        prompt.push('\n');
+        prompt.push_str(skills);
+    }
     prompt
 }
 
@@ -137,6 +145,7 @@ mod tests {
             os: "linux x86_64".into(),
             date: "2026-12-03".into(),
             instructions,
+            skills: None,
         }
     }
 

@@ -246,7 +246,7 @@ impl Session {
             }
             if instructions_changed {
                 // A folder's own instructions joined: the next request carries them.
-                system = self.current_system().await;
+                system = self.current_system(window).await;
             }
         }
         Ok(End {
@@ -267,19 +267,18 @@ impl Session {
         cancel: &CancellationToken,
         events: &EventSink,
     ) -> Result<(SystemPrompt, u32), End> {
-        let system = self.current_system().await;
         let server = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(End::new(TurnEndReason::Cancelled)),
             server = self.provider.server_window() => server,
         };
-        let window = match server {
-            Some(server) => {
-                self.check_window(server, &system.text, events)?;
-                server.tokens
-            }
-            None => self.provider.config().context_window,
-        };
+        let window = server.map_or(self.provider.config().context_window, |server| {
+            server.tokens
+        });
+        let system = self.current_system(window).await;
+        if let Some(server) = server {
+            self.check_window(server, &system.text, events)?;
+        }
         let usage = measure(&self.transcript, self.request_shape(&system.text, window));
         if self.needs_compaction(&usage, text) {
             match self.compact(cancel, events, true).await {
@@ -309,24 +308,25 @@ impl Session {
         }
     }
 
-    /// The system prompt now (the instruction files read again), with its instruction parts'
-    /// sizes.
-    async fn current_system(&self) -> SystemPrompt {
+    /// The system prompt now (the instruction files read again, the skills' catalog for a
+    /// window of `window` tokens), with its instruction parts' sizes.
+    async fn current_system(&self, window: u32) -> SystemPrompt {
         let parts = if self.options.project_instructions {
             self.instructions.parts().await
         } else {
             Vec::new()
         };
         let instructions = parts.iter().map(InstructionUsage::of).collect();
+        let mut context = PromptContext::gather(self.tools.root(), parts);
+        context.skills = self.skill_catalog(window).await;
         SystemPrompt {
-            text: system_prompt(&PromptContext::gather(self.tools.root(), parts)),
+            text: system_prompt(&context),
             instructions,
         }
     }
 
     /// How full the window would be with the next request (for a gauge between turns).
     pub async fn measure_context(&self) -> ContextUsage {
-        let system = self.current_system().await;
         let window = self
             .provider
             .server_window()
@@ -334,8 +334,27 @@ impl Session {
             .map_or(self.provider.config().context_window, |server| {
                 server.tokens
             });
+        let system = self.current_system(window).await;
         measure(&self.transcript, self.request_shape(&system.text, window))
             .with_instructions(system.instructions)
+    }
+
+    /// The catalog of the project's skills for a window of `window` tokens, when the `skill`
+    /// tool is there to load them (not disabled); read again each turn.
+    async fn skill_catalog(&self, window: u32) -> Option<String> {
+        if !self
+            .tools
+            .callable_tool_names()
+            .iter()
+            .any(|name| name == "skill")
+        {
+            return None;
+        }
+        let shelf = Arc::clone(self.tools.skills());
+        let skills = tokio::task::spawn_blocking(move || shelf.catalog())
+            .await
+            .ok()?;
+        gantry_tools::skills::catalog_text(&skills, window)
     }
 
     /// The tool schemas offered now, and their estimated size in tokens.

@@ -17,12 +17,23 @@
 //! - [`settings`]: `.claude/settings*.json` and `.codex/hooks.json`, parsed once for rules and hooks.
 //! - [`trust`]: which project files wait for the user's trust, bound to their content.
 //! - [`report`]: what one file gave, for `gantry-cli config` and the configuration view.
+//! - [`commands`]: slash commands from `.gantry/commands`, `.claude/commands`, Codex prompts;
+//!   [`arguments`]: how each source puts arguments into its prompt.
+//! - [`skills`]: Agent Skills (`SKILL.md` folders), and the library the `skill` tool loads from.
+//! - [`agents`]: custom agents (`.claude/agents/*.md`) for subagents.
+//! - [`extensions`]: the three together, with one report.
 
+pub mod agents;
+pub mod arguments;
+pub mod commands;
+pub mod extensions;
 pub mod frontmatter;
 pub mod instructions;
+mod listing;
 mod locations;
 pub mod report;
 pub mod settings;
+pub mod skills;
 pub mod source;
 pub mod trust;
 

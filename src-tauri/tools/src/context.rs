@@ -11,6 +11,7 @@ use crate::confine::{ConfineError, ProjectRoot, ResolvedPath};
 use crate::ledger::FileLedger;
 use crate::prompt::UserPrompter;
 use crate::sandboxing::{CommandSandbox, SessionTempSlot};
+use crate::skills::SkillShelf;
 
 /// Everything a tool function receives besides its arguments. Cheap to clone.
 #[derive(Clone)]
@@ -25,6 +26,7 @@ pub struct ToolContext {
     sandbox: Arc<CommandSandbox>,
     temp: Arc<SessionTempSlot>,
     changes: Option<Arc<dyn CallChanges>>,
+    skills: Arc<SkillShelf>,
 }
 
 impl ToolContext {
@@ -42,6 +44,7 @@ impl ToolContext {
             sandbox: Arc::new(CommandSandbox::system()),
             temp: Arc::default(),
             changes: None,
+            skills: Arc::default(),
         }
     }
 
@@ -142,6 +145,19 @@ impl ToolContext {
     /// [`crate::CallChanges`]); `None` when nothing is recorded.
     pub fn changes(&self) -> Option<&Arc<dyn CallChanges>> {
         self.changes.as_ref()
+    }
+
+    /// The same context with the project's skills (the library and the skill folders opened).
+    #[must_use]
+    pub fn with_skills(mut self, skills: Arc<SkillShelf>) -> Self {
+        self.skills = skills;
+        self
+    }
+
+    /// The project's skills: where the skill tool loads them from, and the skill folders
+    /// read_file may read (read-only) besides the project.
+    pub fn skills(&self) -> &SkillShelf {
+        &self.skills
     }
 
     /// The project, which confines every path a tool touches.

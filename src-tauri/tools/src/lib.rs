@@ -47,6 +47,7 @@ pub(crate) mod tool;
 pub mod builtin;
 pub mod process;
 pub mod schema;
+pub mod skills;
 pub mod text;
 pub mod walk;
 

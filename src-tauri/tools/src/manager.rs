@@ -114,6 +114,7 @@ pub struct ToolManager {
     rules: RuleBook,
     sandbox: Arc<CommandSandbox>,
     change_sink: Arc<dyn ChangeSink>,
+    skills: Arc<crate::skills::SkillShelf>,
 }
 
 impl std::fmt::Debug for ToolManager {
@@ -157,7 +158,14 @@ impl ToolManager {
             rules: RuleBook::default(),
             sandbox: Arc::new(CommandSandbox::system()),
             change_sink: Arc::new(NoChanges),
+            skills: Arc::default(),
         })
+    }
+
+    /// The project's skills: set its library to offer skills to the `skill` tool
+    /// ([`crate::builtin::skill`]); the folders it opens become readable to read_file.
+    pub fn skills(&self) -> &Arc<crate::skills::SkillShelf> {
+        &self.skills
     }
 
     /// Sets how commands are sandboxed (tests, a front end that probed already).
@@ -573,7 +581,8 @@ impl ToolManager {
             .with_prompter(self.prompter.clone())
             .with_observer(call.shared_observer())
             .with_sandbox(Arc::clone(&self.sandbox))
-            .with_session_temp(Arc::clone(call.session().temp()));
+            .with_session_temp(Arc::clone(call.session().temp()))
+            .with_skills(Arc::clone(&self.skills));
         let policy = self
             .policies
             .read()

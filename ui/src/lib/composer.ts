@@ -67,6 +67,21 @@ export interface CommandOption {
   readonly name: string;
   readonly description: string;
   readonly builtin: boolean;
+  /** Where a file's command comes from (`claude-project`, `skill-user`, …; see `SlashCommandView`). */
+  readonly source?: string;
+  /** The arguments it takes (`[file]`), when its file says. */
+  readonly argumentHint?: string | null;
+}
+
+/** The sources a command or skill may come from, each named in the locale catalogs (`slash.source.*`). */
+export const COMMAND_SOURCES = ["gantry", "claude-project", "claude-user", "codex-user", "skill-project", "skill-user"] as const;
+
+/** A known command source. */
+export type CommandSource = (typeof COMMAND_SOURCES)[number];
+
+/** `source` when it is one the catalogs name, else null (a built-in, or a source this build does not know). */
+export function knownSource(source: string | undefined): CommandSource | null {
+  return (COMMAND_SOURCES as readonly string[]).includes(source ?? "") ? (source as CommandSource) : null;
 }
 
 /**

@@ -54,6 +54,9 @@ mod parallel_tests;
 mod runtime;
 pub mod service;
 pub mod slash;
+pub mod slash_files;
+#[cfg(test)]
+mod slash_tests;
 pub mod turn_limit;
 use activity::TurnPhase;
 pub use activity::{

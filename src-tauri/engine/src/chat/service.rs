@@ -173,13 +173,14 @@ impl ChatService {
         .await??)
     }
 
-    /// The project's own slash commands (`.gantry/commands/*.md`).
+    /// The slash commands from files and the skills (`.gantry/commands`, `.claude/commands`,
+    /// `~/.claude/commands`, `~/.codex/prompts`, skills), each with its source.
     pub async fn slash_commands(&self) -> Result<Vec<SlashCommandView>, CommandError> {
         let project = Arc::clone(&self.project);
         Ok(tokio::task::spawn_blocking(move || slash::project_commands(project.root())).await?)
     }
 
-    /// A project command's prompt, with what followed it in place of `$ARGUMENTS`.
+    /// A command's or skill's prompt, with what followed it put in as its source documents it.
     pub async fn expand_slash_command(
         &self,
         request: ExpandCommandRequest,

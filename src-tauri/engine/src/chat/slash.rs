@@ -1,42 +1,51 @@
-//! A project's own slash commands: Markdown prompts in `.gantry/commands/NAME.md`.
+//! Slash commands from files and skills: the completion list and the expansion into a prompt.
 //!
-//! The convention of Claude Code and OpenCode: the file's body is a prompt, `$ARGUMENTS` in it
-//! is replaced by what follows the command (`/review src/a.rs` → `$ARGUMENTS` = `src/a.rs`),
-//! and a YAML front matter may give a `description:`. Without one, the description is the
-//! body's first non-empty line (without a heading's `#`). The built-in commands (`/new`,
-//! `/compact`, `/model`, `/clear`, `/help`) act in the chat box and are not files; a project file
-//! with a built-in's name is ignored, so `/help` always means help.
+//! The commands come from `.gantry/commands/`, Claude Code's `.claude/commands/` (a subfolder
+//! makes `/folder:name`) and `~/.claude/commands/`, and Codex's `~/.codex/prompts/`
+//! (`/prompts:name`); every user-invocable Agent Skill is `/name` too (a skill beats a
+//! same-named command). gantry-config finds and reads them (confined; see
+//! [`gantry_config::commands`], [`gantry_config::skills`]). The built-in commands (`/new`,
+//! `/compact`, `/model`, `/clear`, `/help`) act in the chat box and are never replaced.
 //!
-//! Files are read through the project's confinement (a `.gantry/commands` that is a symlink
-//! leading out is refused like any other path) and capped at [`MAX_COMMAND_BYTES`].
+//! Expanding puts the arguments in as the file's source documents it
+//! ([`gantry_config::arguments`]) and inlines each `@path` naming a project file (confined,
+//! capped, see [`crate::chat::slash_files`]). A prompt that would run commands before sending
+//! (`` !`cmd` ``) is refused with a message saying so, rather than sent with the commands
+//! unrun.
 
-use std::io::Read;
-
+use gantry_config::arguments::{Numbering, substitute};
+use gantry_config::skills::{Skill, body_for_model};
+use gantry_config::{ConfigReport, Locations, TrustedFiles, commands, skills};
 use gantry_tools::ProjectRoot;
 use serde::{Deserialize, Serialize};
 
+use crate::chat::slash_files::{inline_files, shell_lines};
 use crate::error::{CommandError, ErrorKind};
 
-/// Where a project keeps its commands, relative to its root.
-pub const COMMANDS_DIR: &str = ".gantry/commands";
-/// The built-in commands, which a project file cannot replace.
+/// The built-in commands, which a file cannot replace.
 pub const BUILTIN_COMMANDS: [&str; 5] = ["new", "compact", "model", "clear", "help"];
-/// The largest command file read.
-pub const MAX_COMMAND_BYTES: u64 = 64 * 1024;
 /// The longest description shown.
 const MAX_DESCRIPTION_CHARS: usize = 120;
 
-/// A project command, as the completion list shows it.
+/// A command or skill, as the completion list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SlashCommandView {
-    /// Its name (the file's name without `.md`).
+    /// Its name, without the `/` (`review`, `frontend:lint`, `prompts:draft`).
     pub name: String,
     /// Its description (front matter's, else the first line).
     pub description: String,
+    /// `command` or `skill`.
+    pub kind: String,
+    /// Where it comes from, a key the chat box names in the user's language: `gantry`
+    /// (`.gantry/commands`), `claude-project`, `claude-user`, `codex-user` (`~/.codex/prompts`),
+    /// `skill-project`, `skill-user`.
+    pub source: String,
+    /// What arguments it takes (`[file] [line]`), when its file says.
+    pub argument_hint: Option<String>,
 }
 
-/// A project slash command to expand into its prompt, with what follows it.
+/// A slash command to expand into its prompt, with what follows it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExpandCommandRequest {
@@ -46,201 +55,95 @@ pub struct ExpandCommandRequest {
     pub arguments: String,
 }
 
-/// True for a name a command file may have: letters, digits, `-`, `_`, `.`, `:`.
-fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+/// The commands and user-invocable skills of the project at `at`, a skill replacing a command
+/// of its name.
+fn gather(at: &Locations) -> (Vec<commands::Command>, Vec<Skill>) {
+    let mut report = ConfigReport::default();
+    let trusted = TrustedFiles::none();
+    let mut found = commands::discover(at, &trusted, &BUILTIN_COMMANDS, &mut report);
+    let skills: Vec<Skill> = skills::discover(at, &trusted, &mut report)
+        .into_iter()
+        .filter(|skill| skill.user_invocable && !BUILTIN_COMMANDS.contains(&skill.name.as_str()))
+        .collect();
+    commands::shadow_by_skills(&mut found, &skills, &mut report);
+    (found, skills)
 }
 
-/// The file's front matter's description (if any) and its body.
-fn split_front_matter(text: &str) -> (Option<String>, &str) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return (None, text);
-    };
-    let Some(end) = rest.find("\n---") else {
-        return (None, text);
-    };
-    let front = &rest[..end];
-    let body = rest[end + 4..].trim_start_matches(['\r', '\n']);
-    let description = front.lines().find_map(|line| {
-        let value = line.strip_prefix("description:")?.trim();
-        Some(value.trim_matches(['"', '\'']).to_owned())
-    });
-    (description.filter(|d| !d.is_empty()), body)
+fn cut(text: &str) -> String {
+    text.chars().take(MAX_DESCRIPTION_CHARS).collect()
 }
 
-fn describe(text: &str) -> String {
-    let (front, body) = split_front_matter(text);
-    let line = front.unwrap_or_else(|| {
-        body.lines()
-            .map(|line| line.trim().trim_start_matches('#').trim())
-            .find(|line| !line.is_empty())
-            .unwrap_or_default()
-            .to_owned()
-    });
-    line.chars().take(MAX_DESCRIPTION_CHARS).collect()
+/// The commands and skills of the project at `root` (the user's home from the environment),
+/// sorted by name. Blocking.
+pub fn project_commands(root: &ProjectRoot) -> Vec<SlashCommandView> {
+    commands_at(&crate::config::locations(root.path()))
 }
 
-/// Reads command file `name`'s text through the project's confinement.
-fn read_command(root: &ProjectRoot, name: &str) -> Result<String, CommandError> {
+/// [`project_commands`] for explicit locations (tests pass a home of their own).
+pub fn commands_at(at: &Locations) -> Vec<SlashCommandView> {
+    let (found, skills) = gather(at);
+    let mut views: Vec<SlashCommandView> = found
+        .into_iter()
+        .map(|command| SlashCommandView {
+            name: command.name,
+            description: cut(&command.description),
+            kind: "command".into(),
+            source: command.label,
+            argument_hint: command.argument_hint,
+        })
+        .chain(skills.into_iter().map(|skill| SlashCommandView {
+            description: cut(&skill.description),
+            kind: "skill".into(),
+            source: format!("skill-{}", skill.source.scope.as_str()),
+            argument_hint: skill.argument_hint,
+            name: skill.name,
+        }))
+        .collect();
+    views.sort_by(|a, b| a.name.cmp(&b.name));
+    views
+}
+
+/// Command or skill `name`'s prompt with `arguments` put in, `@file`s inlined. Blocking.
+pub fn expand(root: &ProjectRoot, name: &str, arguments: &str) -> Result<String, CommandError> {
+    expand_at(
+        root,
+        &crate::config::locations(root.path()),
+        name,
+        arguments,
+    )
+}
+
+/// [`expand`] for explicit locations.
+pub fn expand_at(
+    root: &ProjectRoot,
+    at: &Locations,
+    name: &str,
+    arguments: &str,
+) -> Result<String, CommandError> {
     let not_found = || CommandError::new(ErrorKind::NotFound, format!("no command /{name}"));
-    if !valid_name(name) || BUILTIN_COMMANDS.contains(&name) {
+    if BUILTIN_COMMANDS.contains(&name) {
         return Err(not_found());
     }
-    let resolved = root
-        .resolve(&format!("{COMMANDS_DIR}/{name}.md"))
-        .map_err(|error| CommandError::invalid(format!("cannot read /{name}: {error}")))?;
-    let (file, metadata) = root.open_regular(&resolved).map_err(|_| not_found())?;
-    if metadata.len() > MAX_COMMAND_BYTES {
+    let (found, skills) = gather(at);
+    let prompt = if let Some(skill) = skills.iter().find(|skill| skill.name == name) {
+        substitute(&body_for_model(skill, at), arguments, Numbering::Claude)
+    } else if let Some(command) = found.iter().find(|command| command.name == name) {
+        let body = command
+            .body
+            .replace("${CLAUDE_PROJECT_DIR}", &at.project.display().to_string());
+        substitute(&body, arguments, command.numbering)
+    } else {
+        return Err(not_found());
+    };
+    if let Some(line) = shell_lines(&prompt).first() {
         return Err(CommandError::invalid(format!(
-            "/{name} is over {} KiB",
-            MAX_COMMAND_BYTES / 1024
+            "/{name} runs a command before sending (!`{line}`), which Gantry does not do yet; \
+             nothing was sent"
         )));
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_COMMAND_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(|error| CommandError::invalid(format!("cannot read /{name}: {error}")))?;
-    String::from_utf8(bytes)
-        .map_err(|_| CommandError::invalid(format!("/{name} is not UTF-8 text")))
-}
-
-/// The project's commands, sorted by name. A project without the folder has none; files that
-/// cannot be read are left out. Blocking.
-pub fn project_commands(root: &ProjectRoot) -> Vec<SlashCommandView> {
-    let Ok(dir) = root.resolve(COMMANDS_DIR) else {
-        return Vec::new();
-    };
-    let Ok(listing) = std::fs::read_dir(dir.path()) else {
-        return Vec::new();
-    };
-    let mut commands: Vec<SlashCommandView> = listing
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let file = entry.file_name();
-            let name = file.to_str()?.strip_suffix(".md")?.to_owned();
-            let text = read_command(root, &name).ok()?;
-            Some(SlashCommandView {
-                description: describe(&text),
-                name,
-            })
-        })
-        .collect();
-    commands.sort_by(|a, b| a.name.cmp(&b.name));
-    commands
-}
-
-/// Project command `name`'s prompt with `$ARGUMENTS` replaced by `arguments` (trimmed); when the
-/// prompt has no `$ARGUMENTS`, arguments given are appended after a blank line. Blocking.
-pub fn expand(root: &ProjectRoot, name: &str, arguments: &str) -> Result<String, CommandError> {
-    let text = read_command(root, name)?;
-    let (_, body) = split_front_matter(&text);
-    let arguments = arguments.trim();
-    let prompt = if body.contains("$ARGUMENTS") {
-        body.replace("$ARGUMENTS", arguments)
-    } else if arguments.is_empty() {
-        body.to_owned()
-    } else {
-        format!("{}\n\n{arguments}", body.trim_end())
-    };
-    let prompt = prompt.trim().to_owned();
+    let prompt = inline_files(root, &prompt).trim().to_owned();
     if prompt.is_empty() {
         return Err(CommandError::invalid(format!("/{name} is empty")));
     }
     Ok(prompt)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::fs;
-
-    use super::*;
-
-    fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, ProjectRoot) {
-        let dir = tempfile::tempdir().unwrap();
-        fs::create_dir_all(dir.path().join(COMMANDS_DIR)).unwrap();
-        for (name, text) in files {
-            fs::write(dir.path().join(COMMANDS_DIR).join(name), text).unwrap();
-        }
-        let root = ProjectRoot::new(dir.path()).unwrap();
-        (dir, root)
-    }
-
-    #[test]
-    fn commands_are_listed_with_their_first_line_or_front_matter() {
-        let (_dir, root) = project(&[
-            (
-                "review.md",
-                "# Review a file\n\nReview $ARGUMENTS for bugs.",
-            ),
-            (
-                "fix.md",
-                "---\ndescription: \"Fix an issue\"\nmodel: x\n---\nFix issue $ARGUMENTS.",
-            ),
-            ("help.md", "not the built-in"),
-            ("bad name.md", "x"),
-            ("notes.txt", "x"),
-        ]);
-        assert_eq!(
-            project_commands(&root),
-            [
-                SlashCommandView {
-                    name: "fix".into(),
-                    description: "Fix an issue".into()
-                },
-                SlashCommandView {
-                    name: "review".into(),
-                    description: "Review a file".into()
-                },
-            ]
-        );
-    }
-
-    #[test]
-    fn arguments_replace_the_placeholder_or_follow_the_prompt() {
-        let (_dir, root) = project(&[
-            (
-                "review.md",
-                "# Review\n\nReview $ARGUMENTS for bugs ($ARGUMENTS).",
-            ),
-            ("fix.md", "---\ndescription: Fix\n---\nFix it."),
-        ]);
-        assert_eq!(
-            expand(&root, "review", "  src/a.rs ").unwrap(),
-            "# Review\n\nReview src/a.rs for bugs (src/a.rs)."
-        );
-        assert_eq!(expand(&root, "fix", "").unwrap(), "Fix it.");
-        assert_eq!(expand(&root, "fix", "#12").unwrap(), "Fix it.\n\n#12");
-        assert_eq!(
-            expand(&root, "missing", "").unwrap_err().kind,
-            ErrorKind::NotFound
-        );
-        assert_eq!(
-            expand(&root, "../../etc/passwd", "").unwrap_err().kind,
-            ErrorKind::NotFound
-        );
-        assert_eq!(
-            expand(&root, "help", "").unwrap_err().kind,
-            ErrorKind::NotFound
-        );
-    }
-
-    #[test]
-    fn a_commands_folder_leading_out_of_the_project_is_not_read() {
-        let outside = tempfile::tempdir().unwrap();
-        fs::write(outside.path().join("steal.md"), "outside").unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        fs::create_dir_all(dir.path().join(".gantry")).unwrap();
-        std::os::unix::fs::symlink(outside.path(), dir.path().join(COMMANDS_DIR)).unwrap();
-        let root = ProjectRoot::new(dir.path()).unwrap();
-        assert!(project_commands(&root).is_empty());
-        assert!(expand(&root, "steal", "").is_err());
-    }
 }

@@ -11,9 +11,9 @@
 //!   folders the model worked in), for its system prompt and the context gauge.
 
 pub mod instructions;
-
 pub mod report;
 pub mod service;
+pub mod skills;
 pub mod trust;
 
 pub use gantry_config::ConfigReport;

@@ -231,6 +231,9 @@ pub async fn open_tools(
         manager = manager.with_prompter(prompter);
     }
     builtin::register_builtins(&manager).map_err(OpenError::Register)?;
+    crate::config::skills::install(&manager, crate::config::locations(manager.root()))
+        .await
+        .map_err(OpenError::Register)?;
     Ok(ProjectTools {
         manager,
         store,

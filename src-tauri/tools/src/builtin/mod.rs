@@ -6,6 +6,7 @@ pub mod glob_search;
 pub mod grep_search;
 pub mod read_file;
 pub mod run_command;
+pub mod skill;
 pub mod write_file;
 
 #[cfg(test)]

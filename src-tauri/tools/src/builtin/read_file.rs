@@ -70,23 +70,34 @@ pub async fn read_file(ctx: &ToolContext, args: ReadFileArgs) -> ToolResult {
     if args.limit == 0 {
         return Err(ToolError::new("limit must be at least 1"));
     }
-    let resolved = ctx
-        .resolve(&args.path)
-        .map_err(|error| ToolError::new(error.to_string()))?;
+    // A path in the project, else in a skill folder the skill tool opened (read-only: only
+    // read_file looks there).
+    let (project, resolved, shown) = match ctx.resolve(&args.path) {
+        Ok(resolved) => {
+            let shown = resolved.relative().to_owned();
+            (ctx.project().clone(), resolved, shown)
+        }
+        Err(error) => match ctx.skills().resolve(&args.path) {
+            Some((root, resolved)) => {
+                let shown = resolved.path().display().to_string();
+                ((*root).clone(), resolved, shown)
+            }
+            None => return Err(ToolError::new(error.to_string())),
+        },
+    };
     let window = Window {
         first: args.offset.max(1),
         limit: args.limit.min(MAX_LIMIT),
     };
-    let project = ctx.project().clone();
     let target = resolved.clone();
     let cancel = ctx.cancel_token().clone();
     let read = tokio::task::spawn_blocking(move || read_window(&project, &target, window, &cancel))
         .await
         .map_err(|_| ToolError::new(format!("reading {resolved} failed unexpectedly")))?
-        .map_err(|error| ToolError::new(error.message(resolved.relative())))?;
+        .map_err(|error| ToolError::new(error.message(&shown)))?;
     ctx.files().record(resolved.path(), read.stamp);
     let clamped = args.limit > MAX_LIMIT && window.last() < read.scan.total;
-    Ok(render(resolved.relative(), window, &read.scan, clamped))
+    Ok(render(&shown, window, &read.scan, clamped))
 }
 
 /// The lines asked for: `first..first + limit`, 1-based.
