@@ -14,11 +14,13 @@
 //! - [`source`]: a file found, its scope (user, project, local) and reading it safely.
 //! - [`frontmatter`]: the YAML front matter of Markdown files (commands, skills, agents).
 //! - [`settings`]: `.claude/settings*.json` and `.codex/hooks.json`, parsed once for rules and hooks.
+//! - [`permissions`]: Claude Code's `permissions.allow/ask/deny` as Gantry's external rules.
 //! - [`trust`]: which project files wait for the user's trust, bound to their content.
 //! - [`report`]: what one file gave, for `gantry-cli config` and the configuration view.
 
 pub mod frontmatter;
 mod locations;
+pub mod permissions;
 pub mod report;
 pub mod settings;
 pub mod source;

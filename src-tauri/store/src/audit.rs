@@ -267,6 +267,9 @@ mod tests {
         let read = decision_from("denied", &stored, decision.detail.clone()).unwrap();
         assert_eq!(read, decision);
         let own = decision_from("allowed_by_rule", "rule:4", None).unwrap();
-        assert_eq!((own.by, own.rule, own.source), (Decider::Rule, Some(4), None));
+        assert_eq!(
+            (own.by, own.rule, own.source),
+            (Decider::Rule, Some(4), None)
+        );
     }
 }

@@ -41,6 +41,24 @@ impl PathPattern {
     }
 }
 
+/// Why `glob` cannot be a gitignore pattern of a rule, or `None` when it can.
+pub fn glob_problem(glob: &str) -> Option<String> {
+    if glob.trim().is_empty() {
+        return Some("the path is empty".into());
+    }
+    if glob.starts_with('!') {
+        return Some("a negated pattern (`!`) is not a rule".into());
+    }
+    let mut builder = GitignoreBuilder::new("/");
+    match builder.add_line(None, glob) {
+        Ok(_) => builder
+            .build()
+            .err()
+            .map(|error| format!("`{glob}` is not a pattern: {error}")),
+        Err(error) => Some(format!("`{glob}` is not a pattern: {error}")),
+    }
+}
+
 /// `path` with `.` and `..` components resolved lexically (no file system access).
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -65,6 +83,14 @@ mod tests {
             base: base.into(),
             glob: glob.into(),
         }
+    }
+
+    #[test]
+    fn bad_patterns_say_why() {
+        assert!(glob_problem("src/**").is_none());
+        assert!(glob_problem("!x").is_some());
+        assert!(glob_problem("a[").is_some());
+        assert!(glob_problem(" ").is_some());
     }
 
     #[test]
