@@ -1,6 +1,7 @@
 mod audit;
 mod chat;
 mod checkpoints;
+mod claude_rules;
 mod file_tools;
 mod mcp;
 mod projects;

@@ -6,6 +6,10 @@
 //! Trust is one step for every project file that can run programs or widen permissions, and it
 //! is remembered in the same table as the `.mcp.json` approvals (per file, per content), so
 //! `gantry-cli mcp trust` and the trust dialog agree.
+//!
+//! - [`rules`]: Claude Code's permission rules in the project's gate.
+
+pub mod rules;
 
 use gantry_config::{Locations, TrustedFiles};
 use gantry_store::{ProjectId, Store};
