@@ -89,7 +89,8 @@ mod tests {
     fn bad_patterns_say_why() {
         assert!(glob_problem("src/**").is_none());
         assert!(glob_problem("!x").is_some());
-        assert!(glob_problem("a[").is_some());
+        assert!(glob_problem("[z-a]").is_some());
+        assert!(glob_problem("{a").is_some());
         assert!(glob_problem(" ").is_some());
     }
 
