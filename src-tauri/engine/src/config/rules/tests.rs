@@ -137,3 +137,56 @@ fn a_command_allow_rule_while_run_command_is_disabled_is_noted() {
     tools.set_policy("run_command", Policy::Ask).unwrap();
     assert!(!external_rules_view(&tools).command_rule_while_disabled);
 }
+
+#[tokio::test]
+async fn a_project_allow_rule_applies_once_its_file_is_trusted_and_rules_reload() {
+    let project = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let store = Store::open(data.path().join("gantry.db")).await.unwrap();
+    std::fs::create_dir(project.path().join(".claude")).unwrap();
+    std::fs::write(
+        project.path().join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(npm test)"], "deny": ["Bash(rm *)"]}}"#,
+    )
+    .unwrap();
+    let tools = ToolManager::new(project.path()).unwrap();
+    let id = store.projects().open(tools.root()).await.unwrap().id;
+    let report = reload_external_rules(&store, id, &tools).await;
+    let entry = report
+        .files
+        .iter()
+        .find(|file| file.source.shown == ".claude/settings.json")
+        .unwrap();
+    assert!(!entry.trusted);
+    assert_eq!(entry.waits_for_trust, ["allow rule Bash(npm test)"]);
+    assert_eq!(entry.read, ["deny rule Bash(rm *)"]);
+    let listed = tools.rules().external();
+    // (The user's own ~/.claude/settings.json, if any, is left out: this is about the project.)
+    let waiting: Vec<bool> = listed
+        .list()
+        .iter()
+        .filter(|rule| rule.source == ".claude/settings.json")
+        .map(|rule| rule.waits_for_trust)
+        .collect();
+    assert_eq!(waiting, [false, true]);
+    // The trust step approves the file as it is, then reloads.
+    store
+        .mcp_trust()
+        .approve(id, &entry.source.path, &entry.sha256)
+        .await
+        .unwrap();
+    let report = reload_external_rules(&store, id, &tools).await;
+    assert!(
+        report
+            .untrusted()
+            .all(|file| file.source.shown != ".claude/settings.json")
+    );
+    assert!(
+        tools
+            .rules()
+            .external()
+            .list()
+            .iter()
+            .all(|rule| !rule.waits_for_trust)
+    );
+}
