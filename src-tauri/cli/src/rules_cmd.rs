@@ -11,11 +11,12 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Subcommand, ValueEnum};
+use gantry_engine::config::rules::ExternalRulesView;
 use gantry_engine::tools::rules::{
     CommandSettingsView, ProjectCommands, SaveCommandSettingsRequest, SaveRuleRequest,
 };
 use gantry_engine::{CommandError, ErrorKind};
-use gantry_tools::{RuleAction, RuleSpec};
+use gantry_tools::{RuleAction, RuleForm, RuleSpec};
 
 use crate::engine::{People, open_project};
 use crate::escape::for_terminal;
@@ -24,7 +25,9 @@ use crate::{CliError, ProjectArgs, table};
 /// Rules that last: allow or deny a tool, a command key or a path glob, in one project.
 #[derive(Debug, Subcommand)]
 pub(crate) enum RulesCommand {
-    /// List the project's rules with how many calls each decided.
+    /// List the project's rules with how many calls each decided, then the rules of its
+    /// Claude Code settings (`.claude/settings*.json`, `~/.claude/settings.json`), each with
+    /// its file (read-only here; edit them in their file).
     List {
         #[command(flatten)]
         project: ProjectArgs,
@@ -153,11 +156,19 @@ pub(crate) async fn rules(command: RulesCommand) -> Result<ExitCode, CliError> {
         RulesCommand::Remove { id, .. } => commands.remove_rule(id).await,
     }
     .map_err(command_error)?;
+    let external = match listing {
+        Some(_) => Some(commands.external_rules().await),
+        None => None,
+    };
     if listing == Some(true) {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&rules).context("serialising the rules")?
-        );
+        let text = match &external {
+            Some(external) => serde_json::to_string_pretty(&serde_json::json!({
+                "rules": rules,
+                "external": external,
+            })),
+            None => serde_json::to_string_pretty(&rules),
+        };
+        println!("{}", text.context("serialising the rules")?);
         return Ok(ExitCode::SUCCESS);
     }
     let rows: Vec<[String; 5]> = rules
@@ -177,7 +188,41 @@ pub(crate) async fn rules(command: RulesCommand) -> Result<ExitCode, CliError> {
         })
         .collect();
     table::print(["ID", "ACTION", "TOOL", "USES", "PATTERN"], &rows);
+    if let Some(external) = external.filter(|external| !external.rules.is_empty()) {
+        print_external(&external);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rules of the Claude Code settings files, each with its file and whether it applies.
+fn print_external(external: &ExternalRulesView) {
+    println!();
+    println!("From Claude Code settings (read-only; edit them in their file):");
+    let rows: Vec<[String; 4]> = external
+        .rules
+        .iter()
+        .map(|view| {
+            let rule = &view.rule;
+            let state = match &rule.form {
+                RuleForm::NotUnderstood { reason } => format!("not understood: {reason}"),
+                _ if rule.waits_for_trust => "waits for trust".to_owned(),
+                _ => "applies".to_owned(),
+            };
+            [
+                for_terminal(&rule.source).into_owned(),
+                rule.action.as_str().to_owned(),
+                for_terminal(&rule.text).into_owned(),
+                for_terminal(&state).into_owned(),
+            ]
+        })
+        .collect();
+    table::print(["FILE", "ACTION", "RULE", "STATE"], &rows);
+    if external.command_rule_while_disabled {
+        println!(
+            "A rule allows commands, but run_command is disabled in this project: the rule does \
+             not enable it (gantry-cli tools policy run_command ask)."
+        );
+    }
 }
 
 /// The whole set of settings as a request to change it.

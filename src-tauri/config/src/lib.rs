@@ -15,6 +15,7 @@
 //! - [`frontmatter`]: the YAML front matter of Markdown files (commands, skills, agents).
 //! - [`instructions`]: `CLAUDE.md`, `AGENTS.md` and their `@path` imports, in order, each cut at 32 KiB.
 //! - [`settings`]: `.claude/settings*.json` and `.codex/hooks.json`, parsed once for rules and hooks.
+//! - [`permissions`]: Claude Code's `permissions.allow/ask/deny` as Gantry's external rules.
 //! - [`trust`]: which project files wait for the user's trust, bound to their content.
 //! - [`report`]: what one file gave, for `gantry-cli config` and the configuration view.
 //! - [`commands`]: slash commands from `.gantry/commands`, `.claude/commands`, Codex prompts;
@@ -31,6 +32,7 @@ pub mod frontmatter;
 pub mod instructions;
 mod listing;
 mod locations;
+pub mod permissions;
 pub mod report;
 pub mod settings;
 pub mod skills;

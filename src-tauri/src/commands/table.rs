@@ -84,6 +84,7 @@ commands! {
         ToolsService::command_settings(()) -> CommandSettingsView;
         ToolsService::save_command_settings(SaveCommandSettingsRequest) -> CommandSettingsView;
         ToolsService::tool_rules(()) -> Vec<RuleView>;
+        ToolsService::external_tool_rules(()) -> ExternalRulesView;
         ToolsService::save_tool_rule(SaveRuleRequest) -> Vec<RuleView>;
         ToolsService::remove_tool_rule(RemoveRuleRequest) -> Vec<RuleView>;
         ToolsService::audit_log(AuditRequest) -> Vec<AuditEntryView>;

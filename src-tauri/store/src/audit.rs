@@ -94,8 +94,18 @@ fn from_row(row: &SqliteRow) -> Result<AuditEntry> {
     })
 }
 
-/// A decision as stored: `decided_by` is a decider's name or `rule:<id>`.
+/// A decision as stored: `decided_by` is a decider's name, `rule:<id>` or
+/// `claude-rule:<settings file>`.
 fn decision_from(kind: &str, decided_by: &str, detail: Option<String>) -> Result<Decision> {
+    if let Some(file) = decided_by.strip_prefix("claude-rule:") {
+        return Ok(Decision {
+            kind: parse_name("decision", kind)?,
+            by: Decider::ExternalRule,
+            detail,
+            rule: None,
+            source: Some(file.to_owned()),
+        });
+    }
     let (by, rule) = match decided_by.strip_prefix("rule:") {
         Some(id) => {
             let id = id.parse::<i64>().map_err(|_| StoreError::Corrupt {
@@ -111,6 +121,7 @@ fn decision_from(kind: &str, decided_by: &str, detail: Option<String>) -> Result
         by,
         detail,
         rule,
+        source: None,
     })
 }
 
@@ -235,5 +246,30 @@ impl AuditSink for StoreAudit {
                 "could not write the audit record"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_external_rule_decision_round_trips_with_its_file() {
+        let decision = Decision {
+            kind: DecisionKind::Denied,
+            by: Decider::ExternalRule,
+            detail: Some("deny rule Bash(rm *) of .claude/settings.json".into()),
+            rule: None,
+            source: Some(".claude/settings.json".into()),
+        };
+        let stored = decision.decided_by();
+        assert_eq!(stored, "claude-rule:.claude/settings.json");
+        let read = decision_from("denied", &stored, decision.detail.clone()).unwrap();
+        assert_eq!(read, decision);
+        let own = decision_from("allowed_by_rule", "rule:4", None).unwrap();
+        assert_eq!(
+            (own.by, own.rule, own.source),
+            (Decider::Rule, Some(4), None)
+        );
     }
 }

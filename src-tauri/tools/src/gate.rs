@@ -1,9 +1,10 @@
 //! The permission gate: a short pipeline of checks that decides whether a call runs.
 //!
 //! The checks run in order — the project's policy, a scope that always asks (an
-//! execution-sensitive file, a command with no sandbox on this system), the session's grants,
-//! the project's rules ([`crate::rules`]: deny rules refuse, allow rules settle), then the
-//! approver — and each one can only make the verdict stricter or settle a pending question: a
+//! execution-sensitive file, a command with no sandbox on this system), an ask rule of another
+//! agent's settings ([`crate::external_rules`]), the session's grants, the project's deny
+//! rules and the external deny rules (they refuse), the project's allow rules, the external
+//! allow rules (they settle), then the approver — and each one can only make the verdict stricter or settle a pending question: a
 //! denial is final, an allowance can only be tightened, and only a pending "ask" can be resolved
 //! either way. So no later check can undo an earlier refusal, whatever it is.
 //!
@@ -11,6 +12,15 @@
 //! the call's id and session, and the tool's preview), tells the call's observer, waits for the
 //! answer or the call's cancellation, records an "allow for this session" answer in the call's
 //! session, and saves the rules of an "always allow in this project" answer.
+//!
+//! External rules (Claude Code's `permissions` of `.claude/settings*.json`) go deny → ask →
+//! allow, first match wins. An external **ask** rule makes the call ask every time: the gate
+//! turns its scope into [`ApprovalScope::Always`] with a reason naming the rule and its file,
+//! so no session grant or allow rule (Gantry's or external) settles it and the dialog offers
+//! only "Allow once" (as for an execution-sensitive file). An external **allow** rule settles
+//! only an ordinary ask: never a disabled tool (refused by the policy first), never a scope that
+//! always asks, never against a deny rule. Decisions made by an external rule name it and its
+//! file (`Decision::detail`, `Decision::source`; audit `decided_by: claude-rule:<file>`).
 
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
@@ -18,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::approval::{ApprovalDecision, ApprovalRequest, ApprovalScope, Approver};
 use crate::call::CallContext;
 use crate::context::ToolContext;
+use crate::external_rules::{ExternalCall, ExternalOutcome, ExternalRule};
 use crate::permission::Policy;
 use crate::rules::{RuleBook, ToolRule};
 use crate::tool::{PreparedCall, Tool};
@@ -69,6 +80,8 @@ pub enum Decider {
     SessionGrant,
     /// A rule of the project (its id is [`Decision::rule`]).
     Rule,
+    /// A rule of another agent's settings file (the file is [`Decision::source`]).
+    ExternalRule,
     /// The user, answering the approver.
     User,
     /// Nobody: no approver was available, so the call was refused (fail closed).
@@ -84,6 +97,7 @@ impl Decider {
             Self::Policy => "policy",
             Self::SessionGrant => "session_grant",
             Self::Rule => "rule",
+            Self::ExternalRule => "external_rule",
             Self::User => "user",
             Self::NoApprover => "no_approver",
             Self::Engine => "engine",
@@ -108,6 +122,10 @@ pub struct Decision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub rule: Option<i64>,
+    /// The settings file of the external rule that decided (`.claude/settings.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub source: Option<String>,
 }
 
 impl Decision {
@@ -118,14 +136,18 @@ impl Decision {
             by,
             detail: None,
             rule: None,
+            source: None,
         }
     }
 
-    /// Who decided, as the audit log stores it: `rule:<id>` for a rule, else the decider's
-    /// name (`user`, `policy`, ...).
+    /// Who decided, as the audit log stores it: `rule:<id>` for a rule, `claude-rule:<file>`
+    /// for an external rule, else the decider's name (`user`, `policy`, ...).
     pub fn decided_by(&self) -> String {
         match (self.by, self.rule) {
             (Decider::Rule, Some(id)) => format!("rule:{id}"),
+            (Decider::ExternalRule, _) => {
+                format!("claude-rule:{}", self.source.as_deref().unwrap_or_default())
+            }
             (by, _) => by.as_str().to_owned(),
         }
     }
@@ -189,6 +211,7 @@ impl Verdict {
                 by: Decider::SessionGrant,
                 detail: Some(grants.join(", ")),
                 rule: None,
+                source: None,
             }),
             None => Verdict::Ask,
         }
@@ -202,8 +225,40 @@ impl Verdict {
                 by: Decider::Rule,
                 detail: Some(rule.spec.to_string()),
                 rule: Some(rule.id),
+                source: None,
             })
         })
+    }
+
+    /// An external deny rule refuses whatever came before (except an earlier refusal).
+    pub(crate) fn from_external_deny(rule: &ExternalRule) -> Verdict {
+        Verdict::Refuse(Decision {
+            kind: DecisionKind::Denied,
+            by: Decider::ExternalRule,
+            detail: Some(rule.describe()),
+            rule: None,
+            source: Some(rule.source.clone()),
+        })
+    }
+
+    /// External allow rules covering the call settle a pending ask.
+    pub(crate) fn from_external_allow(rules: &[ExternalRule]) -> Verdict {
+        match rules.first() {
+            Some(first) => Verdict::Allow(Decision {
+                kind: DecisionKind::AllowedByRule,
+                by: Decider::ExternalRule,
+                detail: Some(
+                    rules
+                        .iter()
+                        .map(ExternalRule::describe)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+                rule: None,
+                source: Some(first.source.clone()),
+            }),
+            None => Verdict::Ask,
+        }
     }
 
     /// The fourth check: allow rules covering the call settle a pending ask.
@@ -214,6 +269,7 @@ impl Verdict {
                 by: Decider::Rule,
                 detail: Some(describe_rules(&rules)),
                 rule: rules.first().map(|rule| rule.id),
+                source: None,
             }),
             None => Verdict::Ask,
         }
@@ -241,6 +297,7 @@ impl Verdict {
                     by: Decider::User,
                     detail: Some(format!("saved {}", describe_rules(rules))),
                     rule: rules.first().map(|rule| rule.id),
+                    source: None,
                 },
                 Ok(_) => Decision::new(DecisionKind::AllowedOnce, Decider::User),
                 Err(why) => Decision {
@@ -248,6 +305,7 @@ impl Verdict {
                     by: Decider::User,
                     detail: Some(format!("the rule could not be saved: {why}")),
                     rule: None,
+                    source: None,
                 },
             }),
             Some(ApprovalDecision::Deny { reason }) => Verdict::Refuse(Decision {
@@ -255,6 +313,7 @@ impl Verdict {
                 by: Decider::User,
                 detail: reason.clone().filter(|r| !r.trim().is_empty()),
                 rule: None,
+                source: None,
             }),
         }
     }
@@ -311,12 +370,28 @@ impl Gate<'_> {
         scope.clone()
     }
 
-    /// Runs the checks in order: policy, a scope that always asks, session grants, rules,
-    /// approver (`None`: nobody can answer, so an Ask is refused).
+    /// Runs the checks in order: policy, a scope that always asks, an external ask rule,
+    /// session grants, deny rules, allow rules, approver (`None`: nobody can answer, so an Ask
+    /// is refused).
     pub(crate) async fn decide(self, approver: Option<&dyn Approver>) -> Gated {
         let name = self.tool.name();
         let underlying = self.prepared.scope(self.context);
-        let scope = self.effective_scope(&underlying);
+        let mut scope = self.effective_scope(&underlying);
+        let external = self.rules.external().evaluate(&ExternalCall {
+            tool: name,
+            arguments: self.prepared.arguments(),
+            scope: &underlying,
+            context: self.context,
+        });
+        if let ExternalOutcome::Ask(rule) = &external
+            && !matches!(scope, ApprovalScope::Always(_))
+        {
+            // Only "Allow once" settles it: nothing may cover it for later.
+            scope = ApprovalScope::Always(format!(
+                "The {} asks every time; it can only be allowed once.",
+                rule.describe()
+            ));
+        }
         let mut verdict = Verdict::from_policy(self.policy);
         if matches!(scope, ApprovalScope::Always(_)) {
             // A call that always asks tightens Auto to Ask (a refusal stays a refusal).
@@ -331,8 +406,17 @@ impl Gate<'_> {
         if let Some(denied) = Verdict::from_deny_rule(self.rules.denying(name, &underlying)) {
             verdict = verdict.then(denied);
         }
+        if let ExternalOutcome::Deny(rule) = &external {
+            verdict = verdict.then(Verdict::from_external_deny(rule));
+        }
         if verdict == Verdict::Ask {
             verdict = verdict.then(Verdict::from_allow_rules(self.rules.allowing(name, &scope)));
+        }
+        if verdict == Verdict::Ask
+            && !matches!(scope, ApprovalScope::Always(_))
+            && let ExternalOutcome::Allow(rules) = &external
+        {
+            verdict = verdict.then(Verdict::from_external_allow(rules));
         }
         if verdict == Verdict::Ask {
             let answer = match approver {

@@ -45,6 +45,7 @@ pub(crate) mod tool;
 // project walker for the file tree, text clipping, schema cleaning for MCP tools, process
 // groups for MCP servers).
 pub mod builtin;
+pub mod external_rules;
 pub mod process;
 pub mod schema;
 pub mod skills;
@@ -66,6 +67,7 @@ pub use coerce::ArgumentProblem;
 pub use command_scope::{OptionEffect, ShellConstruct, Unscoped, command_scope};
 pub use confine::{ConfineError, ProjectRoot, ResolvedPath};
 pub use context::ToolContext;
+pub use external_rules::{ExternalAction, ExternalRule, ExternalRules, RuleForm};
 pub use fsutil::atomic::{
     AtomicWriteError, remove_beneath, write_atomic, write_atomic_beneath,
     write_atomic_beneath_with_mode, write_atomic_private,

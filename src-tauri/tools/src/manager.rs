@@ -804,6 +804,13 @@ fn refusal_text(tool: &str, level: PermissionLevel, decision: &Decision) -> Stri
         (_, Decider::NoApprover, _) => {
             format!("[denied] the user denied tool '{tool}' (no one was available to approve it)")
         }
+        (_, Decider::ExternalRule, detail) => format!(
+            "[denied] the {} refuses this call of '{tool}'; do not retry it, ask the user if \
+             it is needed",
+            detail
+                .as_deref()
+                .unwrap_or("rule of another agent's settings")
+        ),
         (_, Decider::Rule, detail) => format!(
             "[denied] a rule of this project refuses this call of '{tool}'{}; do not retry it, \
              ask the user if it is needed",

@@ -35,6 +35,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::approval::ApprovalScope;
+use crate::external_rules::{ExternalRule, ExternalRules};
 use crate::path_scope::{PATH_SCOPED_TOOLS, glob_matches, glob_problem};
 
 /// The longest pattern kept (a rule is something a person reads).
@@ -206,6 +207,9 @@ pub trait RuleStore: Send + Sync {
 #[derive(Default)]
 pub struct RuleBook {
     rules: RwLock<Vec<ToolRule>>,
+    /// Rules read from other agents' settings files (read-only here; see
+    /// [`crate::external_rules`]).
+    external: RwLock<ExternalRules>,
     store: RwLock<Option<Arc<dyn RuleStore>>>,
 }
 
@@ -230,6 +234,23 @@ impl RuleBook {
     pub fn replace(&self, mut rules: Vec<ToolRule>) {
         rules.sort_by_key(|rule| rule.id);
         *self.rules.write().unwrap_or_else(PoisonError::into_inner) = rules;
+    }
+
+    /// Replaces the external rules (read from `.claude/settings*.json` when the project opens,
+    /// when one of those files changes, or after the user trusted the project's configuration).
+    pub fn replace_external(&self, rules: Vec<ExternalRule>) {
+        *self
+            .external
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = ExternalRules::new(rules);
+    }
+
+    /// The external rules, understood or not, in the order their files were read.
+    pub fn external(&self) -> ExternalRules {
+        self.external
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Sets where rules the user adds from a dialog are saved; without one, "Always allow in

@@ -23,4 +23,8 @@ detail: string | null,
  * The rule that decided (the first, when several covered the call) or that the user
  * saved just now.
  */
-rule?: number, };
+rule?: number, 
+/**
+ * The settings file of the external rule that decided (`.claude/settings.json`).
+ */
+source?: string, };

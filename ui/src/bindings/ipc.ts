@@ -26,6 +26,7 @@ import type { EventsSince } from "./EventsSince";
 import type { EventsSinceRequest } from "./EventsSinceRequest";
 import type { ExpandCommandRequest } from "./ExpandCommandRequest";
 import type { ExportSessionRequest } from "./ExportSessionRequest";
+import type { ExternalRulesView } from "./ExternalRulesView";
 import type { FilePreview } from "./FilePreview";
 import type { GrantView } from "./GrantView";
 import type { ImportClaudeDesktopRequest } from "./ImportClaudeDesktopRequest";
@@ -174,6 +175,7 @@ export type Commands = {
   command_settings: { request: null; response: CommandSettingsView };
   save_command_settings: { request: SaveCommandSettingsRequest; response: CommandSettingsView };
   tool_rules: { request: null; response: Array<RuleView> };
+  external_tool_rules: { request: null; response: ExternalRulesView };
   save_tool_rule: { request: SaveRuleRequest; response: Array<RuleView> };
   remove_tool_rule: { request: RemoveRuleRequest; response: Array<RuleView> };
   audit_log: { request: AuditRequest; response: Array<AuditEntryView> };
@@ -286,6 +288,7 @@ export const COMMAND_NAMES = [
   "command_settings",
   "save_command_settings",
   "tool_rules",
+  "external_tool_rules",
   "save_tool_rule",
   "remove_tool_rule",
   "audit_log",

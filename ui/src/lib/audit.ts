@@ -92,6 +92,8 @@ export function deciderLabel(by: Decider, rule?: number): string {
   switch (by) {
     case "rule":
       return t("decider.rule", { id: rule ?? "?" });
+    case "external_rule":
+      return t("decider.externalRule");
     case "policy":
       return t("decider.policy");
     case "session_grant":

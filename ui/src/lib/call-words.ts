@@ -185,6 +185,9 @@ export function decidedBy(decision: Decision, tool: string, level: PermissionLev
       return mcpParts(tool) !== null && level === "safe" ? { key: "decidedBy.readOnlyMcp" } : { key: "decidedBy.auto" };
     case "rule":
       return decision.kind === "denied" ? null : { key: "decidedBy.rule", params: { rule: decision.detail ?? "" } };
+    case "external_rule":
+      // The detail names the rule and its file: "allow rule Bash(npm test) of .claude/settings.json".
+      return decision.kind === "denied" ? null : { key: "decidedBy.rule", params: { rule: decision.detail ?? decision.source ?? "" } };
     case "no_approver":
       return { key: "decidedBy.nobody" };
     case "engine":

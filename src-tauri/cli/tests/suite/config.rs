@@ -15,7 +15,7 @@ fn claude_project(sandbox: &Sandbox, served: &std::path::Path) {
     )
     .unwrap();
     let settings = json!({
-        "permissions": {"deny": ["Read(./.env)"]},
+        "permissions": {"deny": ["Read(./.env)"], "allow": ["Bash(npm test)"]},
         "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
             {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block-rm.sh"}
         ]}]}
@@ -51,6 +51,23 @@ fn the_trust_step_covers_every_file_as_shown_and_a_changed_hook_script_asks_agai
         .collect();
     assert!(shown.contains(&".claude/settings.json"), "{shown:?}");
     assert!(shown.contains(&".mcp.json"), "{shown:?}");
+    let settings = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|file| file["source"]["shown"] == ".claude/settings.json")
+        .unwrap();
+    assert_eq!(settings["trusted"], false);
+    assert!(
+        settings["read"].to_string().contains("Read(./.env)"),
+        "{settings}"
+    );
+    assert!(
+        settings["waitsForTrust"]
+            .to_string()
+            .contains("Bash(npm test)"),
+        "{settings}"
+    );
     let mcp = report["files"]
         .as_array()
         .unwrap()
@@ -83,6 +100,11 @@ fn the_trust_step_covers_every_file_as_shown_and_a_changed_hook_script_asks_agai
     assert!(run.stdout.ends_with("trusted\n"), "{}", run.stdout);
     let run = sandbox.run_env(&["config"], "", &home_var);
     assert!(!run.stdout.contains("waits for trust"), "{}", run.stdout);
+    let run = sandbox.run_env(&["config", "--json"], "", &home_var);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    for file in report["files"].as_array().unwrap() {
+        assert_eq!(file["trusted"], true, "{file}");
+    }
     // One step for everything: `mcp` sees the same approval.
     let run = sandbox.run_env(&["mcp", "list"], "", &home_var);
     assert!(

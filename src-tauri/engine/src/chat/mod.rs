@@ -713,6 +713,8 @@ impl ProjectChat {
         permit: Option<turn_limit::TurnPermit>,
     ) -> Result<(), CommandError> {
         let mut session = self.session_for(runtime, provider).await?;
+        // A settings file edited since the last turn applies from this one on.
+        crate::config::rules::reload_external_rules(&self.store, self.project, &self.tools).await;
         // The compaction setting applies from the next turn on, also to a loaded session.
         session.set_compact_at_percent(
             compaction::session_options(&self.store)

@@ -946,3 +946,43 @@ async fn an_image_for_a_model_without_images_is_refused_before_sending() {
     assert!(rig.provider.chat_requests().is_empty());
     assert!(!rig.chat.is_running());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_settings_rule_written_after_the_project_opened_holds_from_the_next_turn() {
+    let rig = rig(vec![
+        Turn::tool_calls(vec![gantry_scripted_provider::ToolCall::new(
+            "call_1",
+            "read_file",
+            json!({"path": "config/.env"}),
+        )]),
+        Turn::text("Refused.").expect(
+            Expect::new().last_contains("deny rule Read(.env) of .claude/settings.json refuses"),
+        ),
+    ])
+    .await;
+    let root = rig._dirs.0.path();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::create_dir_all(root.join("config")).unwrap();
+    std::fs::write(root.join("config/.env"), "TOKEN=planted-value\n").unwrap();
+    std::fs::write(
+        root.join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["Read(.env)"]}}"#,
+    )
+    .unwrap();
+    rig.chat.send("read it", rig.provider()).await.unwrap();
+    let events = rig.finished(1).await;
+    let result = events
+        .iter()
+        .find(|event| event["event"]["type"] == "tool_result")
+        .unwrap_or_else(|| panic!("no result in {events:?}"));
+    let decision = &result["event"]["observation"]["decision"];
+    assert_eq!(decision["by"], "external_rule");
+    assert_eq!(decision["source"], ".claude/settings.json");
+    assert!(
+        !serde_json::to_string(&events)
+            .unwrap()
+            .contains("planted-value"),
+        "{events:?}"
+    );
+    rig.provider.verify().unwrap();
+}

@@ -9,9 +9,11 @@
 //!
 //! - [`instructions`]: a session's instruction files (`CLAUDE.md`, `AGENTS.md`, imports, the
 //!   folders the model worked in), for its system prompt and the context gauge.
+//! - [`rules`]: Claude Code's permission rules in the project's gate.
 
 pub mod instructions;
 pub mod report;
+pub mod rules;
 pub mod service;
 pub mod skills;
 pub mod trust;

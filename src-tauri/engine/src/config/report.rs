@@ -4,20 +4,25 @@
 
 use std::path::Path;
 
+use crate::chat::slash::BUILTIN_COMMANDS;
 use gantry_config::settings::{self, SettingsFile};
 use gantry_config::{ConfigReport, ConfigScope, Locations, SourceFile, TrustedFiles};
+use gantry_config::{extensions, instructions, permissions};
 use gantry_mcp::{ConfigOrigin, PROJECT_FILE, TransportSummary, read_config, review_project_file};
 
 /// Everything the project and the user configured for other agents, each file marked trusted or
 /// not against `trusted`.
 pub fn project_report(at: &Locations, trusted: &TrustedFiles) -> ConfigReport {
-    let mut report = ConfigReport::default();
-    for file in settings::claude_settings(at) {
-        settings_entry(&mut report, &file, "settings");
+    let mut report = instructions::report(at);
+    let claude_settings = settings::claude_settings(at);
+    for file in &claude_settings {
+        settings_entry(&mut report, file, "settings");
     }
     for file in settings::codex_hooks(at) {
         settings_entry(&mut report, &file, "hooks");
     }
+    report.merge(permissions::from_settings(at, &claude_settings, trusted).report);
+    extensions::discover(at, trusted, &BUILTIN_COMMANDS, &mut report);
     mcp_entry(&mut report, at);
     mark_trusted(&mut report, trusted);
     report

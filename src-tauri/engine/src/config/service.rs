@@ -7,6 +7,7 @@ use gantry_config::ConfigReport;
 
 use crate::app::{Service, Window};
 use crate::config::report::{is_project_mcp_file, project_report};
+use crate::config::rules::reload_external_rules;
 use crate::config::trust::{TrustConfigRequest, trust_shown};
 use crate::config::{locations, trusted_files};
 use crate::error::CommandError;
@@ -36,7 +37,8 @@ impl ConfigService {
     }
 
     /// Trusts the project's configuration exactly as the trust step showed it (refused when a
-    /// file changed since), then applies what it widens: the project's MCP servers start.
+    /// file changed since), then applies what it widens: the allow rules hold, the project's
+    /// MCP servers start.
     pub async fn trust_project_config(
         &self,
         request: TrustConfigRequest,
@@ -44,6 +46,8 @@ impl ConfigService {
         let project = self.window.current()?;
         let at = locations(project.root().path());
         let trusted = trust_shown(&at, project.store(), project.store_project(), &request).await?;
+        // Allow rules of the files just trusted apply from the next call on.
+        reload_external_rules(project.store(), project.store_project(), project.tools()).await;
         if trusted.iter().any(|path| is_project_mcp_file(&at, path)) {
             // The hub records the same approval and starts the servers it now may.
             project.mcp().trust_project().await?;

@@ -313,6 +313,7 @@ mod tests {
                         by: gantry_tools::Decider::Policy,
                         detail: None,
                         rule: None,
+                        source: None,
                     },
                     duration: std::time::Duration::from_millis(3),
                     truncated: false,

@@ -197,7 +197,8 @@ pub async fn register_saved_key_variables(store: &Store) {
 }
 
 /// Remembers the folder at `root` in the store (as opening it in the app does), and builds
-/// its tool manager: the built-in tools, the saved policies and rules, the command settings
+/// its tool manager: the built-in tools, the saved policies and rules, the rules of the
+/// project's Claude Code settings, the command settings
 /// (network, writable folders, variables passed), the store's audit log, the project's
 /// checkpoints (which record what calls change) and the given people. The system's sandbox is
 /// probed here (once per process, off the async threads), and Gantry's own folders are hidden
@@ -214,6 +215,7 @@ pub async fn open_tools(
     let _probed = tokio::task::spawn_blocking(gantry_tools::CommandSandbox::probe).await;
     hide_gantry_folders(&store, &manager);
     apply_saved(&store, project.id, &manager).await?;
+    crate::config::rules::reload_external_rules(&store, project.id, &manager).await;
     let checkpoints = Checkpoints::open(
         store.clone(),
         project.id,

@@ -303,6 +303,7 @@ mod tests {
                     by: gantry_tools::Decider::Rule,
                     detail: Some("write under src".into()),
                     rule: Some(4),
+                    source: None,
                 },
                 duration_ms: 31,
                 truncated: false,

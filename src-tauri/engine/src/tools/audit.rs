@@ -226,6 +226,7 @@ mod tests {
                 by: Decider::User,
                 detail: Some("not today".into()),
                 rule: None,
+                source: None,
             },
             outcome: ObservationKind::Denied,
             duration: Duration::from_millis(42),

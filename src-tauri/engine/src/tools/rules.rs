@@ -16,6 +16,7 @@ use gantry_store::{ProjectCommandSettings, ProjectId, Store, StoreError};
 use gantry_tools::{PassList, RuleSpec, SandboxSettings, ToolManager, ToolRule, pass_refusal};
 use serde::{Deserialize, Serialize};
 
+use crate::config::rules::{ExternalRulesView, external_rules_view, reload_external_rules};
 use crate::error::CommandError;
 
 /// How a project's commands run, as the Tools panel shows it.
@@ -214,6 +215,13 @@ impl ProjectCommands {
         }
         self.reload_rules().await?;
         self.rules().await
+    }
+
+    /// The rules of the project's Claude Code settings, read again from their files (what
+    /// the Tools panel and `gantry-cli tools rules list` show beside Gantry's own).
+    pub async fn external_rules(&self) -> ExternalRulesView {
+        reload_external_rules(&self.store, self.project, &self.tools).await;
+        external_rules_view(&self.tools)
     }
 
     /// Reads the rules from the store into the manager.

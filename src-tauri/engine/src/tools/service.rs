@@ -8,6 +8,7 @@ use std::sync::Arc;
 use gantry_tools::ToolInfo;
 
 use crate::app::{Service, Window};
+use crate::config::rules::ExternalRulesView;
 use crate::error::CommandError;
 use crate::project::OpenProject;
 use crate::tools::audit::{self, AuditEntryView, AuditExport, AuditRequest};
@@ -82,6 +83,12 @@ impl ToolsService {
     /// The open project's rules, with how many calls each decided.
     pub async fn tool_rules(&self) -> Result<Vec<RuleView>, CommandError> {
         self.project.commands().rules().await
+    }
+
+    /// The rules of the open project's Claude Code settings (read-only here), with what
+    /// "Copy to Gantry's rules" would save for each.
+    pub async fn external_tool_rules(&self) -> Result<ExternalRulesView, CommandError> {
+        Ok(self.project.commands().external_rules().await)
     }
 
     /// Adds a rule, or changes one (`id`); it holds for the next call. Returns the rules.

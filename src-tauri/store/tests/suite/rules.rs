@@ -153,6 +153,7 @@ async fn the_gates_rule_store_saves_in_the_project_and_the_audit_log_names_the_r
         by: Decider::Rule,
         detail: Some(saved.to_string()),
         rule: Some(saved.id),
+        source: None,
     };
     let id = store.audit().record(project, &call).await.unwrap();
     let entry = store.audit().get(id).await.unwrap().unwrap();
