@@ -11,17 +11,25 @@
 //!
 //! - [`matcher`]: what a matcher and an `if` condition match.
 //! - [`event`]: the ten events, their default timeouts.
-//! - [`run`]: running one hook (stdin JSON, environment, timeout) and reading what it said.
+//! - [`run`]: running one hook (stdin JSON, environment, timeout).
+//! - [`outcome`]: what its exit code and output mean for its event.
+//! - [`fire`]: running every matching hook of an event in parallel and combining them.
 
 pub mod event;
+pub mod fire;
 pub mod matcher;
+pub mod outcome;
 mod parse;
+pub mod run;
 
 use std::time::Duration;
 
 pub use event::HookEvent;
+pub use fire::{EventOutcome, HookRan, fire};
 pub use matcher::{IfRule, Matcher};
+pub use outcome::{HookOutcome, Permission, interpret};
 pub use parse::{load_hooks, parse_file};
+pub use run::{HookRun, RunEnv, run_hook};
 
 use crate::SourceFile;
 
