@@ -94,8 +94,17 @@ fn from_row(row: &SqliteRow) -> Result<AuditEntry> {
     })
 }
 
-/// A decision as stored: `decided_by` is a decider's name or `rule:<id>`.
+/// A decision as stored: `decided_by` is a decider's name, `rule:<id>` or `hook:<file>` (the
+/// file is the decision's detail).
 fn decision_from(kind: &str, decided_by: &str, detail: Option<String>) -> Result<Decision> {
+    if let Some(file) = decided_by.strip_prefix("hook:") {
+        return Ok(Decision {
+            kind: parse_name("decision", kind)?,
+            by: Decider::Hook,
+            detail: Some(file.to_owned()),
+            rule: None,
+        });
+    }
     let (by, rule) = match decided_by.strip_prefix("rule:") {
         Some(id) => {
             let id = id.parse::<i64>().map_err(|_| StoreError::Corrupt {

@@ -45,6 +45,7 @@ pub(crate) mod tool;
 // project walker for the file tree, text clipping, schema cleaning for MCP tools, process
 // groups for MCP servers).
 pub mod builtin;
+pub mod hooks;
 pub mod process;
 pub mod schema;
 pub mod text;
