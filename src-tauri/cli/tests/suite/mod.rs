@@ -2,6 +2,7 @@ mod audit;
 mod chat;
 mod checkpoints;
 mod file_tools;
+mod hooks;
 mod mcp;
 mod projects;
 mod providers;

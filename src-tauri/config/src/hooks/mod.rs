@@ -14,9 +14,11 @@
 //! - [`run`]: running one hook (stdin JSON, environment, timeout).
 //! - [`outcome`]: what its exit code and output mean for its event.
 //! - [`fire`]: running every matching hook of an event in parallel and combining them.
+//! - [`HookListing`]: one hook with its last run, for the Tools panel and the CLI.
 
 pub mod event;
 pub mod fire;
+mod listing;
 pub mod matcher;
 pub mod outcome;
 mod parse;
@@ -26,6 +28,7 @@ use std::time::Duration;
 
 pub use event::HookEvent;
 pub use fire::{EventOutcome, HookRan, fire};
+pub use listing::HookListing;
 pub use matcher::{IfRule, Matcher};
 pub use outcome::{HookOutcome, Permission, interpret};
 pub use parse::{load_hooks, parse_file};

@@ -7,6 +7,8 @@
 //! is remembered in the same table as the `.mcp.json` approvals (per file, per content), so
 //! `gantry-cli mcp trust` and the trust dialog agree.
 
+pub mod hooks;
+
 use gantry_config::{Locations, TrustedFiles};
 use gantry_store::{ProjectId, Store};
 use std::path::Path;
