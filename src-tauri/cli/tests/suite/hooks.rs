@@ -198,3 +198,87 @@ async fn a_hook_allow_passes_neither_a_disabled_tool_nor_a_deny_rule() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     provider.verify().unwrap();
 }
+
+#[tokio::test]
+async fn prompt_and_stop_hooks_block_add_context_and_make_the_turn_go_on() {
+    let prompt = r#"if grep -q forbidden; then echo "no forbidden words" >&2; exit 2; fi; echo "The project codename is BLUEBIRD.""#;
+    let stop = r#"input=$(cat); if [ ! -f stopped-once ]; then printf '%s' "$input" > stop-input.json; touch stopped-once; echo '{"decision":"block","reason":"run the tests too"}'; else printf '%s' "$input" > stop-again.json; fi"#;
+    let mut settings = command_hook("UserPromptSubmit", "", prompt);
+    settings["hooks"]["Stop"] = command_hook("Stop", "", stop)["hooks"]["Stop"].clone();
+    let sandbox = Sandbox::new(&settings);
+
+    let provider = ScriptedProvider::start(Script::new([])).await.unwrap();
+    let run = sandbox.chat(&provider, &["say forbidden"]).await;
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let shown = format!("{}{}", run.stdout, run.stderr);
+    assert!(shown.contains("no forbidden words"), "{shown}");
+    assert!(
+        provider.chat_requests().is_empty(),
+        "the prompt never reached the model"
+    );
+
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::text("Hello.").expect(Expect::new().last_contains("BLUEBIRD")),
+        Turn::text("Tests pass.").expect(Expect::new().last_contains("run the tests too")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["hello"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+    assert_eq!(
+        run.stdout.matches("Tests pass.").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    let first: Value = serde_json::from_str(
+        &std::fs::read_to_string(sandbox.path().join("stop-input.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["hook_event_name"], "Stop");
+    assert_eq!(first["stop_hook_active"], false);
+    assert_eq!(first["last_assistant_message"], "Hello.");
+    let again: Value = serde_json::from_str(
+        &std::fs::read_to_string(sandbox.path().join("stop-again.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(again["stop_hook_active"], true);
+    // The transcript the hooks were pointed to holds the conversation, one message a line.
+    let transcript = std::fs::read_to_string(again["transcript_path"].as_str().unwrap()).unwrap();
+    let lines: Vec<Value> = transcript
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "user");
+    assert!(
+        lines[0]["message"]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("hello")
+    );
+    assert_eq!(lines.last().unwrap()["message"]["content"], "Tests pass.");
+}
+
+#[tokio::test]
+async fn tools_hooks_lists_every_hook_with_its_source_and_state() {
+    let sandbox = Sandbox::new(&command_hook("PostToolUse", "Edit|Write", "fmt.sh"));
+    std::fs::create_dir_all(sandbox.path().join(".codex")).unwrap();
+    std::fs::write(
+        sandbox.path().join(".codex/hooks.json"),
+        command_hook("Stop", "", "check.sh").to_string(),
+    )
+    .unwrap();
+    let run = sandbox.run(&["tools", "hooks", "--json"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let hooks: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(hooks[0]["event"], "PostToolUse");
+    assert_eq!(hooks[0]["matcher"], "Edit|Write");
+    assert_eq!(hooks[0]["source"]["shown"], "~/.claude/settings.json");
+    assert_eq!(hooks[0]["trusted"], true);
+    assert_eq!(hooks[1]["command"], "check.sh");
+    assert_eq!(hooks[1]["source"]["shown"], ".codex/hooks.json");
+    assert_eq!(hooks[1]["trusted"], false);
+    let table = sandbox.run(&["tools", "hooks"]).await;
+    assert!(table.stdout.contains("waits for trust"), "{}", table.stdout);
+}

@@ -5,6 +5,9 @@ use serde::{Deserialize, Serialize};
 use super::{Hook, HookEvent};
 use crate::SourceFile;
 
+/// What identifies a hook across loads: its file, event, matcher and command.
+pub type HookKey = (std::path::PathBuf, HookEvent, String, String);
+
 /// A hook with its last run, for lists.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -47,8 +50,8 @@ impl HookListing {
         }
     }
 
-    /// What identifies the hook across loads: its file, event, matcher and command.
-    pub fn key(&self) -> (std::path::PathBuf, HookEvent, String, String) {
+    /// What identifies the hook across loads (see [`HookKey`]).
+    pub fn key(&self) -> HookKey {
         (
             self.source.path.clone(),
             self.event,

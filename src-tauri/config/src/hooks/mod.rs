@@ -28,7 +28,7 @@ use std::time::Duration;
 
 pub use event::HookEvent;
 pub use fire::{EventOutcome, HookRan, fire};
-pub use listing::HookListing;
+pub use listing::{HookKey, HookListing};
 pub use matcher::{IfRule, Matcher};
 pub use outcome::{HookOutcome, Permission, interpret};
 pub use parse::{load_hooks, parse_file};

@@ -13,7 +13,7 @@ use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
 use gantry_config::hooks::{
-    EventOutcome, HookEvent, HookListing, HookSet, Permission, RunEnv, fire, load_hooks,
+    EventOutcome, HookEvent, HookKey, HookListing, HookSet, Permission, RunEnv, fire, load_hooks,
 };
 use gantry_config::{ConfigReport, Locations};
 use gantry_store::{ProjectId, Store};
@@ -32,7 +32,8 @@ pub struct ProjectHooks {
     project: ProjectId,
     at: Locations,
     transcripts: Option<PathBuf>,
-    last_runs: Mutex<BTreeMap<(PathBuf, HookEvent, String, String), (i64, String)>>,
+    /// Each hook's last run: when it finished and how it ended.
+    last_runs: Mutex<BTreeMap<HookKey, (i64, String)>>,
 }
 
 impl std::fmt::Debug for ProjectHooks {

@@ -131,7 +131,8 @@ impl OpenProject {
         )
         .await?
         .with_activities(activities)
-        .with_turn_limit(limit);
+        .with_turn_limit(limit)
+        .with_hooks(Arc::clone(&opened.hooks));
         let name = root.path().file_name().map_or_else(
             || root.path().display().to_string(),
             |name| name.to_string_lossy().into_owned(),
