@@ -205,6 +205,12 @@ async fn prompt_and_stop_hooks_block_add_context_and_make_the_turn_go_on() {
     let stop = r#"input=$(cat); if [ ! -f stopped-once ]; then printf '%s' "$input" > stop-input.json; touch stopped-once; echo '{"decision":"block","reason":"run the tests too"}'; else printf '%s' "$input" > stop-again.json; fi"#;
     let mut settings = command_hook("UserPromptSubmit", "", prompt);
     settings["hooks"]["Stop"] = command_hook("Stop", "", stop)["hooks"]["Stop"].clone();
+    settings["hooks"]["SessionStart"] = command_hook(
+        "SessionStart",
+        "startup",
+        "echo 'The branch is main.'",
+    )["hooks"]["SessionStart"]
+        .clone();
     let sandbox = Sandbox::new(&settings);
 
     let provider = ScriptedProvider::start(Script::new([])).await.unwrap();

@@ -1,4 +1,5 @@
-//! The session's hook events around a turn (spec §1.1): UserPromptSubmit before the prompt is
+//! The session's hook events around a turn (spec §1.1): SessionStart before a session's first
+//! turn (its output is context for the model), UserPromptSubmit before the prompt is
 //! sent (a block keeps it from the model and tells the user why; context goes to the model
 //! with the prompt) and Stop when a turn ends (a block makes the turn go on with the reason as
 //! the next instruction, at most [`MAX_STOP_BLOCKS`] times in a row, with `stop_hook_active`
@@ -50,13 +51,42 @@ fn write_lines(path: &Path, session: &Session) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs the UserPromptSubmit hooks on `message`: `Err(reason)` when one blocks it; otherwise
-/// their context is added to the message for the model.
+/// Runs the SessionStart hooks (source `startup`) before a session's first turn: their
+/// context (plain stdout or `additionalContext`) goes to the model with the first prompt.
+async fn session_start(hooks: &ProjectHooks, session: &Session, message: &mut Message) {
+    if !session.transcript().is_empty() || !hooks.wants(HookEvent::SessionStart).await {
+        return;
+    }
+    let mut input = Map::new();
+    input.insert("source".into(), json!("startup"));
+    let outcome = hooks
+        .fire(
+            HookEvent::SessionStart,
+            Some(session.id()),
+            Some("startup"),
+            None,
+            input,
+        )
+        .await;
+    for context in outcome.context() {
+        message.content.push_str(&format!(
+            "\n\n[context from a SessionStart hook]\n{context}"
+        ));
+    }
+}
+
+/// Runs the SessionStart hooks before a session's first turn, then the UserPromptSubmit hooks
+/// on `message`: `Err(reason)` when one blocks it; otherwise their context is added to the
+/// message for the model.
 pub async fn before_prompt(
     hooks: &ProjectHooks,
     session: &Session,
     message: &mut Message,
 ) -> Result<(), String> {
+    session_start(hooks, session, message).await;
+    if !hooks.wants(HookEvent::UserPromptSubmit).await {
+        return Ok(());
+    }
     write_transcript(hooks, session);
     let mut input = Map::new();
     input.insert("prompt".into(), json!(message.content));
@@ -88,6 +118,9 @@ pub async fn before_prompt(
 
 /// Runs the Stop hooks after a turn: the instruction to go on with, when one blocks.
 pub async fn after_turn(hooks: &ProjectHooks, session: &Session, active: bool) -> Option<String> {
+    if !hooks.wants(HookEvent::Stop).await {
+        return None;
+    }
     write_transcript(hooks, session);
     let last = session
         .transcript()

@@ -13,7 +13,7 @@ use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
 use gantry_config::hooks::{
-    EventOutcome, HookEvent, HookKey, HookListing, HookSet, Permission, RunEnv, fire, load_hooks,
+    EventOutcome, HookEvent, HookKey, HookSet, Permission, RunEnv, fire, load_hooks,
 };
 use gantry_config::{ConfigReport, Locations};
 use gantry_store::{ProjectId, Store};
@@ -23,6 +23,8 @@ use gantry_tools::hooks::{
     HookPermission, HookedCall, HookedResult, PostToolVerdict, PreToolVerdict, ToolHooks,
 };
 use serde_json::{Map, Value, json};
+
+pub use gantry_config::hooks::HookListing;
 
 use super::trusted_files;
 
@@ -67,6 +69,11 @@ impl ProjectHooks {
     pub async fn load(&self) -> (HookSet, ConfigReport) {
         let trusted = trusted_files(&self.store, self.project).await;
         load_hooks(&self.at, &trusted)
+    }
+
+    /// True when some hook would run for `event` (trusted, hooks not disabled).
+    pub async fn wants(&self, event: HookEvent) -> bool {
+        self.load().await.0.has(event)
     }
 
     /// Every hook (trusted or not, disabled or not) with its last run, in file order.
