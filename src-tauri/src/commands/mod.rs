@@ -33,6 +33,7 @@ use gantry_engine::chat::{
 use gantry_engine::checkpoints::{
     ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
 };
+use gantry_engine::config::hooks::HookListing;
 use gantry_engine::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};
 use gantry_engine::events::{DialogRequest, TreeStatus};
 use gantry_engine::mcp::panel::{
