@@ -58,6 +58,7 @@ describe("audit labels", () => {
     ]);
     expect(OUTCOMES.map(outcomeLabel)).toContain("bad arguments");
     expect(deciderLabel("session_grant")).toBe("session grant");
+    expect(deciderLabel("hook")).toBe("a hook");
   });
 
   it("say who decided and why", () => {

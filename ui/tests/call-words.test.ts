@@ -97,6 +97,10 @@ describe("who decided", () => {
     expect(read(decidedBy(decision("auto", "policy"), "mcp__fs__read_text_file", "safe"))).toBe("read-only MCP tool");
     expect(read(decidedBy(decision("disabled", "policy"), "run_command", "dangerous"))).toBe("Disabled in this project");
     expect(decidedBy(decision("not_evaluated", "engine"), "x", null)).toBeNull();
+    expect(read(decidedBy(decision("allowed_once", "hook", ".claude/settings.json"), "run_command", "dangerous"))).toBe(
+      "Allowed by a hook of .claude/settings.json",
+    );
+    expect(decidedBy(decision("denied", "hook", ".claude/settings.json"), "run_command", "dangerous")).toBeNull();
   });
 });
 

@@ -92,6 +92,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let mcp = project.mcp();
     let store = project.store.clone();
     let checkpoints = project.checkpoints.clone();
+    let hooks = Arc::clone(&project.hooks);
     let tools = Arc::new(project.manager);
     // MCP servers register their tools in the shared manager; the session offers them from the
     // first request on. `--enable` applies once every tool is registered, MCP servers' tools
@@ -139,6 +140,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     let setting = TurnSetting {
         store: &store,
         checkpoints: &checkpoints,
+        hooks: Some(&hooks),
     };
     let mut printer = Printer::new(args.json);
     let outcome = drive_turn(

@@ -10,6 +10,7 @@ mod chat_cmd;
 mod config_cmd;
 mod engine;
 mod escape;
+mod hooks_cmd;
 mod mcp_cmd;
 mod policy_cmd;
 mod projects_cmd;
@@ -109,6 +110,15 @@ enum ToolsCommand {
     Env(rules_cmd::EnvCommand),
     /// Show or change how the project's commands are sandboxed (network, writable folders).
     Sandbox(rules_cmd::SandboxArgs),
+    /// List the hooks of Claude Code's and Codex's settings files: event, matcher, command,
+    /// source file, and whether each runs or waits for the project's trust.
+    Hooks {
+        #[command(flatten)]
+        project: ProjectArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// The project folder a command works on.
@@ -195,6 +205,9 @@ async fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Tools(ToolsCommand::Rules(command)) => rules_cmd::rules(command).await,
         Command::Tools(ToolsCommand::Env(command)) => rules_cmd::env(command).await,
         Command::Tools(ToolsCommand::Sandbox(args)) => rules_cmd::sandbox(args).await,
+        Command::Tools(ToolsCommand::Hooks { project, json }) => {
+            hooks_cmd::list(&project, json).await
+        }
         Command::Projects(command) => projects_cmd::run(command).await,
         Command::Sessions(command) => sessions_cmd::run(command).await,
         Command::Audit(args) => audit_cmd::run(args).await,

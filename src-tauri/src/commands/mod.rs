@@ -34,6 +34,7 @@ use gantry_engine::checkpoints::{
     ChangesView, CheckpointSettings, RevertRequest, SaveCheckpointSettingsRequest,
 };
 use gantry_engine::config::ConfigReport;
+use gantry_engine::config::hooks::HookListing;
 use gantry_engine::config::rules::ExternalRulesView;
 use gantry_engine::config::trust::TrustConfigRequest;
 use gantry_engine::dialogs::{AnswerQuestionRequest, ResolveApprovalRequest};

@@ -77,6 +77,7 @@ commands! {
         ProvidersService::list_models(ListModelsRequest) -> ModelChoices;
         ProvidersService::choose_model(ChooseModelRequest) -> ModelChoices;
         ToolsService::list_tools(()) -> Vec<ToolInfo>;
+        ToolsService::list_hooks(()) -> Vec<HookListing>;
         ToolsService::set_tool_policy(SetToolPolicyRequest) -> Vec<ToolInfo>;
         ToolsService::reset_tool_policies(()) -> Vec<ToolInfo>;
         ToolsService::session_grants(()) -> Vec<GrantView>;

@@ -94,8 +94,8 @@ fn from_row(row: &SqliteRow) -> Result<AuditEntry> {
     })
 }
 
-/// A decision as stored: `decided_by` is a decider's name, `rule:<id>` or
-/// `claude-rule:<settings file>`.
+/// A decision as stored: `decided_by` is a decider's name, `rule:<id>`,
+/// `claude-rule:<settings file>` or `hook:<file>` (the file is a hook decision's detail).
 fn decision_from(kind: &str, decided_by: &str, detail: Option<String>) -> Result<Decision> {
     if let Some(file) = decided_by.strip_prefix("claude-rule:") {
         return Ok(Decision {
@@ -104,6 +104,15 @@ fn decision_from(kind: &str, decided_by: &str, detail: Option<String>) -> Result
             detail,
             rule: None,
             source: Some(file.to_owned()),
+        });
+    }
+    if let Some(file) = decided_by.strip_prefix("hook:") {
+        return Ok(Decision {
+            kind: parse_name("decision", kind)?,
+            by: Decider::Hook,
+            detail: Some(file.to_owned()),
+            rule: None,
+            source: None,
         });
     }
     let (by, rule) = match decided_by.strip_prefix("rule:") {

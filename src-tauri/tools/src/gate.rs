@@ -29,6 +29,7 @@ use crate::approval::{ApprovalDecision, ApprovalRequest, ApprovalScope, Approver
 use crate::call::CallContext;
 use crate::context::ToolContext;
 use crate::external_rules::{ExternalCall, ExternalOutcome, ExternalRule};
+use crate::hooks::HookPermission;
 use crate::permission::Policy;
 use crate::rules::{RuleBook, ToolRule};
 use crate::tool::{PreparedCall, Tool};
@@ -88,6 +89,8 @@ pub enum Decider {
     NoApprover,
     /// Gantry itself, before any check (unknown tool, bad arguments).
     Engine,
+    /// A PreToolUse hook of the user's (its file is [`Decision::detail`]).
+    Hook,
 }
 
 impl Decider {
@@ -101,6 +104,7 @@ impl Decider {
             Self::User => "user",
             Self::NoApprover => "no_approver",
             Self::Engine => "engine",
+            Self::Hook => "hook",
         }
     }
 }
@@ -141,13 +145,15 @@ impl Decision {
     }
 
     /// Who decided, as the audit log stores it: `rule:<id>` for a rule, `claude-rule:<file>`
-    /// for an external rule, else the decider's name (`user`, `policy`, ...).
+    /// for an external rule, `hook:<file>` for a hook (`hook:.claude/settings.json`), else the
+    /// decider's name (`user`, `policy`, ...).
     pub fn decided_by(&self) -> String {
         match (self.by, self.rule) {
             (Decider::Rule, Some(id)) => format!("rule:{id}"),
             (Decider::ExternalRule, _) => {
                 format!("claude-rule:{}", self.source.as_deref().unwrap_or_default())
             }
+            (Decider::Hook, _) => format!("hook:{}", self.detail.as_deref().unwrap_or_default()),
             (by, _) => by.as_str().to_owned(),
         }
     }
@@ -342,6 +348,9 @@ pub(crate) struct Gate<'a> {
     pub call: &'a CallContext,
     /// The project's rules.
     pub rules: &'a RuleBook,
+    /// What a PreToolUse hook said (`Allow` or `Ask`; a `Deny` never reaches the gate), with
+    /// the hook's file.
+    pub hook: Option<(HookPermission, String)>,
 }
 
 /// How the gate ended.
@@ -397,7 +406,12 @@ impl Gate<'_> {
             // A call that always asks tightens Auto to Ask (a refusal stays a refusal).
             verdict = verdict.then(Verdict::Ask);
         }
-        if verdict == Verdict::Ask {
+        let hook_asks = matches!(self.hook, Some((HookPermission::Ask, _)));
+        if hook_asks {
+            // A hook's `ask`: the user is asked, whatever grants and allow rules say.
+            verdict = verdict.then(Verdict::Ask);
+        }
+        if verdict == Verdict::Ask && !hook_asks {
             verdict = verdict.then(Verdict::from_grants(
                 self.call.session().covering(name, &scope),
             ));
@@ -409,10 +423,25 @@ impl Gate<'_> {
         if let ExternalOutcome::Deny(rule) = &external {
             verdict = verdict.then(Verdict::from_external_deny(rule));
         }
-        if verdict == Verdict::Ask {
+        if verdict == Verdict::Ask
+            && !matches!(scope, ApprovalScope::Always(_))
+            && let Some((HookPermission::Allow, file)) = &self.hook
+        {
+            // A hook's `allow` settles an ordinary ask: not a disabled tool or a deny rule
+            // (both refused above), nor a call that always asks (an ask rule included).
+            verdict = verdict.then(Verdict::Allow(Decision {
+                kind: DecisionKind::AllowedOnce,
+                by: Decider::Hook,
+                detail: Some(file.clone()),
+                rule: None,
+                source: None,
+            }));
+        }
+        if verdict == Verdict::Ask && !hook_asks {
             verdict = verdict.then(Verdict::from_allow_rules(self.rules.allowing(name, &scope)));
         }
         if verdict == Verdict::Ask
+            && !hook_asks
             && !matches!(scope, ApprovalScope::Always(_))
             && let ExternalOutcome::Allow(rules) = &external
         {

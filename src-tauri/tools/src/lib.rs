@@ -46,6 +46,7 @@ pub(crate) mod tool;
 // groups for MCP servers).
 pub mod builtin;
 pub mod external_rules;
+pub mod hooks;
 pub mod process;
 pub mod schema;
 pub mod skills;

@@ -22,6 +22,7 @@ use crate::coerce::{ArgumentProblem, coerce_arguments};
 use crate::confine::ProjectRoot;
 use crate::context::ToolContext;
 use crate::gate::{Decider, Decision, DecisionKind, Gate, Gated};
+use crate::hooks::{HookPermission, ToolHooks};
 use crate::observation::{Observation, ObservationKind};
 use crate::permission::{PermissionLevel, Policy, PolicySet};
 use crate::prompt::UserPrompter;
@@ -115,6 +116,7 @@ pub struct ToolManager {
     sandbox: Arc<CommandSandbox>,
     change_sink: Arc<dyn ChangeSink>,
     skills: Arc<crate::skills::SkillShelf>,
+    hooks: Option<Arc<dyn ToolHooks>>,
 }
 
 impl std::fmt::Debug for ToolManager {
@@ -159,6 +161,7 @@ impl ToolManager {
             sandbox: Arc::new(CommandSandbox::system()),
             change_sink: Arc::new(NoChanges),
             skills: Arc::default(),
+            hooks: None,
         })
     }
 
@@ -211,6 +214,13 @@ impl ToolManager {
     #[must_use]
     pub fn with_audit(mut self, audit: Arc<dyn AuditSink>) -> Self {
         self.audit = audit;
+        self
+    }
+
+    /// Sets the user's hooks around tool calls (see [`crate::hooks`]).
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: Arc<dyn ToolHooks>) -> Self {
+        self.hooks = Some(hooks);
         self
     }
 
@@ -495,7 +505,7 @@ impl ToolManager {
             .map(|since| i64::try_from(since.as_millis()).unwrap_or(i64::MAX))
             .unwrap_or_default();
         let mut outcome = match self.validate(name, arguments.into()) {
-            Ok(valid) => self.gate_and_run(valid, call).await,
+            Ok(valid) => self.hooked_gate_and_run(valid, call).await,
             Err(outcome) => *outcome,
         };
         let duration = started.elapsed();
@@ -543,7 +553,7 @@ impl ToolManager {
             )));
         };
         let level = tool.level();
-        let mut value = match arguments.parse() {
+        let value = match arguments.parse() {
             Ok(value) => value,
             Err(message) => {
                 return Err(Box::new(
@@ -551,25 +561,16 @@ impl ToolManager {
                 ));
             }
         };
-        let mut problems = coerce_arguments(tool.parameters(), &mut value);
-        if problems.is_empty() {
-            match tool.prepare(value.clone()) {
-                Ok(prepared) => return Ok(ValidCall { tool, prepared }),
-                Err(more) => problems = more,
-            }
-        }
-        Err(Box::new(
-            Outcome::engine(
-                value,
-                ObservationKind::BadArguments,
-                bad_arguments_text(name, &problems),
-            )
-            .at(level),
-        ))
+        prepare_call(tool, value)
     }
 
-    /// The gate, then (if it allows) the run.
-    async fn gate_and_run(&self, valid: ValidCall, call: &CallContext) -> Outcome {
+    /// The gate, then (if it allows) the run; `hook` is what a PreToolUse hook said.
+    async fn gate_and_run(
+        &self,
+        valid: ValidCall,
+        call: &CallContext,
+        hook: Option<(HookPermission, String)>,
+    ) -> Outcome {
         let ValidCall { tool, prepared } = valid;
         let name = tool.name().to_owned();
         let level = tool.level();
@@ -595,6 +596,7 @@ impl ToolManager {
             context: &context,
             call,
             rules: &self.rules,
+            hook,
         }
         .decide(self.approver.as_deref())
         .await;
@@ -669,6 +671,26 @@ async fn finish_changes(changes: Arc<dyn CallChanges>) {
     if let Err(error) = finishing.await {
         tracing::error!(%error, "recording a call's changes failed");
     }
+}
+
+/// Coerces `value` against `tool`'s schema and lets the tool check it.
+fn prepare_call(tool: Arc<dyn Tool>, mut value: Value) -> Result<ValidCall, Box<Outcome>> {
+    let mut problems = coerce_arguments(tool.parameters(), &mut value);
+    if problems.is_empty() {
+        match tool.prepare(value.clone()) {
+            Ok(prepared) => return Ok(ValidCall { tool, prepared }),
+            Err(more) => problems = more,
+        }
+    }
+    let level = tool.level();
+    Err(Box::new(
+        Outcome::engine(
+            value,
+            ObservationKind::BadArguments,
+            bad_arguments_text(tool.name(), &problems),
+        )
+        .at(level),
+    ))
 }
 
 /// A call whose tool exists and whose arguments the tool accepted.
@@ -824,5 +846,6 @@ fn refusal_text(tool: &str, level: PermissionLevel, decision: &Decision) -> Stri
     }
 }
 
+mod hooked;
 #[cfg(test)]
 mod tests;

@@ -3,4 +3,4 @@
 /**
  * Who or what made the decision.
  */
-export type Decider = "policy" | "session_grant" | "rule" | "external_rule" | "user" | "no_approver" | "engine";
+export type Decider = "policy" | "session_grant" | "rule" | "external_rule" | "user" | "no_approver" | "engine" | "hook";

@@ -29,6 +29,7 @@ import type { ExportSessionRequest } from "./ExportSessionRequest";
 import type { ExternalRulesView } from "./ExternalRulesView";
 import type { FilePreview } from "./FilePreview";
 import type { GrantView } from "./GrantView";
+import type { HookListing } from "./HookListing";
 import type { ImportClaudeDesktopRequest } from "./ImportClaudeDesktopRequest";
 import type { LaunchState } from "./LaunchState";
 import type { ListDirRequest } from "./ListDirRequest";
@@ -168,6 +169,7 @@ export type Commands = {
   list_models: { request: ListModelsRequest; response: ModelChoices };
   choose_model: { request: ChooseModelRequest; response: ModelChoices };
   list_tools: { request: null; response: Array<ToolInfo> };
+  list_hooks: { request: null; response: Array<HookListing> };
   set_tool_policy: { request: SetToolPolicyRequest; response: Array<ToolInfo> };
   reset_tool_policies: { request: null; response: Array<ToolInfo> };
   session_grants: { request: null; response: Array<GrantView> };
@@ -281,6 +283,7 @@ export const COMMAND_NAMES = [
   "list_models",
   "choose_model",
   "list_tools",
+  "list_hooks",
   "set_tool_policy",
   "reset_tool_policies",
   "session_grants",

@@ -102,6 +102,8 @@ export function deciderLabel(by: Decider, rule?: number): string {
       return t("decider.user");
     case "no_approver":
       return t("decider.noApprover");
+    case "hook":
+      return t("decider.hook");
     case "engine":
       // A name: the same in every language.
       return "Gantry";

@@ -190,6 +190,9 @@ export function decidedBy(decision: Decision, tool: string, level: PermissionLev
       return decision.kind === "denied" ? null : { key: "decidedBy.rule", params: { rule: decision.detail ?? decision.source ?? "" } };
     case "no_approver":
       return { key: "decidedBy.nobody" };
+    case "hook":
+      // A hook that refused: the result says why; one that allowed: which file's hook.
+      return decision.kind === "denied" ? null : { key: "decidedBy.hook", params: { file: decision.detail ?? "" } };
     case "engine":
       return null;
   }

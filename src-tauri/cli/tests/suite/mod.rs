@@ -4,6 +4,7 @@ mod checkpoints;
 mod claude_rules;
 mod config;
 mod file_tools;
+mod hooks;
 mod instructions;
 mod mcp;
 mod projects;

@@ -10,13 +10,18 @@
 //! the provider taught about itself is remembered afterwards.
 
 use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use gantry_agent::{EventSink, Message, Session, TurnEvent, TurnOutcome};
+use gantry_agent::{
+    EventSink, Message, Session, TokenUsage, TurnEndReason, TurnEvent, TurnOutcome,
+};
 use gantry_store::Store;
 use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
+use crate::chat::hooks::{self as hook_events, MAX_STOP_BLOCKS};
 use crate::checkpoints::Checkpoints;
+use crate::config::hooks::ProjectHooks;
 use crate::providers::remember_what_it_learned;
 
 /// Runs `work` with an event sink whose events go to `deliver` (on a task of their own, in
@@ -44,18 +49,103 @@ where
 }
 
 /// What every turn is driven with besides its session and message: where its changes are
-/// recorded and where what the provider taught is remembered.
+/// recorded, where what the provider taught is remembered, and the user's hooks.
 #[derive(Clone, Copy)]
 pub struct TurnSetting<'a> {
     /// Gantry's database.
     pub store: &'a Store,
     /// The project's checkpoints.
     pub checkpoints: &'a Checkpoints,
+    /// The project's hooks (UserPromptSubmit before the turn, Stop after it); `None`: none.
+    pub hooks: Option<&'a ProjectHooks>,
 }
 
 /// Runs one turn of `session` with `message`, its events delivered to `deliver` in order, and
-/// returns how it ended once every event was delivered.
+/// returns how it ended once every event was delivered. With hooks, the UserPromptSubmit hooks
+/// run first (a block ends the turn before anything is sent, with the reason for the user), and
+/// the Stop hooks after a completed turn: while one blocks (at most [`MAX_STOP_BLOCKS`] times),
+/// the turn goes on with its reason as the next instruction, and the front end sees one turn
+/// (one `turn_started`, one `turn_finished`).
 pub async fn drive_turn(
+    session: &mut Session,
+    mut message: Message,
+    cancel: &CancellationToken,
+    setting: TurnSetting<'_>,
+    deliver: impl FnMut(TurnEvent) + Send + 'static,
+) -> TurnOutcome {
+    let Some(hooks) = setting.hooks else {
+        return drive_once(session, message, cancel, setting, deliver).await;
+    };
+    let deliver = Arc::new(Mutex::new(deliver));
+    let send = {
+        let deliver = Arc::clone(&deliver);
+        move |event: TurnEvent| (deliver.lock().unwrap_or_else(PoisonError::into_inner))(event)
+    };
+    if let Err(reason) = hook_events::before_prompt(hooks, session, &mut message).await {
+        return refuse_prompt(session.id(), reason, send);
+    }
+    let mut blocks = 0;
+    loop {
+        let held: Arc<Mutex<Option<TurnEvent>>> = Arc::default();
+        let relay = {
+            let (held, send, first) = (Arc::clone(&held), send.clone(), blocks == 0);
+            move |event: TurnEvent| match event {
+                TurnEvent::TurnFinished { .. } => {
+                    *held.lock().unwrap_or_else(PoisonError::into_inner) = Some(event);
+                }
+                TurnEvent::TurnStarted { .. } if !first => {}
+                event => send(event),
+            }
+        };
+        let outcome = drive_once(session, message, cancel, setting, relay).await;
+        let go_on = if outcome.reason == TurnEndReason::Completed
+            && blocks < MAX_STOP_BLOCKS
+            && !cancel.is_cancelled()
+        {
+            hook_events::after_turn(hooks, session, blocks > 0).await
+        } else {
+            None
+        };
+        match go_on {
+            Some(instruction) => {
+                blocks += 1;
+                message = Message::user(instruction);
+            }
+            None => {
+                let finished = held.lock().unwrap_or_else(PoisonError::into_inner).take();
+                if let Some(finished) = finished {
+                    send(finished);
+                }
+                return outcome;
+            }
+        }
+    }
+}
+
+/// A turn a UserPromptSubmit hook refused: started, the reason as a fatal error, finished.
+fn refuse_prompt(session: &str, reason: String, mut send: impl FnMut(TurnEvent)) -> TurnOutcome {
+    send(TurnEvent::TurnStarted {
+        session_id: session.to_owned(),
+    });
+    send(TurnEvent::Error {
+        message: reason.clone(),
+        fatal: true,
+    });
+    send(TurnEvent::TurnFinished {
+        reason: TurnEndReason::Error,
+        steps: 0,
+        message: Some(reason.clone()),
+    });
+    TurnOutcome {
+        reason: TurnEndReason::Error,
+        steps: 0,
+        usage: TokenUsage::default(),
+        message: Some(reason),
+    }
+}
+
+/// One turn of the loop, its events forwarded, what the provider taught remembered.
+async fn drive_once(
     session: &mut Session,
     message: Message,
     cancel: &CancellationToken,

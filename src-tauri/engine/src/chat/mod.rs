@@ -37,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::chat::drive::{TurnSetting, drive_turn};
 use crate::checkpoints::Checkpoints;
+use crate::config::hooks::ProjectHooks;
 use crate::error::{CommandError, ErrorKind};
 use crate::events::{Event, EventSink, emit};
 use crate::sessions::start_session;
@@ -47,6 +48,7 @@ mod changes;
 pub mod compaction;
 pub mod drive;
 pub mod events_log;
+pub mod hooks;
 pub mod mentions;
 mod pages;
 #[cfg(test)]
@@ -252,6 +254,8 @@ pub struct ProjectChat {
     activities: Arc<SessionActivities>,
     /// The app's limit on turns running at once.
     limit: TurnLimit,
+    /// The project's hooks (UserPromptSubmit, Stop), once given.
+    hooks: Option<Arc<ProjectHooks>>,
 }
 
 impl std::fmt::Debug for ProjectChat {
@@ -311,6 +315,7 @@ impl ProjectChat {
             pending_model: Mutex::new(None),
             events: Arc::new(EventLog::default()),
             limit: TurnLimit::default(),
+            hooks: None,
         })
     }
 
@@ -326,6 +331,13 @@ impl ProjectChat {
     #[must_use]
     pub fn with_turn_limit(mut self, limit: TurnLimit) -> Self {
         self.limit = limit;
+        self
+    }
+
+    /// Runs the project's hooks around its turns (UserPromptSubmit, Stop).
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: Arc<ProjectHooks>) -> Self {
+        self.hooks = Some(hooks);
         self
     }
 
@@ -746,6 +758,7 @@ impl ProjectChat {
         };
         let store = self.store.clone();
         let checkpoints = self.checkpoints.clone();
+        let hooks = self.hooks.clone();
         let limit = self.limit.clone();
         let activities = Arc::clone(&self.activities);
         let queued = Arc::clone(runtime);
@@ -771,6 +784,7 @@ impl ProjectChat {
             let setting = TurnSetting {
                 store: &store,
                 checkpoints: &checkpoints,
+                hooks: hooks.as_deref(),
             };
             drive_turn(&mut session, message, &cancel, setting, deliver).await;
             drop(permit);

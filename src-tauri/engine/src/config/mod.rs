@@ -11,6 +11,7 @@
 //!   folders the model worked in), for its system prompt and the context gauge.
 //! - [`rules`]: Claude Code's permission rules in the project's gate.
 
+pub mod hooks;
 pub mod instructions;
 pub mod report;
 pub mod rules;

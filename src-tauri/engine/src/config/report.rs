@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::chat::slash::BUILTIN_COMMANDS;
 use gantry_config::settings::{self, SettingsFile};
 use gantry_config::{ConfigReport, ConfigScope, Locations, SourceFile, TrustedFiles};
-use gantry_config::{extensions, instructions, permissions};
+use gantry_config::{extensions, hooks, instructions, permissions};
 use gantry_mcp::{ConfigOrigin, PROJECT_FILE, TransportSummary, read_config, review_project_file};
 
 /// Everything the project and the user configured for other agents, each file marked trusted or
@@ -22,6 +22,7 @@ pub fn project_report(at: &Locations, trusted: &TrustedFiles) -> ConfigReport {
         settings_entry(&mut report, &file, "hooks");
     }
     report.merge(permissions::from_settings(at, &claude_settings, trusted).report);
+    report.merge(hooks::load_hooks(at, trusted).1);
     extensions::discover(at, trusted, &BUILTIN_COMMANDS, &mut report);
     mcp_entry(&mut report, at);
     mark_trusted(&mut report, trusted);

@@ -25,6 +25,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use crate::chat::mentions::MentionIndex;
 use crate::chat::{ActivityApprover, ActivityPrompter, ProjectChat, SessionActivities, TurnLimit};
 use crate::checkpoints::Checkpoints;
+use crate::config::hooks::ProjectHooks;
 use crate::dialogs::{DialogApprover, DialogPrompter, DialogRegistry};
 use crate::error::CommandError;
 use crate::events::{EventSink, TreeChanged, TreeStatus, WatchState, emit};
@@ -63,6 +64,8 @@ pub struct OpenProject {
     first_listing: tokio::sync::Notify,
     /// Serialises policy changes with their saves, so the store ends with the last change.
     policy_writes: tokio::sync::Mutex<()>,
+    /// The user's hooks (Claude Code's and Codex's settings files).
+    hooks: Arc<ProjectHooks>,
 }
 
 impl std::fmt::Debug for OpenProject {
@@ -131,7 +134,9 @@ impl OpenProject {
         )
         .await?
         .with_activities(activities)
-        .with_turn_limit(limit);
+        .with_turn_limit(limit)
+        .with_hooks(Arc::clone(&opened.hooks));
+        let hooks = opened.hooks;
         let name = root.path().file_name().map_or_else(
             || root.path().display().to_string(),
             |name| name.to_string_lossy().into_owned(),
@@ -152,6 +157,7 @@ impl OpenProject {
             watch_state: Mutex::new(WatchState::Starting),
             first_listing: tokio::sync::Notify::new(),
             policy_writes: tokio::sync::Mutex::new(()),
+            hooks,
         })
     }
 
@@ -197,6 +203,11 @@ impl OpenProject {
     /// audit log; approvals and questions are answered in the webview.
     pub fn tools(&self) -> &Arc<ToolManager> {
         &self.tools
+    }
+
+    /// The project's hooks.
+    pub fn hooks(&self) -> &Arc<ProjectHooks> {
+        &self.hooks
     }
 
     /// The database the project's policies, sessions and audit log live in.

@@ -17,6 +17,7 @@ use gantry_store::{Project, ProjectId, Store, StoreError};
 use gantry_tools::{Approver, ManagerError, ProjectRoot, ToolManager, UserPrompter, builtin};
 
 use crate::checkpoints::Checkpoints;
+use crate::config::hooks::ProjectHooks;
 
 use crate::tools::rules::{apply_saved, hide_gantry_folders};
 
@@ -54,6 +55,9 @@ pub struct ProjectTools {
     pub project: Project,
     /// What the agent changed in the project's files (the manager's change sink).
     pub checkpoints: Checkpoints,
+    /// The user's hooks for this project (the manager's tool hooks; the chat fires the
+    /// session events through it).
+    pub hooks: Arc<ProjectHooks>,
 }
 
 impl ProjectTools {
@@ -222,7 +226,13 @@ pub async fn open_tools(
         ProjectRoot::clone(manager.project()),
     )
     .await;
+    let hooks = Arc::new(ProjectHooks::new(
+        store.clone(),
+        project.id,
+        crate::config::locations(manager.root()),
+    ));
     manager = manager
+        .with_hooks(hooks.clone())
         .with_policies(policies)
         .with_audit(Arc::new(store.audit_sink(project.id)))
         .with_changes(Arc::new(checkpoints.clone()));
@@ -241,6 +251,7 @@ pub async fn open_tools(
         store,
         project,
         checkpoints,
+        hooks,
     })
 }
 

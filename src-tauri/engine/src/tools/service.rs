@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use gantry_config::hooks::HookListing;
 use gantry_tools::ToolInfo;
 
 use crate::app::{Service, Window};
@@ -31,6 +32,12 @@ impl Service for ToolsService {
 }
 
 impl ToolsService {
+    /// Every hook of the project's and the user's settings files (Claude Code's, Codex's): its
+    /// event, matcher, command, source file, whether it may run, and its last run.
+    pub async fn list_hooks(&self) -> Result<Vec<HookListing>, CommandError> {
+        Ok(self.project.hooks().list().await)
+    }
+
     /// The open project's tools (built-in and MCP) with their levels and policies.
     pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, CommandError> {
         Ok(panel::list(&self.project))

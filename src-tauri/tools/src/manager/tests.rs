@@ -1231,3 +1231,5 @@ async fn without_a_sandbox_a_command_asks_every_time_and_only_allow_once_runs_it
     );
     assert_eq!(approver.asked(), 3);
 }
+
+mod hooks;

@@ -1,0 +1,290 @@
+//! Claude Code hooks in `gantry-cli chat`, against the scripted provider: the user's hooks
+//! (in a throwaway home) run around tool calls; a project's untrusted hooks do not.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use gantry_scripted_provider::{Expect, Handle, Script, ScriptedProvider, ToolCall, Turn};
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::process::Command;
+
+use super::support::Run;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A project, a data folder and a home of their own.
+struct Sandbox {
+    project: tempfile::TempDir,
+    data: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new(user_settings: &Value) -> Self {
+        let sandbox = Self {
+            project: tempfile::tempdir().unwrap(),
+            data: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        };
+        let claude = sandbox.home.path().join(".claude");
+        std::fs::create_dir_all(&claude).unwrap();
+        std::fs::write(claude.join("settings.json"), user_settings.to_string()).unwrap();
+        sandbox
+    }
+
+    fn path(&self) -> &Path {
+        self.project.path()
+    }
+
+    async fn run(&self, args: &[&str]) -> Run {
+        let nowhere = format!("unix:path={}", self.data.path().join("no-bus").display());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gantry-cli"))
+            .args(args)
+            .current_dir(self.project.path())
+            .env_remove("GANTRY_LOG")
+            .env("GANTRY_LOCAL_SERVERS", "")
+            .env("GANTRY_DATA_DIR", self.data.path())
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.project.path().join(".config"))
+            .env("DBUS_SESSION_BUS_ADDRESS", nowhere)
+            .env("SOME_SERVICE_TOKEN", "tok_secret_value_123")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("gantry-cli starts");
+        drop(child.stdin.take().unwrap().shutdown().await);
+        tokio::time::timeout(WAIT, child.wait_with_output())
+            .await
+            .expect("gantry-cli exits")
+            .unwrap()
+            .into()
+    }
+
+    async fn chat(&self, provider: &Handle, args: &[&str]) -> Run {
+        let url = provider.base_url();
+        let mut all = vec!["chat", "--base-url", &url, "--model", "scripted-model"];
+        all.extend_from_slice(args);
+        self.run(&all).await
+    }
+}
+
+fn command_hook(event: &str, matcher: &str, command: &str) -> Value {
+    json!({"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": command}]}]}})
+}
+
+#[tokio::test]
+async fn a_pre_tool_use_hook_blocks_rm_and_a_post_tool_use_hook_sees_the_call() {
+    let block_rm = r#"if grep -q '"command":"rm '; then echo "rm is not allowed here, move it to trash" >&2; exit 2; fi"#;
+    let record = r#"cat > "$CLAUDE_PROJECT_DIR/post.json"; env > "$CLAUDE_PROJECT_DIR/post.env""#;
+    let mut settings = command_hook("PreToolUse", "Bash", block_rm);
+    settings["hooks"]["PostToolUse"] =
+        command_hook("PostToolUse", "Bash", record)["hooks"]["PostToolUse"].clone();
+    let sandbox = Sandbox::new(&settings);
+    std::fs::write(sandbox.path().join("victim.txt"), "keep me").unwrap();
+    // The project's own hook waits for the user's trust: it must not run.
+    std::fs::create_dir_all(sandbox.path().join(".claude")).unwrap();
+    std::fs::write(
+        sandbox.path().join(".claude/settings.json"),
+        command_hook("PreToolUse", "*", "touch untrusted-ran").to_string(),
+    )
+    .unwrap();
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "rm victim.txt"}),
+        )]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_2",
+            "run_command",
+            json!({"command": "echo hooked"}),
+        )])
+        .expect(Expect::new().last_contains("rm is not allowed here, move it to trash")),
+        Turn::text("Done.").expect(Expect::new().last_contains("hooked")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["tidy up", "--enable", "run_command", "--approve", "once"],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+    assert!(sandbox.path().join("victim.txt").exists());
+    assert!(!sandbox.path().join("untrusted-ran").exists());
+    let post: Value =
+        serde_json::from_str(&std::fs::read_to_string(sandbox.path().join("post.json")).unwrap())
+            .unwrap();
+    let root = std::fs::canonicalize(sandbox.path()).unwrap();
+    assert_eq!(post["hook_event_name"], "PostToolUse");
+    assert_eq!(post["tool_name"], "Bash");
+    assert_eq!(post["tool_input"]["command"], "echo hooked");
+    assert_eq!(post["tool_use_id"], "call_2");
+    assert_eq!(post["cwd"], root.to_str().unwrap());
+    assert!(
+        post["tool_response"]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("hooked")
+    );
+    assert!(!post["session_id"].as_str().unwrap().is_empty());
+    let env = std::fs::read_to_string(sandbox.path().join("post.env")).unwrap();
+    assert!(
+        env.contains(&format!("CLAUDE_PROJECT_DIR={}", root.display())),
+        "{env}"
+    );
+    assert!(
+        env.contains(&format!("GANTRY_PROJECT_DIR={}", root.display())),
+        "{env}"
+    );
+    assert!(!env.contains("tok_secret_value_123"), "{env}");
+    assert!(!env.contains("GANTRY_DATA_DIR"), "{env}");
+    // The audit log names the hook that refused the first call.
+    let audit = sandbox.run(&["audit", "--json"]).await;
+    assert!(audit.stdout.contains(r#""by": "hook""#), "{}", audit.stdout);
+    assert!(
+        audit
+            .stdout
+            .contains(r#""detail": "~/.claude/settings.json""#),
+        "{}",
+        audit.stdout
+    );
+}
+
+#[tokio::test]
+async fn a_hook_allow_passes_neither_a_disabled_tool_nor_a_deny_rule() {
+    let allow = r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine by me"}}'"#;
+    let sandbox = Sandbox::new(&command_hook("PreToolUse", "", allow));
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "touch disabled-ran"}),
+        )]),
+        Turn::text("Disabled.").expect(Expect::new().last_contains("[disabled]")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["go"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+    assert!(!sandbox.path().join("disabled-ran").exists());
+
+    let added = sandbox
+        .run(&["tools", "rules", "add", "run_command", "rm", "--deny"])
+        .await;
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "rm -f nothing"}),
+        )]),
+        Turn::text("Refused.")
+            .expect(Expect::new().last_contains("a rule of this project refuses")),
+    ]))
+    .await
+    .unwrap();
+    // No terminal: an ordinary ask would be denied too, but the rule decides first.
+    let run = sandbox
+        .chat(&provider, &["go", "--enable", "run_command"])
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+}
+
+#[tokio::test]
+async fn prompt_and_stop_hooks_block_add_context_and_make_the_turn_go_on() {
+    let prompt = r#"if grep -q forbidden; then echo "no forbidden words" >&2; exit 2; fi; echo "The project codename is BLUEBIRD.""#;
+    let stop = r#"input=$(cat); if [ ! -f stopped-once ]; then printf '%s' "$input" > stop-input.json; touch stopped-once; echo '{"decision":"block","reason":"run the tests too"}'; else printf '%s' "$input" > stop-again.json; fi"#;
+    let mut settings = command_hook("UserPromptSubmit", "", prompt);
+    settings["hooks"]["Stop"] = command_hook("Stop", "", stop)["hooks"]["Stop"].clone();
+    settings["hooks"]["SessionStart"] = command_hook(
+        "SessionStart",
+        "startup",
+        "echo 'The branch is main.'",
+    )["hooks"]["SessionStart"]
+        .clone();
+    let sandbox = Sandbox::new(&settings);
+
+    let provider = ScriptedProvider::start(Script::new([])).await.unwrap();
+    let run = sandbox.chat(&provider, &["say forbidden"]).await;
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let shown = format!("{}{}", run.stdout, run.stderr);
+    assert!(shown.contains("no forbidden words"), "{shown}");
+    assert!(
+        provider.chat_requests().is_empty(),
+        "the prompt never reached the model"
+    );
+
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::text("Hello.").expect(Expect::new().last_contains("BLUEBIRD")),
+        Turn::text("Tests pass.").expect(Expect::new().last_contains("run the tests too")),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox.chat(&provider, &["hello"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+    assert_eq!(
+        run.stdout.matches("Tests pass.").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    let first: Value = serde_json::from_str(
+        &std::fs::read_to_string(sandbox.path().join("stop-input.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["hook_event_name"], "Stop");
+    assert_eq!(first["stop_hook_active"], false);
+    assert_eq!(first["last_assistant_message"], "Hello.");
+    let again: Value = serde_json::from_str(
+        &std::fs::read_to_string(sandbox.path().join("stop-again.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(again["stop_hook_active"], true);
+    // The transcript the hooks were pointed to holds the conversation, one message a line.
+    let transcript = std::fs::read_to_string(again["transcript_path"].as_str().unwrap()).unwrap();
+    let lines: Vec<Value> = transcript
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "user");
+    assert!(
+        lines[0]["message"]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("hello")
+    );
+    assert_eq!(lines.last().unwrap()["message"]["content"], "Tests pass.");
+}
+
+#[tokio::test]
+async fn tools_hooks_lists_every_hook_with_its_source_and_state() {
+    let sandbox = Sandbox::new(&command_hook("PostToolUse", "Edit|Write", "fmt.sh"));
+    std::fs::create_dir_all(sandbox.path().join(".codex")).unwrap();
+    std::fs::write(
+        sandbox.path().join(".codex/hooks.json"),
+        command_hook("Stop", "", "check.sh").to_string(),
+    )
+    .unwrap();
+    let run = sandbox.run(&["tools", "hooks", "--json"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let hooks: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(hooks[0]["event"], "PostToolUse");
+    assert_eq!(hooks[0]["matcher"], "Edit|Write");
+    assert_eq!(hooks[0]["source"]["shown"], "~/.claude/settings.json");
+    assert_eq!(hooks[0]["trusted"], true);
+    assert_eq!(hooks[1]["command"], "check.sh");
+    assert_eq!(hooks[1]["source"]["shown"], ".codex/hooks.json");
+    assert_eq!(hooks[1]["trusted"], false);
+    let table = sandbox.run(&["tools", "hooks"]).await;
+    assert!(table.stdout.contains("waits for trust"), "{}", table.stdout);
+}

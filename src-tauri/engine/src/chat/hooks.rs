@@ -1,0 +1,145 @@
+//! The session's hook events around a turn (spec §1.1): SessionStart before a session's first
+//! turn (its output is context for the model), UserPromptSubmit before the prompt is
+//! sent (a block keeps it from the model and tells the user why; context goes to the model
+//! with the prompt) and Stop when a turn ends (a block makes the turn go on with the reason as
+//! the next instruction, at most [`MAX_STOP_BLOCKS`] times in a row, with `stop_hook_active`
+//! set). Before each event the session's transcript is written where `transcript_path` says,
+//! one JSON line per message, in Claude Code's shape (`{type, message: {role, content},
+//! session_id}`).
+
+use std::io::Write;
+use std::path::Path;
+
+use gantry_agent::{Message, Role, Session};
+use gantry_config::hooks::{EventOutcome, HookEvent};
+use serde_json::{Map, Value, json};
+
+use crate::config::hooks::ProjectHooks;
+
+/// The most consecutive times Stop hooks can make a turn go on.
+pub const MAX_STOP_BLOCKS: u32 = 8;
+
+/// Writes `session`'s transcript as JSONL where its hooks read it. A failure is logged: a hook
+/// then reads an older transcript, as Claude Code's may lag.
+pub fn write_transcript(hooks: &ProjectHooks, session: &Session) {
+    let Some(path) = hooks.transcript_path(session.id()) else {
+        return;
+    };
+    if let Err(error) = write_lines(&path, session) {
+        tracing::warn!(%error, path = %path.display(), "cannot write the transcript hooks read");
+    }
+}
+
+fn write_lines(path: &Path, session: &Session) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut text = Vec::new();
+    for message in session.transcript().messages() {
+        let role = serde_json::to_value(message.role).unwrap_or(Value::Null);
+        let line = json!({
+            "type": role,
+            "message": {"role": role, "content": message.content},
+            "session_id": session.id(),
+        });
+        serde_json::to_writer(&mut text, &line).map_err(std::io::Error::other)?;
+        text.push(b'\n');
+    }
+    let mut file = tempfile::NamedTempFile::new_in(path.parent().unwrap_or(Path::new(".")))?;
+    file.write_all(&text)?;
+    file.persist(path).map_err(|error| error.error)?;
+    Ok(())
+}
+
+/// Runs the SessionStart hooks (source `startup`) before a session's first turn: their
+/// context (plain stdout or `additionalContext`) goes to the model with the first prompt.
+async fn session_start(hooks: &ProjectHooks, session: &Session, message: &mut Message) {
+    if !session.transcript().is_empty() || !hooks.wants(HookEvent::SessionStart).await {
+        return;
+    }
+    let mut input = Map::new();
+    input.insert("source".into(), json!("startup"));
+    let outcome = hooks
+        .fire(
+            HookEvent::SessionStart,
+            Some(session.id()),
+            Some("startup"),
+            None,
+            input,
+        )
+        .await;
+    for context in outcome.context() {
+        message.content.push_str(&format!(
+            "\n\n[context from a SessionStart hook]\n{context}"
+        ));
+    }
+}
+
+/// Runs the SessionStart hooks before a session's first turn, then the UserPromptSubmit hooks
+/// on `message`: `Err(reason)` when one blocks it; otherwise their context is added to the
+/// message for the model.
+pub async fn before_prompt(
+    hooks: &ProjectHooks,
+    session: &Session,
+    message: &mut Message,
+) -> Result<(), String> {
+    session_start(hooks, session, message).await;
+    if !hooks.wants(HookEvent::UserPromptSubmit).await {
+        return Ok(());
+    }
+    write_transcript(hooks, session);
+    let mut input = Map::new();
+    input.insert("prompt".into(), json!(message.content));
+    let outcome = hooks
+        .fire(
+            HookEvent::UserPromptSubmit,
+            Some(session.id()),
+            None,
+            None,
+            input,
+        )
+        .await;
+    if let Some((ran, reason)) = outcome.block() {
+        return Err(format!(
+            "A UserPromptSubmit hook ({}) blocked this prompt: {reason}",
+            ran.hook.source.shown
+        ));
+    }
+    if let Some(reason) = outcome.stop() {
+        return Err(reason.to_owned());
+    }
+    for context in outcome.context() {
+        message.content.push_str(&format!(
+            "\n\n[context from a UserPromptSubmit hook]\n{context}"
+        ));
+    }
+    Ok(())
+}
+
+/// Runs the Stop hooks after a turn: the instruction to go on with, when one blocks.
+pub async fn after_turn(hooks: &ProjectHooks, session: &Session, active: bool) -> Option<String> {
+    if !hooks.wants(HookEvent::Stop).await {
+        return None;
+    }
+    write_transcript(hooks, session);
+    let last = session
+        .transcript()
+        .messages()
+        .iter()
+        .rev()
+        .find(|message| message.role == Role::Assistant)
+        .map(|message| message.content.clone())
+        .unwrap_or_default();
+    let mut input = Map::new();
+    input.insert("stop_hook_active".into(), json!(active));
+    input.insert("last_assistant_message".into(), json!(last));
+    let outcome: EventOutcome = hooks
+        .fire(HookEvent::Stop, Some(session.id()), None, None, input)
+        .await;
+    if outcome.stop().is_some() {
+        return None;
+    }
+    outcome
+        .block()
+        .map(|(ran, reason)| format!("[Stop hook {}] {reason}", ran.hook.source.shown))
+}
