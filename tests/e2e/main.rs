@@ -22,6 +22,7 @@ mod a11y;
 mod app;
 mod changes;
 mod chat;
+mod config;
 mod context;
 mod fixture;
 mod keep;

@@ -9,6 +9,7 @@ mod instructions;
 mod mcp;
 mod projects;
 mod providers;
+mod real_projects;
 mod run_command;
 mod sandbox_rules;
 mod search_tools;
