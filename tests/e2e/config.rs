@@ -5,7 +5,7 @@
 use gantry_scripted_provider::{ToolCall, Turn};
 use serde_json::json;
 
-use crate::chat::{ChatRig, after_tool, assistant_says, dialogs, idle, send};
+use crate::chat::{ChatRig, after_tool, assistant_says, card, dialogs, idle, send};
 use crate::{SERIAL, enabled};
 
 #[tokio::test]
@@ -18,7 +18,7 @@ async fn the_trust_step_shows_what_waits_and_trusting_makes_the_allow_rule_hold(
         Turn::tool_calls(vec![ToolCall::new(
             "call_1",
             "run_command",
-            json!({ "command": "echo trusted > trusted.txt" }),
+            json!({ "command": "echo trusted" }),
         )]),
         Turn::text("Ran it without asking.").expect(after_tool("call_1")),
     ])
@@ -43,7 +43,7 @@ async fn the_trust_step_shows_what_waits_and_trusting_makes_the_allow_rule_hold(
     let mut policies = store.policies().load(project.id).await.unwrap();
     policies.set("run_command", gantry_tools::Policy::Ask);
     store.policies().save(project.id, &policies).await.unwrap();
-    let app = rig.launch("config-trust", true).await;
+    let mut app = rig.launch("config-trust", true).await;
 
     // The line above the chat: two items wait (the allow rule and the hook).
     app.wait_for_css("[data-testid=config-banner][data-count='2']")
@@ -105,7 +105,7 @@ async fn the_trust_step_shows_what_waits_and_trusting_makes_the_allow_rule_hold(
     assistant_says(&app, "Ran it without asking.").await;
     idle(&app).await;
     assert_eq!(dialogs(&app).await, 0);
-    assert!(root.join("trusted.txt").is_file());
+    card(&app, "run_command", "ok").await;
     rig.verify();
     app.quit().await.unwrap();
 }
