@@ -15,14 +15,14 @@ use super::support::Run;
 const WAIT: Duration = Duration::from_secs(30);
 
 /// A project, a data folder and a home of their own.
-struct Sandbox {
+pub(super) struct Sandbox {
     project: tempfile::TempDir,
     data: tempfile::TempDir,
     home: tempfile::TempDir,
 }
 
 impl Sandbox {
-    fn new(user_settings: &Value) -> Self {
+    pub(super) fn new(user_settings: &Value) -> Self {
         let sandbox = Self {
             project: tempfile::tempdir().unwrap(),
             data: tempfile::tempdir().unwrap(),
@@ -34,11 +34,11 @@ impl Sandbox {
         sandbox
     }
 
-    fn path(&self) -> &Path {
+    pub(super) fn path(&self) -> &Path {
         self.project.path()
     }
 
-    async fn run(&self, args: &[&str]) -> Run {
+    pub(super) async fn run(&self, args: &[&str]) -> Run {
         let nowhere = format!("unix:path={}", self.data.path().join("no-bus").display());
         let mut child = Command::new(env!("CARGO_BIN_EXE_gantry-cli"))
             .args(args)
@@ -64,7 +64,7 @@ impl Sandbox {
             .into()
     }
 
-    async fn chat(&self, provider: &Handle, args: &[&str]) -> Run {
+    pub(super) async fn chat(&self, provider: &Handle, args: &[&str]) -> Run {
         let url = provider.base_url();
         let mut all = vec!["chat", "--base-url", &url, "--model", "scripted-model"];
         all.extend_from_slice(args);

@@ -1,6 +1,7 @@
 mod audit;
 mod chat;
 mod checkpoints;
+mod claude_project;
 mod claude_rules;
 mod config;
 mod file_tools;
