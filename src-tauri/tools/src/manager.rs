@@ -289,11 +289,13 @@ impl ToolManager {
             .map(|(_, why)| why.clone())
     }
 
-    /// The names of the tools the model may call (not Disabled), sorted.
+    /// The names of the tools the model may call (not Disabled, not removed by a deny rule of
+    /// another agent naming the whole tool), sorted.
     pub fn callable_tool_names(&self) -> Vec<String> {
+        let external = self.rules.external();
         self.tools()
             .into_iter()
-            .filter(|tool| tool.policy != Policy::Disabled)
+            .filter(|tool| tool.policy != Policy::Disabled && !external.removes(&tool.name))
             .map(|tool| tool.name)
             .collect()
     }
@@ -395,13 +397,16 @@ impl ToolManager {
             .collect()
     }
 
-    /// The OpenAI function schemas of the tools the model may call (not Disabled).
+    /// The OpenAI function schemas of the tools the model may call (not Disabled, not removed
+    /// by a deny rule of another agent naming the whole tool).
     pub fn enabled_openai_schemas(&self) -> Vec<Value> {
+        let external = self.rules.external();
         let tools = self.tools.read().unwrap_or_else(PoisonError::into_inner);
         let policies = self.policies.read().unwrap_or_else(PoisonError::into_inner);
         tools
             .values()
             .filter(|tool| policies.effective(tool.name(), tool.level()) != Policy::Disabled)
+            .filter(|tool| !external.removes(tool.name()))
             .map(|tool| tool.to_openai_schema())
             .collect()
     }

@@ -257,3 +257,39 @@ async fn an_allow_rule_does_not_spare_the_dialog_of_a_file_that_makes_programs_r
     assert_eq!(approver.asked(), 1);
     assert!(!dir.path().join(".envrc").exists());
 }
+
+#[tokio::test]
+async fn a_tool_denied_as_a_whole_is_not_offered_to_the_model() {
+    let (_dir, manager) = manager(ScriptedApprover::new([]));
+    manager.set_policy("run_command", Policy::Ask).unwrap();
+    let offered = |manager: &ToolManager| -> Vec<String> {
+        manager
+            .enabled_openai_schemas()
+            .iter()
+            .map(|schema| schema["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(offered(&manager).contains(&"run_command".to_owned()));
+    manager.rules().replace_external(vec![ExternalRule {
+        source: ".claude/settings.json".into(),
+        action: ExternalAction::Deny,
+        text: "Bash".into(),
+        form: RuleForm::Tools {
+            tools: vec!["run_command".into()],
+        },
+        waits_for_trust: false,
+    }]);
+    assert!(!offered(&manager).contains(&"run_command".to_owned()));
+    assert!(offered(&manager).contains(&"write_file".to_owned()));
+    assert!(
+        !manager
+            .callable_tool_names()
+            .contains(&"run_command".to_owned())
+    );
+    // A call to it anyway is refused by the rule, which the model reads.
+    let observation = manager
+        .dispatch("run_command", json!({"command": "ls"}), &call())
+        .await;
+    assert_eq!(observation.kind, ObservationKind::Denied);
+    assert!(observation.text.contains("Bash"), "{}", observation.text);
+}

@@ -346,6 +346,20 @@ impl ExternalRules {
         &self.rules
     }
 
+    /// True when a deny rule names tool `name` as a whole (`Bash`, `mcp__github`,
+    /// `mcp__github__*`): as in Claude Code, such a tool is not offered to the model at all
+    /// (a call to it anyway is still refused by the rule).
+    pub fn removes(&self, name: &str) -> bool {
+        self.rules
+            .iter()
+            .filter(|rule| rule.applies() && rule.action == ExternalAction::Deny)
+            .any(|rule| match &rule.form {
+                RuleForm::Tools { tools } => tools.iter().any(|tool| tool == name),
+                RuleForm::Mcp { pattern } => name_matches(pattern, name),
+                _ => false,
+            })
+    }
+
     /// What the rules say about `call`: the first deny rule that matches any part of it, else
     /// the first ask rule, else the allow rules that together cover all of it.
     ///

@@ -242,3 +242,41 @@ fn whole_tools_domains_and_mcp_names() {
     assert_eq!(outcome("write_file", json!({"path": "a"})), "ask");
     assert_eq!(outcome("read_file", json!({"path": "a"})), "nothing");
 }
+
+#[test]
+fn a_deny_rule_naming_a_whole_tool_removes_it_and_nothing_else_does() {
+    let whole = |action, text: &str, tools: &[&str]| {
+        rule(
+            action,
+            text,
+            RuleForm::Tools {
+                tools: tools.iter().map(|tool| (*tool).to_owned()).collect(),
+            },
+        )
+    };
+    let mcp = |action, pattern: &str| {
+        rule(
+            action,
+            pattern,
+            RuleForm::Mcp {
+                pattern: pattern.into(),
+            },
+        )
+    };
+    let rules = ExternalRules::new(vec![
+        whole(ExternalAction::Deny, "Bash", &["run_command"]),
+        mcp(ExternalAction::Deny, "mcp__github__*"),
+        whole(ExternalAction::Ask, "Edit", &["write_file", "edit_file"]),
+        bash(ExternalAction::Deny, "rm *"),
+    ]);
+    assert!(rules.removes("run_command"));
+    assert!(rules.removes("mcp__github__create_issue"));
+    assert!(!rules.removes("mcp__gitlab__create_issue"));
+    // An ask rule, or a deny rule about some calls only, leaves the tool offered.
+    assert!(!rules.removes("write_file"));
+    assert!(!rules.removes("read_file"));
+    // A deny rule waiting for trust would be odd, but anything that does not apply removes nothing.
+    let mut waiting = whole(ExternalAction::Deny, "Read", &["read_file"]);
+    waiting.waits_for_trust = true;
+    assert!(!ExternalRules::new(vec![waiting]).removes("read_file"));
+}
