@@ -40,3 +40,16 @@ describe("the project configuration view", () => {
     expect(trustRequest({ files: [] })).toEqual({ files: [] });
   });
 });
+
+describe("the note about run_command", () => {
+  it("appears for a rule allowing commands, applied or waiting, and not for others", async () => {
+    const { allowsCommands } = await import("../src/lib/project-config");
+    const settings = (read: string[], waitsForTrust: string[] = []): ConfigReport => ({
+      files: [file(".claude/settings.json", { read, waitsForTrust })],
+    });
+    expect(allowsCommands(settings([], ["allow rule Bash(npm test)"]))).toBe(true);
+    expect(allowsCommands(settings(["allow rule Bash"]))).toBe(true);
+    expect(allowsCommands(settings(["deny rule Bash(rm *)", "allow rule Read(src/**)"]))).toBe(false);
+    expect(allowsCommands(settings(["allow rule Bashful(x)"]))).toBe(false);
+  });
+});

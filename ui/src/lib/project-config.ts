@@ -30,3 +30,12 @@ export function waitingCount(report: ConfigReport): number {
 export function trustRequest(report: ConfigReport): TrustConfigRequest {
   return { files: waitingFiles(report).map((file) => ({ path: file.source.path, sha256: file.sha256 })) };
 }
+
+/** True when a settings file of `report` has a rule allowing commands (`Bash(...)` or `Bash`),
+ *  applied or waiting for trust: with run_command off, the configuration view says the rule
+ *  does not turn it on. */
+export function allowsCommands(report: ConfigReport): boolean {
+  return report.files.some((file) =>
+    [...file.read, ...file.waitsForTrust].some((line) => /^allow rule Bash(\(|$)/.test(line)),
+  );
+}

@@ -310,6 +310,8 @@ export const en = {
   "tools.modelSees": "What the model sees",
 
   // The audit log.
+  "config.commandsOff": "A rule here allows commands, but run_command is off in this project: a rule does not turn it on.",
+  "config.openTools": "Turn it on in Tools…",
   "config.title": "Project configuration",
   "config.close": "Close the project configuration",
   "config.open": "Project configuration…",

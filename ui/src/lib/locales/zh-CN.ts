@@ -308,6 +308,8 @@ export const zhCN: Readonly<Record<MessageKey, string>> = {
   "tools.modelSees": "模型看到的说明",
 
   // 审计日志。
+  "config.commandsOff": "这里有允许命令的规则，但此项目中 run_command 已关闭：规则不会开启它。",
+  "config.openTools": "在“工具”中开启…",
   "config.title": "项目配置",
   "config.close": "关闭项目配置",
   "config.open": "项目配置…",
