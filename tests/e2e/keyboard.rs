@@ -174,6 +174,8 @@ async fn a_keyboard_user_denies_with_enter_allows_for_the_session_with_space_and
         .unwrap();
     assert_eq!(focus(&app).await, "project-new-window", "the first item");
     app.press(&[Key::ARROW_DOWN]).await.unwrap();
+    assert_eq!(focus(&app).await, "project-config");
+    app.press(&[Key::ARROW_DOWN]).await.unwrap();
     assert_eq!(focus(&app).await, "project-close");
     app.press(&[Key::ESCAPE]).await.unwrap();
     app.wait_for(
