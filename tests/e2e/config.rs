@@ -26,6 +26,11 @@ async fn the_trust_step_shows_what_waits_and_trusting_makes_the_allow_rule_hold(
     let root = rig.root().to_owned();
     std::fs::create_dir_all(root.join(".claude/hooks")).unwrap();
     std::fs::write(root.join(".claude/hooks/log.sh"), "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(
+        root.join(".claude/hooks/log.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     let settings = json!({
         "permissions": {"allow": ["Bash(echo trusted:*)"], "deny": ["Read(./.env)"]},
         "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
@@ -106,6 +111,36 @@ async fn the_trust_step_shows_what_waits_and_trusting_makes_the_allow_rule_hold(
     idle(&app).await;
     assert_eq!(dialogs(&app).await, 0);
     card(&app, "run_command", "ok").await;
+
+    // The Tools panel lists the rules with their file, and the hook with its last run.
+    app.click("[data-testid=tools-open]").await.unwrap();
+    app.wait_for_css(
+        "[data-testid=external-rule][data-action=allow][data-source='.claude/settings.json']",
+    )
+    .await
+    .unwrap();
+    app.wait_for_css("[data-testid=external-rule][data-action=deny]")
+        .await
+        .unwrap();
+    app.wait_for_css("[data-testid=tool-hook][data-event=PostToolUse][data-trusted=true]")
+        .await
+        .unwrap();
+    let last = app
+        .eval(
+            "return document.querySelector('[data-testid=tool-hook] [data-testid=hook-last]').textContent;",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert!(last.as_str().unwrap().contains("exit 0"), "{last}");
+    app.eval(
+        "document.querySelector('[data-testid=external-rules]').scrollIntoView();",
+        json!([]),
+    )
+    .await
+    .unwrap();
+    app.screenshot("tools-panel").await.unwrap();
+    app.close_with_escape("tools-panel").await.unwrap();
     rig.verify();
     app.quit().await.unwrap();
 }
