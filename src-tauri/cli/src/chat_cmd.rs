@@ -25,6 +25,7 @@ use gantry_agent::{
     ProviderFlags, ProviderOptions, ServerKind, SessionOptions, TurnEndReason, TurnEvent,
 };
 use gantry_engine::chat::drive::{TurnSetting, drive_turn};
+use gantry_engine::chat::slash_shell::expand_typed;
 use gantry_engine::providers::settings::ACTIVE_PROVIDER;
 use gantry_engine::{
     ProviderSource, SessionError, find_provider, provider_key, start_session as open_agent_session,
@@ -142,10 +143,25 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         checkpoints: &checkpoints,
         hooks: Some(&hooks),
     };
+    // A `/command` typed as the prompt is expanded as the app does, its `!`cmd`s run as calls
+    // of this session (the approver decides); a refused or failing one sends nothing.
+    let at = gantry_engine::config::locations(tools.project().path());
+    let expanded = expand_typed(&tools, session.tool_session(), at, &args.message, &cancel).await;
+    let text = match expanded {
+        Ok(expanded) => expanded.unwrap_or_else(|| args.message.clone()),
+        Err(error) => {
+            signals.abort();
+            if let Some(hub) = hub {
+                hub.shutdown().await;
+            }
+            eprintln!("error: {}", for_terminal(&error.message));
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     let mut printer = Printer::new(args.json);
     let outcome = drive_turn(
         &mut session,
-        Message::user(args.message.as_str()),
+        Message::user(text),
         &cancel,
         setting,
         move |event| printer.show(&event),

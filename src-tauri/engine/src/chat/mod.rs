@@ -57,6 +57,9 @@ mod runtime;
 pub mod service;
 pub mod slash;
 pub mod slash_files;
+pub mod slash_shell;
+#[cfg(test)]
+mod slash_shell_tests;
 #[cfg(test)]
 mod slash_tests;
 pub mod turn_limit;

@@ -9,9 +9,8 @@
 //!
 //! Expanding puts the arguments in as the file's source documents it
 //! ([`gantry_config::arguments`]) and inlines each `@path` naming a project file (confined,
-//! capped, see [`crate::chat::slash_files`]). A prompt that would run commands before sending
-//! (`` !`cmd` ``) is refused with a message saying so, rather than sent with the commands
-//! unrun.
+//! capped, see [`crate::chat::slash_files`]). A prompt that runs commands before sending
+//! (`` !`cmd` ``) runs them in the session it is sent in ([`crate::chat::slash_shell`]).
 
 use gantry_config::arguments::{Numbering, substitute};
 use gantry_config::skills::{Skill, body_for_model};
@@ -19,7 +18,8 @@ use gantry_config::{ConfigReport, Locations, TrustedFiles, commands, skills};
 use gantry_tools::ProjectRoot;
 use serde::{Deserialize, Serialize};
 
-use crate::chat::slash_files::{inline_files, shell_lines};
+use crate::chat::slash_files::inline_files;
+use crate::chat::slash_shell::{ShellSpan, shell_spans};
 use crate::error::{CommandError, ErrorKind};
 
 /// The built-in commands, which a file cannot replace.
@@ -113,19 +113,72 @@ pub fn expand(root: &ProjectRoot, name: &str, arguments: &str) -> Result<String,
     )
 }
 
-/// [`expand`] for explicit locations.
+/// [`expand`] for explicit locations. A prompt that runs commands before sending
+/// (`` !`cmd` ``) is refused here, where there is no session to run them in: the chat expands it
+/// with [`crate::chat::ProjectChat::expand_command`].
 pub fn expand_at(
     root: &ProjectRoot,
     at: &Locations,
     name: &str,
     arguments: &str,
 ) -> Result<String, CommandError> {
+    let prepared = prepare_at(root, at, name, arguments)?;
+    if let Some(span) = prepared.shell_spans().first() {
+        return Err(CommandError::invalid(format!(
+            "/{name} runs a command before sending (!`{}`), which needs a session; nothing was \
+             sent",
+            span.command
+        )));
+    }
+    let body = prepared.body.clone();
+    prepared.finish(body)
+}
+
+/// A command's or skill's prompt with its arguments put in and its `@file`s read, before its
+/// `` !`cmd` ``s run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedPrompt {
+    /// The command's name.
+    pub name: String,
+    /// The prompt, with the `` !`cmd` `` placeholders still in.
+    pub body: String,
+    /// The inlined files that follow it (read from the body's `@path`s, so a command's output
+    /// never names a file to inline).
+    pub files: String,
+}
+
+impl PreparedPrompt {
+    /// The commands to run before sending.
+    pub fn shell_spans(&self) -> Vec<ShellSpan> {
+        shell_spans(&self.body)
+    }
+
+    /// The prompt to send: `body` (the placeholders replaced) and the files; an error when
+    /// empty.
+    pub fn finish(self, body: String) -> Result<String, CommandError> {
+        let prompt = format!("{}{}", body.trim_end(), self.files)
+            .trim()
+            .to_owned();
+        if prompt.is_empty() {
+            return Err(CommandError::invalid(format!("/{} is empty", self.name)));
+        }
+        Ok(prompt)
+    }
+}
+
+/// Command or skill `name`'s [`PreparedPrompt`] at `at`. Blocking.
+pub fn prepare_at(
+    root: &ProjectRoot,
+    at: &Locations,
+    name: &str,
+    arguments: &str,
+) -> Result<PreparedPrompt, CommandError> {
     let not_found = || CommandError::new(ErrorKind::NotFound, format!("no command /{name}"));
     if BUILTIN_COMMANDS.contains(&name) {
         return Err(not_found());
     }
     let (found, skills) = gather(at);
-    let prompt = if let Some(skill) = skills.iter().find(|skill| skill.name == name) {
+    let body = if let Some(skill) = skills.iter().find(|skill| skill.name == name) {
         substitute(&body_for_model(skill, at), arguments, Numbering::Claude)
     } else if let Some(command) = found.iter().find(|command| command.name == name) {
         let body = command
@@ -135,15 +188,12 @@ pub fn expand_at(
     } else {
         return Err(not_found());
     };
-    if let Some(line) = shell_lines(&prompt).first() {
-        return Err(CommandError::invalid(format!(
-            "/{name} runs a command before sending (!`{line}`), which Gantry does not do yet; \
-             nothing was sent"
-        )));
-    }
-    let prompt = inline_files(root, &prompt).trim().to_owned();
-    if prompt.is_empty() {
-        return Err(CommandError::invalid(format!("/{name} is empty")));
-    }
-    Ok(prompt)
+    let body = body.trim_end().to_owned();
+    let inlined = inline_files(root, &body);
+    let files = inlined[body.len()..].to_owned();
+    Ok(PreparedPrompt {
+        name: name.to_owned(),
+        body,
+        files,
+    })
 }
