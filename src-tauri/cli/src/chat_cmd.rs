@@ -92,6 +92,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         .map_err(|error| CliError::Usage(error.to_string()))?;
     let mcp = project.mcp();
     let store = project.store.clone();
+    let project_id = project.project.id;
     let checkpoints = project.checkpoints.clone();
     let hooks = Arc::clone(&project.hooks);
     let tools = Arc::new(project.manager);
@@ -145,10 +146,24 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     };
     // A `/command` typed as the prompt is expanded as the app does, its `!`cmd`s run as calls
     // of this session (the approver decides); a refused or failing one sends nothing.
+    // Its allowed-tools (from a trusted file) apply to this run's one turn.
     let at = gantry_engine::config::locations(tools.project().path());
-    let expanded = expand_typed(&tools, session.tool_session(), at, &args.message, &cancel).await;
+    let trusted = gantry_engine::config::trusted_files(&store, project_id).await;
+    let expanded = expand_typed(
+        &tools,
+        session.tool_session(),
+        at,
+        trusted,
+        &args.message,
+        &cancel,
+    )
+    .await;
     let text = match expanded {
-        Ok(expanded) => expanded.unwrap_or_else(|| args.message.clone()),
+        Ok(Some((prompt, rules))) => {
+            session.tool_session().set_turn_rules(rules);
+            prompt
+        }
+        Ok(None) => args.message.clone(),
         Err(error) => {
             signals.abort();
             if let Some(hub) = hub {

@@ -12,10 +12,11 @@
 //! capped, see [`crate::chat::slash_files`]). A prompt that runs commands before sending
 //! (`` !`cmd` ``) runs them in the session it is sent in ([`crate::chat::slash_shell`]).
 
+use gantry_config::allowed_tools::turn_rules;
 use gantry_config::arguments::{Numbering, substitute};
 use gantry_config::skills::{Skill, body_for_model};
 use gantry_config::{ConfigReport, Locations, TrustedFiles, commands, skills};
-use gantry_tools::ProjectRoot;
+use gantry_tools::{ExternalRule, ProjectRoot};
 use serde::{Deserialize, Serialize};
 
 use crate::chat::slash_files::inline_files;
@@ -57,11 +58,10 @@ pub struct ExpandCommandRequest {
 
 /// The commands and user-invocable skills of the project at `at`, a skill replacing a command
 /// of its name.
-fn gather(at: &Locations) -> (Vec<commands::Command>, Vec<Skill>) {
+fn gather(at: &Locations, trusted: &TrustedFiles) -> (Vec<commands::Command>, Vec<Skill>) {
     let mut report = ConfigReport::default();
-    let trusted = TrustedFiles::none();
-    let mut found = commands::discover(at, &trusted, &BUILTIN_COMMANDS, &mut report);
-    let skills: Vec<Skill> = skills::discover(at, &trusted, &mut report)
+    let mut found = commands::discover(at, trusted, &BUILTIN_COMMANDS, &mut report);
+    let skills: Vec<Skill> = skills::discover(at, trusted, &mut report)
         .into_iter()
         .filter(|skill| skill.user_invocable && !BUILTIN_COMMANDS.contains(&skill.name.as_str()))
         .collect();
@@ -81,7 +81,7 @@ pub fn project_commands(root: &ProjectRoot) -> Vec<SlashCommandView> {
 
 /// [`project_commands`] for explicit locations (tests pass a home of their own).
 pub fn commands_at(at: &Locations) -> Vec<SlashCommandView> {
-    let (found, skills) = gather(at);
+    let (found, skills) = gather(at, &TrustedFiles::none());
     let mut views: Vec<SlashCommandView> = found
         .into_iter()
         .map(|command| SlashCommandView {
@@ -122,7 +122,7 @@ pub fn expand_at(
     name: &str,
     arguments: &str,
 ) -> Result<String, CommandError> {
-    let prepared = prepare_at(root, at, name, arguments)?;
+    let prepared = prepare_at(root, at, &TrustedFiles::none(), name, arguments)?;
     if let Some(span) = prepared.shell_spans().first() {
         return Err(CommandError::invalid(format!(
             "/{name} runs a command before sending (!`{}`), which needs a session; nothing was \
@@ -145,6 +145,9 @@ pub struct PreparedPrompt {
     /// The inlined files that follow it (read from the body's `@path`s, so a command's output
     /// never names a file to inline).
     pub files: String,
+    /// Its `allowed-tools`, as allow rules for the turn it starts (waiting for trust unless
+    /// its file is trusted; see [`gantry_config::allowed_tools`]).
+    pub turn_rules: Vec<ExternalRule>,
 }
 
 impl PreparedPrompt {
@@ -166,10 +169,12 @@ impl PreparedPrompt {
     }
 }
 
-/// Command or skill `name`'s [`PreparedPrompt`] at `at`. Blocking.
+/// Command or skill `name`'s [`PreparedPrompt`] at `at`, its `allowed-tools` applying when
+/// `trusted` covers its file. Blocking.
 pub fn prepare_at(
     root: &ProjectRoot,
     at: &Locations,
+    trusted: &TrustedFiles,
     name: &str,
     arguments: &str,
 ) -> Result<PreparedPrompt, CommandError> {
@@ -177,14 +182,30 @@ pub fn prepare_at(
     if BUILTIN_COMMANDS.contains(&name) {
         return Err(not_found());
     }
-    let (found, skills) = gather(at);
-    let body = if let Some(skill) = skills.iter().find(|skill| skill.name == name) {
-        substitute(&body_for_model(skill, at), arguments, Numbering::Claude)
+    let (found, skills) = gather(at, trusted);
+    let (body, turn_rules) = if let Some(skill) = skills.iter().find(|skill| skill.name == name) {
+        (
+            substitute(&body_for_model(skill, at), arguments, Numbering::Claude),
+            turn_rules(
+                &skill.allowed_tools,
+                &skill.source,
+                skill.allowed_tools_trusted,
+                at,
+            ),
+        )
     } else if let Some(command) = found.iter().find(|command| command.name == name) {
         let body = command
             .body
             .replace("${CLAUDE_PROJECT_DIR}", &at.project.display().to_string());
-        substitute(&body, arguments, command.numbering)
+        (
+            substitute(&body, arguments, command.numbering),
+            turn_rules(
+                &command.allowed_tools,
+                &command.source,
+                command.allowed_tools_trusted,
+                at,
+            ),
+        )
     } else {
         return Err(not_found());
     };
@@ -195,5 +216,6 @@ pub fn prepare_at(
         name: name.to_owned(),
         body,
         files,
+        turn_rules,
     })
 }

@@ -12,7 +12,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use gantry_tools::{CallContext, ObservationKind, ToolManager, ToolSession};
+use gantry_tools::{CallContext, ExternalRule, ObservationKind, ToolManager, ToolSession};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -119,33 +119,52 @@ impl ProjectChat {
         provider: &Provider,
     ) -> Result<String, CommandError> {
         let root = self.tools.project().clone();
+        let trusted = crate::config::trusted_files(&self.store, self.project).await;
         let prepared = {
             let (name, arguments) = (name.to_owned(), arguments.to_owned());
-            tokio::task::spawn_blocking(move || slash::prepare_at(&root, &at, &name, &arguments))
-                .await??
+            tokio::task::spawn_blocking(move || {
+                slash::prepare_at(&root, &at, &trusted, &name, &arguments)
+            })
+            .await??
         };
-        if prepared.shell_spans().is_empty() {
+        let rules = prepared.turn_rules.clone();
+        let prompt = if prepared.shell_spans().is_empty() {
             let body = prepared.body.clone();
-            return prepared.finish(body);
+            prepared.finish(body)?
+        } else {
+            let runtime = self.runtime_for_message(provider).await?;
+            let cancel = CancellationToken::new();
+            let body = run_shell_spans(&self.tools, runtime.tools(), name, &prepared.body, &cancel)
+                .await?;
+            prepared.finish(body)?
+        };
+        *super::lock(&self.pending_turn_rules) = Some((prompt.clone(), rules));
+        Ok(prompt)
+    }
+
+    /// The allow rules for a turn sending `prompt`: the last expanded command's, when `prompt`
+    /// is its prompt as expanded (an edited prompt gets none).
+    pub(crate) fn take_turn_rules(&self, prompt: &str) -> Vec<ExternalRule> {
+        match super::lock(&self.pending_turn_rules).take() {
+            Some((expanded, rules)) if expanded == prompt => rules,
+            _ => Vec::new(),
         }
-        let runtime = self.runtime_for_message(provider).await?;
-        let cancel = CancellationToken::new();
-        let body =
-            run_shell_spans(&self.tools, runtime.tools(), name, &prepared.body, &cancel).await?;
-        prepared.finish(body)
     }
 }
 
 /// `text` typed as a prompt, expanded when it is `/name arguments` naming a command or skill of
-/// the project at `at` (its `` !`cmd` ``s run as calls of `session` through `tools`); `None`
-/// when it names none (it is sent as typed). The CLI's `chat` calls this.
+/// the project at `at` (its `` !`cmd` ``s run as calls of `session` through `tools`), with its
+/// `allowed-tools` as allow rules for the turn (applying when `trusted` covers its file: give
+/// them to [`ToolSession::set_turn_rules`] and end them after the turn); `None` when it names
+/// none (it is sent as typed). The CLI's `chat` calls this.
 pub async fn expand_typed(
     tools: &ToolManager,
     session: &Arc<ToolSession>,
     at: Locations,
+    trusted: gantry_config::TrustedFiles,
     text: &str,
     cancel: &CancellationToken,
-) -> Result<Option<String>, CommandError> {
+) -> Result<Option<(String, Vec<ExternalRule>)>, CommandError> {
     let Some(typed) = text.trim_start().strip_prefix('/') else {
         return Ok(None);
     };
@@ -156,16 +175,19 @@ pub async fn expand_typed(
     let root = tools.project().clone();
     let prepared = {
         let (name, arguments) = (name.to_owned(), arguments.to_owned());
-        tokio::task::spawn_blocking(move || slash::prepare_at(&root, &at, &name, &arguments))
-            .await?
+        tokio::task::spawn_blocking(move || {
+            slash::prepare_at(&root, &at, &trusted, &name, &arguments)
+        })
+        .await?
     };
     let prepared = match prepared {
         Ok(prepared) => prepared,
         Err(error) if error.kind == crate::error::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error),
     };
+    let rules = prepared.turn_rules.clone();
     let body = run_shell_spans(tools, session, name, &prepared.body, cancel).await?;
-    prepared.finish(body).map(Some)
+    prepared.finish(body).map(|prompt| Some((prompt, rules)))
 }
 
 /// `prompt` with each command of [`shell_spans`] run as a `run_command` call of `session`

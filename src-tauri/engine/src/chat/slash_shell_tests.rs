@@ -183,3 +183,88 @@ async fn rig_denying() -> Rig {
     rig.chat.tools.enable("run_command").unwrap();
     rig
 }
+
+/// A project command with `allowed-tools: Bash(echo ok:*)`, trusted or not: its turn's
+/// `echo ok` runs without asking when trusted, and the next turn asks again (the approver
+/// denies every ask, so an asked call comes back denied).
+async fn allowed_tools_turns(trust: bool) -> Vec<gantry_store::AuditEntry> {
+    let rig = rig(ApprovalDecision::Deny { reason: None }).await;
+    write(
+        &rig.at.project,
+        ".claude/commands/ok.md",
+        "---\nallowed-tools: Bash(echo ok:*)\n---\nRun echo ok.",
+    );
+    if trust {
+        let mut report = gantry_config::ConfigReport::default();
+        let found = gantry_config::commands::discover(
+            &rig.at,
+            &gantry_config::TrustedFiles::none(),
+            &[],
+            &mut report,
+        );
+        let ok = found.iter().find(|c| c.name == "ok").unwrap();
+        rig.store
+            .mcp_trust()
+            .approve(rig.chat.store_project(), &ok.source.path, &ok.sha256)
+            .await
+            .unwrap();
+    }
+    rig.chat.tools.enable("run_command").unwrap();
+    let echo = |id: &str| {
+        Turn::tool_calls(vec![gantry_scripted_provider::ToolCall::new(
+            id,
+            "run_command",
+            serde_json::json!({"command": "echo ok"}),
+        )])
+    };
+    let provider = ScriptedProvider::start(Script::new(vec![
+        echo("call_1"),
+        Turn::text("Ran it."),
+        echo("call_2"),
+        Turn::text("Asked."),
+    ]))
+    .await
+    .unwrap();
+    let model = model(&provider);
+    let prompt = rig
+        .chat
+        .expand_command_at(rig.at.clone(), "ok", "", &model)
+        .await
+        .unwrap();
+    assert_eq!(prompt, "Run echo ok.");
+    for (text, turns) in [(prompt.as_str(), 2), ("again", 4)] {
+        rig.chat.send(text, model.clone()).await.unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while provider.requests().len() < turns || rig.chat.is_running() {
+            assert!(std::time::Instant::now() < deadline);
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+    provider.verify().unwrap();
+    let mut audit = run_command_audit(&rig).await;
+    audit.sort_by_key(|entry| entry.id);
+    audit
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_commands_allowed_tools_spare_the_dialog_in_its_turn_only() {
+    let audit = allowed_tools_turns(true).await;
+    assert_eq!(audit.len(), 2, "{audit:?}");
+    assert_eq!(audit[0].outcome, ObservationKind::Ok);
+    assert_eq!(
+        audit[0].decision.decided_by(),
+        "claude-rule:command:.claude/commands/ok.md"
+    );
+    assert_eq!(audit[1].outcome, ObservationKind::Denied);
+    assert_eq!(audit[1].decision.by, gantry_tools::Decider::User);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_commands_allowed_tools_do_nothing() {
+    let audit = allowed_tools_turns(false).await;
+    assert_eq!(audit.len(), 2, "{audit:?}");
+    for entry in &audit {
+        assert_eq!(entry.outcome, ObservationKind::Denied);
+        assert_eq!(entry.decision.by, gantry_tools::Decider::User);
+    }
+}
