@@ -738,6 +738,10 @@ impl ProjectChat {
         let mut session = self.session_for(runtime, provider).await?;
         // A settings file edited since the last turn applies from this one on.
         crate::config::rules::reload_external_rules(&self.store, self.project, &self.tools).await;
+        // A skill added since the project opened brings the skill tool from this turn on.
+        if let Err(error) = crate::config::skills::register_when_found(&self.tools).await {
+            tracing::warn!(%error, "could not register the skill tool");
+        }
         // The compaction setting applies from the next turn on, also to a loaded session.
         session.set_compact_at_percent(
             compaction::session_options(&self.store)

@@ -1,6 +1,7 @@
 //! A command's `` !`cmd` `` and ```` ```! ```` blocks run before its prompt is sent, end to end:
 //! through run_command as calls of the session (the approver decides; the audit log has them),
-//! and a refused or failing command stops the expansion with nothing sent.
+//! and a refused or failing command stops the expansion with nothing sent; a command's
+//! `allowed-tools` for its turn only; the skill tool once a skill appears.
 
 use gantry_agent::{ProviderConfig, ProviderOptions};
 use gantry_scripted_provider::{Expect, Script, ScriptedProvider, Turn};
@@ -267,4 +268,39 @@ async fn an_untrusted_commands_allowed_tools_do_nothing() {
         assert_eq!(entry.outcome, ObservationKind::Denied);
         assert_eq!(entry.decision.by, gantry_tools::Decider::User);
     }
+}
+
+/// The skill tool: not offered while the project has no skill, offered from the turn after one
+/// appears.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_skill_tool_comes_with_the_first_skill_added_while_the_project_is_open() {
+    let rig = rig(ApprovalDecision::Deny { reason: None }).await;
+    assert!(rig.chat.tools.get("skill").is_none());
+    let provider = ScriptedProvider::start(Script::new(vec![
+        Turn::text("No skills.").expect(Expect::new().tool_not_offered("skill")),
+        Turn::text("A skill.").expect(
+            Expect::new()
+                .tool_offered("skill")
+                .any_contains("<name>late</name>"),
+        ),
+    ]))
+    .await
+    .unwrap();
+    let model = model(&provider);
+    for (text, requests) in [("first", 1), ("second", 2)] {
+        if requests == 2 {
+            write(
+                &rig.at.project,
+                ".claude/skills/late/SKILL.md",
+                "---\nname: late\ndescription: Added later\n---\nDo it late.",
+            );
+        }
+        rig.chat.send(text, model.clone()).await.unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while provider.requests().len() < requests || rig.chat.is_running() {
+            assert!(std::time::Instant::now() < deadline);
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+    provider.verify().unwrap();
 }
