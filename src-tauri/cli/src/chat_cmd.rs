@@ -25,6 +25,7 @@ use gantry_agent::{
     ProviderFlags, ProviderOptions, ServerKind, SessionOptions, TurnEndReason, TurnEvent,
 };
 use gantry_engine::chat::drive::{TurnSetting, drive_turn};
+use gantry_engine::chat::slash_shell::expand_typed;
 use gantry_engine::providers::settings::ACTIVE_PROVIDER;
 use gantry_engine::{
     ProviderSource, SessionError, find_provider, provider_key, start_session as open_agent_session,
@@ -91,6 +92,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         .map_err(|error| CliError::Usage(error.to_string()))?;
     let mcp = project.mcp();
     let store = project.store.clone();
+    let project_id = project.project.id;
     let checkpoints = project.checkpoints.clone();
     let hooks = Arc::clone(&project.hooks);
     let tools = Arc::new(project.manager);
@@ -142,10 +144,39 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
         checkpoints: &checkpoints,
         hooks: Some(&hooks),
     };
+    // A `/command` typed as the prompt is expanded as the app does, its `!`cmd`s run as calls
+    // of this session (the approver decides); a refused or failing one sends nothing.
+    // Its allowed-tools (from a trusted file) apply to this run's one turn.
+    let at = gantry_engine::config::locations(tools.project().path());
+    let trusted = gantry_engine::config::trusted_files(&store, project_id).await;
+    let expanded = expand_typed(
+        &tools,
+        session.tool_session(),
+        at,
+        trusted,
+        &args.message,
+        &cancel,
+    )
+    .await;
+    let text = match expanded {
+        Ok(Some((prompt, rules))) => {
+            session.tool_session().set_turn_rules(rules);
+            prompt
+        }
+        Ok(None) => args.message.clone(),
+        Err(error) => {
+            signals.abort();
+            if let Some(hub) = hub {
+                hub.shutdown().await;
+            }
+            eprintln!("error: {}", for_terminal(&error.message));
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     let mut printer = Printer::new(args.json);
     let outcome = drive_turn(
         &mut session,
-        Message::user(args.message.as_str()),
+        Message::user(text),
         &cancel,
         setting,
         move |event| printer.show(&event),

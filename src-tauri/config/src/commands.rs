@@ -223,7 +223,7 @@ fn read_command(
         }
     }
     let allowed_tools = front.list("allowed-tools").unwrap_or_default();
-    note_unapplied(entry, &name, &front, body);
+    note_unapplied(entry, &name, &front, body, is_trusted);
     entry.read.push(format!("command /{name}"));
     let description = front
         .text("description")

@@ -27,6 +27,7 @@
 //! - [`extensions`]: the three together, with one report.
 
 pub mod agents;
+pub mod allowed_tools;
 pub mod arguments;
 pub mod commands;
 pub mod extensions;

@@ -232,7 +232,7 @@ fn read_skill(
         }
     }
     let allowed_tools = front.list("allowed-tools").unwrap_or_default();
-    note_unapplied(entry, folder, &front, body);
+    note_unapplied(entry, folder, &front, body, is_trusted);
     let model_invocable = front.flag("disable-model-invocation") != Some(true);
     entry.read.push(format!(
         "skill /{folder}{}",
@@ -302,22 +302,27 @@ pub(crate) fn argument_hint(front: &FrontMatter) -> Option<String> {
     }
 }
 
-/// Records what a skill's or command's front matter asks that Gantry does not apply yet:
-/// `allowed-tools` (grants for the invoking turn are not implemented, so its calls ask as
-/// usual — nothing is widened, trusted or not) and `model` (the session's model is used), and
-/// `` !`cmd` `` lines in the body (refused when invoked rather than sent unrun).
+/// Records what a skill's or command's front matter asks beyond its prompt: `allowed-tools`
+/// (allowed without asking in the turn it starts, once `trusted`; see
+/// [`crate::allowed_tools`]), `model` (not supported: the session's model is used) and
+/// `` !`cmd` `` lines in the body (run before sending, each asking as the model's commands do).
 pub(crate) fn note_unapplied(
     entry: &mut crate::FileReport,
     name: &str,
     front: &FrontMatter,
     body: &str,
+    trusted: bool,
 ) {
     let tools = front.list("allowed-tools").unwrap_or_default();
     if !tools.is_empty() {
-        entry.not_understood.push(format!(
-            "allowed-tools for /{name} ({}): not applied yet; its calls ask as usual",
-            tools.join(", ")
-        ));
+        let line = format!("allowed-tools for /{name} ({})", tools.join(", "));
+        if trusted {
+            entry.read.push(format!(
+                "{line}: allowed without asking in the turn it starts"
+            ));
+        } else {
+            entry.waits_for_trust.push(line);
+        }
     }
     if let Some(model) = front.text("model").filter(|m| !m.is_empty()) {
         entry.not_understood.push(format!(
@@ -325,9 +330,8 @@ pub(crate) fn note_unapplied(
         ));
     }
     if has_shell_line(body) {
-        entry.not_understood.push(format!(
-            "/{name} runs commands before sending (!`…`), which Gantry does not do yet: it is \
-             refused when invoked"
+        entry.read.push(format!(
+            "/{name} runs commands before sending (!`…`): each asks as the model's commands do"
         ));
     }
 }

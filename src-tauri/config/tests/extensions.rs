@@ -105,12 +105,11 @@ fn commands_come_from_every_source_with_their_names_and_precedence() {
     let review_entry = entry(&report, ".claude/commands/review.md");
     assert_eq!(review_entry.kind, "command");
     assert!(review_entry.read.contains(&"command /review".to_owned()));
-    // Nothing of it widens anything yet: turn grants and per-command models are not applied.
-    assert!(review_entry.waits_for_trust.is_empty());
-    assert!(review_entry.not_understood.contains(
-        &"allowed-tools for /review (Bash(git diff:*), Read): not applied yet; its calls ask as usual"
-            .to_owned()
-    ));
+    // Its allowed-tools widen, so they wait for trust; per-command models are not applied.
+    assert_eq!(
+        review_entry.waits_for_trust,
+        ["allowed-tools for /review (Bash(git diff:*), Read)"]
+    );
     assert!(
         review_entry
             .not_understood
@@ -119,8 +118,10 @@ fn commands_come_from_every_source_with_their_names_and_precedence() {
     );
     assert!(entry(&report, ".claude/commands/help.md").not_understood[0].contains("built-in"));
     assert!(
-        entry(&report, "~/.claude/commands/st.md").not_understood[0]
-            .contains("runs commands before sending")
+        entry(&report, "~/.claude/commands/st.md")
+            .read
+            .iter()
+            .any(|line| line.contains("runs commands before sending"))
     );
     assert!(
         entry(&report, "~/.claude/commands/review.md").not_understood[0]
@@ -236,9 +237,9 @@ fn skills_follow_the_name_rules_precedence_and_links() {
     assert!(
         entry(&report, "~/.claude/skills/pdf/SKILL.md").not_understood[0].contains("which wins")
     );
-    assert!(
-        entry(&report, ".claude/skills/pdf/SKILL.md").not_understood[0]
-            .starts_with("allowed-tools for /pdf (Read): not applied yet")
+    assert_eq!(
+        entry(&report, ".claude/skills/pdf/SKILL.md").waits_for_trust,
+        ["allowed-tools for /pdf (Read)"]
     );
     assert!(!names.contains(&"evil"));
     // A skill beats a same-named command.

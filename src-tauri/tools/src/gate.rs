@@ -380,7 +380,7 @@ impl Gate<'_> {
     }
 
     /// Runs the checks in order: policy, a scope that always asks, an external ask rule,
-    /// session grants, deny rules, allow rules, approver (`None`: nobody can answer, so an Ask
+    /// session grants, deny rules, allow rules, the turn's command's allowed-tools, approver (`None`: nobody can answer, so an Ask
     /// is refused).
     pub(crate) async fn decide(self, approver: Option<&dyn Approver>) -> Gated {
         let name = self.tool.name();
@@ -446,6 +446,21 @@ impl Gate<'_> {
             && let ExternalOutcome::Allow(rules) = &external
         {
             verdict = verdict.then(Verdict::from_external_allow(rules));
+        }
+        if verdict == Verdict::Ask
+            && !hook_asks
+            && !matches!(scope, ApprovalScope::Always(_))
+            && let ExternalOutcome::Allow(rules) =
+                self.call.session().turn_rules().evaluate(&ExternalCall {
+                    tool: name,
+                    arguments: self.prepared.arguments(),
+                    scope: &underlying,
+                    context: self.context,
+                })
+        {
+            // The allowed-tools of the command that started this turn: like an external allow
+            // rule, they settle an ordinary ask only.
+            verdict = verdict.then(Verdict::from_external_allow(&rules));
         }
         if verdict == Verdict::Ask {
             let answer = match approver {

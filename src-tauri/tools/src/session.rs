@@ -10,6 +10,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::approval::{ApprovalScope, SessionGrant, SessionGrants};
+use crate::external_rules::{ExternalRule, ExternalRules};
 use crate::ledger::FileLedger;
 use crate::sandboxing::SessionTempSlot;
 
@@ -21,6 +22,8 @@ pub struct ToolSession {
     grants: Mutex<SessionGrants>,
     files: Arc<FileLedger>,
     temp: Arc<SessionTempSlot>,
+    /// The allow rules of the command that started the running turn (its `allowed-tools`).
+    turn_rules: Mutex<ExternalRules>,
 }
 
 impl ToolSession {
@@ -50,6 +53,29 @@ impl ToolSession {
     /// The private temporary folder of the session's commands (`TMPDIR` inside the sandbox).
     pub fn temp(&self) -> &Arc<SessionTempSlot> {
         &self.temp
+    }
+
+    /// Allows what `rules` cover for the turn about to start (a command's or skill's
+    /// `allowed-tools`, see `gantry_config::allowed_tools`); [`Self::end_turn_rules`] drops
+    /// them. The gate uses them only to settle an ordinary ask.
+    pub fn set_turn_rules(&self, rules: Vec<ExternalRule>) {
+        *self
+            .turn_rules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = ExternalRules::new(rules);
+    }
+
+    /// Drops the turn's allow rules (the turn ended).
+    pub fn end_turn_rules(&self) {
+        self.set_turn_rules(Vec::new());
+    }
+
+    /// The running turn's allow rules.
+    pub fn turn_rules(&self) -> ExternalRules {
+        self.turn_rules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     fn grants(&self) -> MutexGuard<'_, SessionGrants> {

@@ -770,3 +770,48 @@ async fn provider_use_makes_a_provider_the_default() {
     );
     provider.verify().unwrap();
 }
+
+#[tokio::test]
+async fn a_typed_command_runs_its_shell_lines_first_and_a_refused_one_sends_nothing() {
+    let sandbox = Sandbox::new();
+    let commands = sandbox.path().join(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("status.md"),
+        "Status: !`echo from-expansion`\nThen look at $0.",
+    )
+    .unwrap();
+    let provider = ScriptedProvider::start(Script::new([Turn::text("Looked.")
+        .expect(Expect::new().last_contains("Status: from-expansion\nThen look at src."))]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &[
+                "/status src",
+                "--enable",
+                "run_command",
+                "--approve",
+                "once",
+            ],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("Looked."), "{}", run.stdout);
+    provider.verify().unwrap();
+
+    // Nobody to approve (stdin is no terminal): refused, and no request reaches the model.
+    let silent = ScriptedProvider::start(Script::new([])).await.unwrap();
+    let run = sandbox
+        .chat(&silent, &["/status src", "--enable", "run_command"])
+        .await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("!`echo from-expansion` was refused")
+            && run.stderr.contains("nothing was sent"),
+        "{}",
+        run.stderr
+    );
+    assert!(silent.requests().is_empty());
+}

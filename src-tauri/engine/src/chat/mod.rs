@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use gantry_agent::{Message, Provider, Session, TurnEvent};
 use gantry_store::{ProjectId, SessionId, Store};
-use gantry_tools::{SessionGrant, ToolManager, ToolSession};
+use gantry_tools::{ExternalRule, SessionGrant, ToolManager, ToolSession};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{OwnedMappedMutexGuard, OwnedMutexGuard};
 use tokio_util::sync::CancellationToken;
@@ -57,6 +57,9 @@ mod runtime;
 pub mod service;
 pub mod slash;
 pub mod slash_files;
+pub mod slash_shell;
+#[cfg(test)]
+mod slash_shell_tests;
 #[cfg(test)]
 mod slash_tests;
 pub mod turn_limit;
@@ -248,6 +251,9 @@ pub struct ProjectChat {
     /// The provider and model chosen for a fresh chat, given to its session when its first
     /// message creates it.
     pending_model: Mutex<Option<ModelChoice>>,
+    /// The last expanded command's prompt and its `allowed-tools`: they apply to the turn that
+    /// sends exactly that prompt ([`slash_shell`]).
+    pending_turn_rules: Mutex<Option<(String, Vec<ExternalRule>)>>,
     /// The sessions' numbered events, recent ones kept.
     events: Arc<EventLog>,
     /// What each session is doing.
@@ -313,6 +319,7 @@ impl ProjectChat {
             runtimes: Mutex::default(),
             creating: tokio::sync::Mutex::new(()),
             pending_model: Mutex::new(None),
+            pending_turn_rules: Mutex::new(None),
             events: Arc::new(EventLog::default()),
             limit: TurnLimit::default(),
             hooks: None,
@@ -638,6 +645,10 @@ impl ProjectChat {
             TurnPhase::Queued
         };
         runtime.claim(&self.activities, Hold::Turn(phase), cancel.clone())?;
+        // A command's allowed-tools apply to the turn its prompt starts; dropped at its end.
+        runtime
+            .tools()
+            .set_turn_rules(self.take_turn_rules(&message.content));
         if phase == TurnPhase::Queued {
             runtime.queue_message(message.clone());
         }
@@ -727,6 +738,10 @@ impl ProjectChat {
         let mut session = self.session_for(runtime, provider).await?;
         // A settings file edited since the last turn applies from this one on.
         crate::config::rules::reload_external_rules(&self.store, self.project, &self.tools).await;
+        // A skill added since the project opened brings the skill tool from this turn on.
+        if let Err(error) = crate::config::skills::register_when_found(&self.tools).await {
+            tracing::warn!(%error, "could not register the skill tool");
+        }
         // The compaction setting applies from the next turn on, also to a loaded session.
         session.set_compact_at_percent(
             compaction::session_options(&self.store)

@@ -134,6 +134,7 @@ impl Runtime {
                 ..
             })
         ) {
+            self.tools.end_turn_rules();
             activities.set_turn(&self.id, None);
         }
     }

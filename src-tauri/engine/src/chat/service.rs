@@ -180,16 +180,17 @@ impl ChatService {
         Ok(tokio::task::spawn_blocking(move || slash::project_commands(project.root())).await?)
     }
 
-    /// A command's or skill's prompt, with what followed it put in as its source documents it.
+    /// A command's or skill's prompt, with what followed it put in as its source documents it;
+    /// its `` !`cmd` ``s run first in the shown session (a fresh chat's is created), through
+    /// run_command with the approval of the model's calls ([`crate::chat::slash_shell`]).
     pub async fn expand_slash_command(
         &self,
         request: ExpandCommandRequest,
     ) -> Result<String, CommandError> {
-        let project = Arc::clone(&self.project);
-        tokio::task::spawn_blocking(move || {
-            slash::expand(project.root(), &request.name, &request.arguments)
-        })
-        .await?
+        let chat = self.project.chat();
+        let provider = model_choice::session_provider(self.app.store(), chat).await?;
+        chat.expand_command(&request.name, &request.arguments, &provider)
+            .await
     }
 
     /// Stops the running turn of the shown session (a fresh chat's first turn, before it has a

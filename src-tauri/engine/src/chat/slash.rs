@@ -9,17 +9,18 @@
 //!
 //! Expanding puts the arguments in as the file's source documents it
 //! ([`gantry_config::arguments`]) and inlines each `@path` naming a project file (confined,
-//! capped, see [`crate::chat::slash_files`]). A prompt that would run commands before sending
-//! (`` !`cmd` ``) is refused with a message saying so, rather than sent with the commands
-//! unrun.
+//! capped, see [`crate::chat::slash_files`]). A prompt that runs commands before sending
+//! (`` !`cmd` ``) runs them in the session it is sent in ([`crate::chat::slash_shell`]).
 
+use gantry_config::allowed_tools::turn_rules;
 use gantry_config::arguments::{Numbering, substitute};
 use gantry_config::skills::{Skill, body_for_model};
 use gantry_config::{ConfigReport, Locations, TrustedFiles, commands, skills};
-use gantry_tools::ProjectRoot;
+use gantry_tools::{ExternalRule, ProjectRoot};
 use serde::{Deserialize, Serialize};
 
-use crate::chat::slash_files::{inline_files, shell_lines};
+use crate::chat::slash_files::inline_files;
+use crate::chat::slash_shell::{ShellSpan, shell_spans};
 use crate::error::{CommandError, ErrorKind};
 
 /// The built-in commands, which a file cannot replace.
@@ -57,11 +58,10 @@ pub struct ExpandCommandRequest {
 
 /// The commands and user-invocable skills of the project at `at`, a skill replacing a command
 /// of its name.
-fn gather(at: &Locations) -> (Vec<commands::Command>, Vec<Skill>) {
+fn gather(at: &Locations, trusted: &TrustedFiles) -> (Vec<commands::Command>, Vec<Skill>) {
     let mut report = ConfigReport::default();
-    let trusted = TrustedFiles::none();
-    let mut found = commands::discover(at, &trusted, &BUILTIN_COMMANDS, &mut report);
-    let skills: Vec<Skill> = skills::discover(at, &trusted, &mut report)
+    let mut found = commands::discover(at, trusted, &BUILTIN_COMMANDS, &mut report);
+    let skills: Vec<Skill> = skills::discover(at, trusted, &mut report)
         .into_iter()
         .filter(|skill| skill.user_invocable && !BUILTIN_COMMANDS.contains(&skill.name.as_str()))
         .collect();
@@ -81,7 +81,7 @@ pub fn project_commands(root: &ProjectRoot) -> Vec<SlashCommandView> {
 
 /// [`project_commands`] for explicit locations (tests pass a home of their own).
 pub fn commands_at(at: &Locations) -> Vec<SlashCommandView> {
-    let (found, skills) = gather(at);
+    let (found, skills) = gather(at, &TrustedFiles::none());
     let mut views: Vec<SlashCommandView> = found
         .into_iter()
         .map(|command| SlashCommandView {
@@ -113,37 +113,109 @@ pub fn expand(root: &ProjectRoot, name: &str, arguments: &str) -> Result<String,
     )
 }
 
-/// [`expand`] for explicit locations.
+/// [`expand`] for explicit locations. A prompt that runs commands before sending
+/// (`` !`cmd` ``) is refused here, where there is no session to run them in: the chat expands it
+/// with [`crate::chat::ProjectChat::expand_command`].
 pub fn expand_at(
     root: &ProjectRoot,
     at: &Locations,
     name: &str,
     arguments: &str,
 ) -> Result<String, CommandError> {
+    let prepared = prepare_at(root, at, &TrustedFiles::none(), name, arguments)?;
+    if let Some(span) = prepared.shell_spans().first() {
+        return Err(CommandError::invalid(format!(
+            "/{name} runs a command before sending (!`{}`), which needs a session; nothing was \
+             sent",
+            span.command
+        )));
+    }
+    let body = prepared.body.clone();
+    prepared.finish(body)
+}
+
+/// A command's or skill's prompt with its arguments put in and its `@file`s read, before its
+/// `` !`cmd` ``s run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedPrompt {
+    /// The command's name.
+    pub name: String,
+    /// The prompt, with the `` !`cmd` `` placeholders still in.
+    pub body: String,
+    /// The inlined files that follow it (read from the body's `@path`s, so a command's output
+    /// never names a file to inline).
+    pub files: String,
+    /// Its `allowed-tools`, as allow rules for the turn it starts (waiting for trust unless
+    /// its file is trusted; see [`gantry_config::allowed_tools`]).
+    pub turn_rules: Vec<ExternalRule>,
+}
+
+impl PreparedPrompt {
+    /// The commands to run before sending.
+    pub fn shell_spans(&self) -> Vec<ShellSpan> {
+        shell_spans(&self.body)
+    }
+
+    /// The prompt to send: `body` (the placeholders replaced) and the files; an error when
+    /// empty.
+    pub fn finish(self, body: String) -> Result<String, CommandError> {
+        let prompt = format!("{}{}", body.trim_end(), self.files)
+            .trim()
+            .to_owned();
+        if prompt.is_empty() {
+            return Err(CommandError::invalid(format!("/{} is empty", self.name)));
+        }
+        Ok(prompt)
+    }
+}
+
+/// Command or skill `name`'s [`PreparedPrompt`] at `at`, its `allowed-tools` applying when
+/// `trusted` covers its file. Blocking.
+pub fn prepare_at(
+    root: &ProjectRoot,
+    at: &Locations,
+    trusted: &TrustedFiles,
+    name: &str,
+    arguments: &str,
+) -> Result<PreparedPrompt, CommandError> {
     let not_found = || CommandError::new(ErrorKind::NotFound, format!("no command /{name}"));
     if BUILTIN_COMMANDS.contains(&name) {
         return Err(not_found());
     }
-    let (found, skills) = gather(at);
-    let prompt = if let Some(skill) = skills.iter().find(|skill| skill.name == name) {
-        substitute(&body_for_model(skill, at), arguments, Numbering::Claude)
+    let (found, skills) = gather(at, trusted);
+    let (body, turn_rules) = if let Some(skill) = skills.iter().find(|skill| skill.name == name) {
+        (
+            substitute(&body_for_model(skill, at), arguments, Numbering::Claude),
+            turn_rules(
+                &skill.allowed_tools,
+                &skill.source,
+                skill.allowed_tools_trusted,
+                at,
+            ),
+        )
     } else if let Some(command) = found.iter().find(|command| command.name == name) {
         let body = command
             .body
             .replace("${CLAUDE_PROJECT_DIR}", &at.project.display().to_string());
-        substitute(&body, arguments, command.numbering)
+        (
+            substitute(&body, arguments, command.numbering),
+            turn_rules(
+                &command.allowed_tools,
+                &command.source,
+                command.allowed_tools_trusted,
+                at,
+            ),
+        )
     } else {
         return Err(not_found());
     };
-    if let Some(line) = shell_lines(&prompt).first() {
-        return Err(CommandError::invalid(format!(
-            "/{name} runs a command before sending (!`{line}`), which Gantry does not do yet; \
-             nothing was sent"
-        )));
-    }
-    let prompt = inline_files(root, &prompt).trim().to_owned();
-    if prompt.is_empty() {
-        return Err(CommandError::invalid(format!("/{name} is empty")));
-    }
-    Ok(prompt)
+    let body = body.trim_end().to_owned();
+    let inlined = inline_files(root, &body);
+    let files = inlined[body.len()..].to_owned();
+    Ok(PreparedPrompt {
+        name: name.to_owned(),
+        body,
+        files,
+        turn_rules,
+    })
 }

@@ -1,6 +1,5 @@
 //! What a command's prompt pulls in before it is sent: `@path` files (inlined, confined to the
-//! project, capped) and `` !`cmd` `` commands (found, per Claude Code: only at a line's start or
-//! after whitespace; `shared/reference/extensibility-specs.md` §2 "Dynamic context").
+//! project, capped). Its `` !`cmd` `` commands are [`crate::chat::slash_shell`]'s.
 
 use std::io::Read;
 
@@ -10,27 +9,6 @@ use gantry_tools::ProjectRoot;
 pub const MAX_INLINE_BYTES: u64 = 64 * 1024;
 /// The most files one prompt inlines.
 pub const MAX_INLINE_FILES: usize = 10;
-
-/// The commands of `` !`cmd` `` in `prompt` that Claude Code would run: the `!` at a line's
-/// start or after whitespace, the command up to the closing backtick on the same line.
-pub fn shell_lines(prompt: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for line in prompt.lines() {
-        let mut previous: Option<char> = None;
-        for (at, c) in line.char_indices() {
-            if c == '!'
-                && previous.is_none_or(char::is_whitespace)
-                && let Some(rest) = line[at + 1..].strip_prefix('`')
-                && let Some(end) = rest.find('`')
-                && !rest[..end].trim().is_empty()
-            {
-                found.push(rest[..end].trim().to_owned());
-            }
-            previous = Some(c);
-        }
-    }
-    found
-}
 
 /// `prompt` with each `@path` (at a line's start or after whitespace) that names a regular text
 /// file inside the project followed, at the end, by that file's content in a fenced block.
@@ -83,15 +61,6 @@ fn read_confined(root: &ProjectRoot, path: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn commands_are_found_only_where_claude_code_runs_them() {
-        assert_eq!(
-            shell_lines("Status: !`git status`\n!`git diff HEAD` and a!`not this`\n!` `"),
-            ["git status", "git diff HEAD"]
-        );
-        assert!(shell_lines("Say hi!").is_empty());
-    }
 
     #[test]
     fn files_inside_the_project_are_inlined_and_others_left_as_written() {

@@ -293,3 +293,154 @@ async fn a_tool_denied_as_a_whole_is_not_offered_to_the_model() {
     assert_eq!(observation.kind, ObservationKind::Denied);
     assert!(observation.text.contains("Bash"), "{}", observation.text);
 }
+
+fn turn_rule(pattern: &str, waits_for_trust: bool) -> ExternalRule {
+    ExternalRule {
+        source: "command:.claude/commands/ok.md".into(),
+        ..bash(ExternalAction::Allow, pattern, waits_for_trust)
+    }
+}
+
+/// Settings rules, the turn's command rules, command, policy, kind, decided by, asked.
+type TurnRow = (
+    Vec<ExternalRule>,
+    Vec<ExternalRule>,
+    &'static str,
+    Policy,
+    DecisionKind,
+    &'static str,
+    usize,
+);
+
+#[tokio::test]
+async fn a_commands_allowed_tools_only_settle_an_ordinary_ask_in_its_turn() {
+    let table: Vec<TurnRow> = vec![
+        // Trusted, it spares the dialog, and the audit names the command's file.
+        (
+            vec![],
+            vec![turn_rule("echo ok:*", false)],
+            "echo ok",
+            Policy::Ask,
+            DecisionKind::AllowedByRule,
+            "claude-rule:command:.claude/commands/ok.md",
+            0,
+        ),
+        // Untrusted, nothing: the user is asked.
+        (
+            vec![],
+            vec![turn_rule("echo ok:*", true)],
+            "echo ok",
+            Policy::Ask,
+            DecisionKind::Denied,
+            "user",
+            1,
+        ),
+        // Another command is not covered.
+        (
+            vec![],
+            vec![turn_rule("echo ok:*", false)],
+            "echo ok; rm x",
+            Policy::Ask,
+            DecisionKind::Denied,
+            "user",
+            1,
+        ),
+        // A disabled tool stays disabled.
+        (
+            vec![],
+            vec![turn_rule("*", false)],
+            "echo ok",
+            Policy::Disabled,
+            DecisionKind::Disabled,
+            "policy",
+            0,
+        ),
+        // A deny rule refuses.
+        (
+            vec![bash(ExternalAction::Deny, "echo *", false)],
+            vec![turn_rule("echo ok:*", false)],
+            "echo ok",
+            Policy::Ask,
+            DecisionKind::Denied,
+            "claude-rule:.claude/settings.json",
+            0,
+        ),
+        // An ask rule still asks.
+        (
+            vec![bash(ExternalAction::Ask, "echo *", false)],
+            vec![turn_rule("echo ok:*", false)],
+            "echo ok",
+            Policy::Ask,
+            DecisionKind::Denied,
+            "user",
+            1,
+        ),
+    ];
+    for (index, (settings, turn, command, policy, kind, decided_by, asked)) in
+        table.into_iter().enumerate()
+    {
+        let approver = ScriptedApprover::new([]);
+        let (_dir, manager) = manager(approver.clone());
+        manager.set_policy("run_command", policy).unwrap();
+        manager.rules().replace_external(settings);
+        let call = call();
+        call.session().set_turn_rules(turn);
+        let obs = manager
+            .dispatch("run_command", json!({ "command": command }), &call)
+            .await;
+        assert_eq!(obs.decision.kind, kind, "row {index}: {}", obs.text);
+        assert_eq!(obs.decision.decided_by(), decided_by, "row {index}");
+        assert_eq!(approver.asked(), asked, "row {index}");
+        // The turn ended: the next call asks again.
+        call.session().end_turn_rules();
+        if index == 0 {
+            let again = manager
+                .dispatch("run_command", json!({ "command": command }), &call)
+                .await;
+            assert_eq!(again.decision.by, Decider::User, "{}", again.text);
+            assert_eq!(approver.asked(), 1);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_commands_allowed_tools_do_not_spare_a_file_that_makes_programs_run() {
+    let approver = ScriptedApprover::new([]);
+    let (dir, manager) = manager(approver.clone());
+    manager.set_policy("write_file", Policy::Ask).unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let call = call();
+    call.session().set_turn_rules(vec![ExternalRule {
+        source: "command:.claude/commands/ok.md".into(),
+        action: ExternalAction::Allow,
+        text: "Edit(/**)".into(),
+        form: RuleForm::Path {
+            edit: true,
+            base: root,
+            glob: "/**".into(),
+        },
+        waits_for_trust: false,
+    }]);
+    let plain = manager
+        .dispatch(
+            "write_file",
+            json!({ "path": "notes.md", "content": "x" }),
+            &call,
+        )
+        .await;
+    assert_eq!(
+        plain.decision.kind,
+        DecisionKind::AllowedByRule,
+        "{}",
+        plain.text
+    );
+    let hook = manager
+        .dispatch(
+            "write_file",
+            json!({ "path": ".git/hooks/pre-commit", "content": "x" }),
+            &call,
+        )
+        .await;
+    assert_eq!(hook.decision.by, Decider::User, "{}", hook.text);
+    assert_eq!(approver.asked(), 1);
+}
