@@ -10,18 +10,22 @@
 //! the provider taught about itself is remembered afterwards.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use gantry_agent::{
     EventSink, Message, Session, TokenUsage, TurnEndReason, TurnEvent, TurnOutcome,
 };
 use gantry_store::Store;
-use tokio::sync::mpsc::unbounded_channel;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::hooks::{self as hook_events, MAX_STOP_BLOCKS};
+use crate::chat::session_hooks::{
+    CompactTrigger, NotificationType, after_compact, notification, pre_compact,
+};
 use crate::checkpoints::Checkpoints;
-use crate::config::hooks::ProjectHooks;
+use crate::config::hooks::{HookNotices, ProjectHooks};
 use crate::providers::remember_what_it_learned;
 
 /// Runs `work` with an event sink whose events go to `deliver` (on a task of their own, in
@@ -84,20 +88,78 @@ pub async fn drive_turn(
     if let Err(reason) = hook_events::before_prompt(hooks, session, &mut message).await {
         return refuse_prompt(session.id(), reason, send);
     }
+    let compact_at = session.options().compact_at_percent;
+    if session.would_compact(&message.content).await
+        && let Err(reason) = pre_compact(hooks, session, CompactTrigger::Auto).await
+    {
+        hooks.notices().push(format!(
+            "{reason}; the conversation goes on without a summary (old messages are shortened \
+             or left out to fit)"
+        ));
+        session.set_compact_at_percent(0);
+    }
+    let (asking, mut asked) = unbounded_channel();
+    let session_id = session.id().to_owned();
+    let notify = async {
+        while asked.recv().await.is_some() {
+            notification(hooks, &session_id, NotificationType::PermissionPrompt).await;
+        }
+    };
+    let turn = async {
+        let outcome = hooked_turn(session, message, cancel, setting, hooks, send, asking).await;
+        session.set_compact_at_percent(compact_at);
+        outcome
+    };
+    let (outcome, ()) = tokio::join!(turn, notify);
+    notification(hooks, &session_id, NotificationType::IdlePrompt).await;
+    outcome
+}
+
+/// The turn and the continuations its Stop hooks ask for, as one turn for the front end; what
+/// the hooks said for the user is shown as the turn goes (non-fatal `error` events), a hook's
+/// `continue: false` stops it, an approval asked is sent to `asking` (for the Notification
+/// hooks), and a compaction fires SessionStart (`compact`).
+async fn hooked_turn(
+    session: &mut Session,
+    mut message: Message,
+    cancel: &CancellationToken,
+    setting: TurnSetting<'_>,
+    hooks: &ProjectHooks,
+    send: impl Fn(TurnEvent) + Clone + Send + 'static,
+    asking: UnboundedSender<()>,
+) -> TurnOutcome {
+    let notices = hooks.notices().clone();
     let mut blocks = 0;
     loop {
         let held: Arc<Mutex<Option<TurnEvent>>> = Arc::default();
+        let compacted = Arc::new(AtomicBool::new(false));
         let relay = {
             let (held, send, first) = (Arc::clone(&held), send.clone(), blocks == 0);
-            move |event: TurnEvent| match event {
-                TurnEvent::TurnFinished { .. } => {
-                    *held.lock().unwrap_or_else(PoisonError::into_inner) = Some(event);
+            let (notices, cancel, asking) = (notices.clone(), cancel.clone(), asking.clone());
+            let compacted = Arc::clone(&compacted);
+            move |event: TurnEvent| {
+                match &event {
+                    TurnEvent::ApprovalRequested { .. } => drop(asking.send(())),
+                    TurnEvent::Compacted { .. } => compacted.store(true, Ordering::Relaxed),
+                    _ => {}
                 }
-                TurnEvent::TurnStarted { .. } if !first => {}
-                event => send(event),
+                match event {
+                    TurnEvent::TurnFinished { .. } => {
+                        *held.lock().unwrap_or_else(PoisonError::into_inner) = Some(event);
+                        return;
+                    }
+                    TurnEvent::TurnStarted { .. } if !first => {}
+                    event => send(event),
+                }
+                if show_notices(&notices, &send) {
+                    cancel.cancel();
+                }
             }
         };
         let outcome = drive_once(session, message, cancel, setting, relay).await;
+        if compacted.load(Ordering::Relaxed) {
+            after_compact(hooks, session).await;
+        }
         let go_on = if outcome.reason == TurnEndReason::Completed
             && blocks < MAX_STOP_BLOCKS
             && !cancel.is_cancelled()
@@ -112,6 +174,7 @@ pub async fn drive_turn(
                 message = Message::user(instruction);
             }
             None => {
+                show_notices(&notices, &send);
                 let finished = held.lock().unwrap_or_else(PoisonError::into_inner).take();
                 if let Some(finished) = finished {
                     send(finished);
@@ -120,6 +183,25 @@ pub async fn drive_turn(
             }
         }
     }
+}
+
+/// Sends what the hooks said for the user as non-fatal `error` events, and a hook's
+/// `continue: false` with its reason; true when one asked to stop.
+fn show_notices(notices: &HookNotices, send: &impl Fn(TurnEvent)) -> bool {
+    for message in notices.take_messages() {
+        send(TurnEvent::Error {
+            message: format!("hook: {message}"),
+            fatal: false,
+        });
+    }
+    let Some(reason) = notices.take_stop() else {
+        return false;
+    };
+    send(TurnEvent::Error {
+        message: format!("A hook stopped the turn: {reason}"),
+        fatal: false,
+    });
+    true
 }
 
 /// A turn a UserPromptSubmit hook refused: started, the reason as a fatal error, finished.

@@ -51,28 +51,47 @@ fn write_lines(path: &Path, session: &Session) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs the SessionStart hooks (source `startup`) before a session's first turn: their
-/// context (plain stdout or `additionalContext`) goes to the model with the first prompt.
+/// Runs the SessionStart hooks the first time this process drives `session`: source
+/// `startup` for a new session, `resume` for a stored one continued (the CLI's `--session`, the
+/// app reopening a session). Their context (plain stdout or `additionalContext`), and what
+/// the `compact` SessionStart after a compaction left, goes to the model with `message`.
 async fn session_start(hooks: &ProjectHooks, session: &Session, message: &mut Message) {
-    if !session.transcript().is_empty() || !hooks.wants(HookEvent::SessionStart).await {
-        return;
+    let mut contexts = hooks.take_context(session.id());
+    if hooks.first_sight(session.id()) && hooks.wants(HookEvent::SessionStart).await {
+        let source = if session.transcript().is_empty() {
+            "startup"
+        } else {
+            write_transcript(hooks, session);
+            "resume"
+        };
+        contexts.extend(fire_session_start(hooks, session.id(), source).await);
     }
-    let mut input = Map::new();
-    input.insert("source".into(), json!("startup"));
-    let outcome = hooks
-        .fire(
-            HookEvent::SessionStart,
-            Some(session.id()),
-            Some("startup"),
-            None,
-            input,
-        )
-        .await;
-    for context in outcome.context() {
+    for context in contexts {
         message.content.push_str(&format!(
             "\n\n[context from a SessionStart hook]\n{context}"
         ));
     }
+}
+
+/// Fires SessionStart with `source` (`startup`, `resume`, `compact`) and returns the context
+/// its hooks gave.
+pub(crate) async fn fire_session_start(
+    hooks: &ProjectHooks,
+    session: &str,
+    source: &str,
+) -> Vec<String> {
+    let mut input = Map::new();
+    input.insert("source".into(), json!(source));
+    hooks
+        .fire(
+            HookEvent::SessionStart,
+            Some(session),
+            Some(source),
+            None,
+            input,
+        )
+        .await
+        .context()
 }
 
 /// Runs the SessionStart hooks before a session's first turn, then the UserPromptSubmit hooks
@@ -100,12 +119,15 @@ pub async fn before_prompt(
         )
         .await;
     if let Some((ran, reason)) = outcome.block() {
+        hooks.notices().take_stop();
         return Err(format!(
             "A UserPromptSubmit hook ({}) blocked this prompt: {reason}",
             ran.hook.source.shown
         ));
     }
     if let Some(reason) = outcome.stop() {
+        // Said once, as the refusal.
+        hooks.notices().take_stop();
         return Err(reason.to_owned());
     }
     for context in outcome.context() {

@@ -36,6 +36,7 @@ use tokio::sync::{OwnedMappedMutexGuard, OwnedMutexGuard};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::drive::{TurnSetting, drive_turn};
+use crate::chat::session_hooks::{EndReason, session_end};
 use crate::checkpoints::Checkpoints;
 use crate::config::hooks::ProjectHooks;
 use crate::error::{CommandError, ErrorKind};
@@ -55,6 +56,7 @@ mod pages;
 mod parallel_tests;
 mod runtime;
 pub mod service;
+pub mod session_hooks;
 pub mod slash;
 pub mod slash_files;
 #[cfg(test)]
@@ -557,8 +559,27 @@ impl ProjectChat {
             self.switch(None).await?;
         }
         self.store.sessions().delete(session.id).await?;
+        if let Some(hooks) = &self.hooks {
+            session_end(hooks, id, EndReason::Clear).await;
+        }
         self.checkpoints.collect_in_background();
         self.view().await
+    }
+
+    /// Runs the SessionEnd hooks (reason `other`) of every session this chat started or
+    /// resumed, in the background: the project closes.
+    pub fn end_sessions_in_background(&self) {
+        let Some(hooks) = self.hooks.clone() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            for id in hooks.take_started() {
+                session_end(&hooks, &id, EndReason::Other).await;
+            }
+        });
     }
 
     /// Stops the shown session's turn, if any (its stream and its tools; its pending dialogs

@@ -7,9 +7,9 @@
 //! trusted does not run. Hooks run outside the command sandbox, as in the agents they come
 //! from, with Gantry's environment minus every secret (see gantry-config's `hooks::run`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use gantry_config::hooks::{
@@ -36,6 +36,58 @@ pub struct ProjectHooks {
     transcripts: Option<PathBuf>,
     /// Each hook's last run: when it finished and how it ended.
     last_runs: Mutex<BTreeMap<HookKey, (i64, String)>>,
+    /// The sessions whose SessionStart (startup or resume) already fired in this process.
+    started: Mutex<BTreeSet<String>>,
+    /// Context a SessionStart after a compaction gave, for the session's next prompt.
+    pending_context: Mutex<BTreeMap<String, Vec<String>>>,
+    /// What hooks said for the user and no turn showed yet (see [`HookNotices`]).
+    notices: HookNotices,
+}
+
+/// What the hooks said for the user (`systemMessage`, stderr meant for the user, a hook's
+/// error) and a `continue: false` with its `stopReason`, kept until the turn running shows
+/// them: the tool events fire inside the tool manager, which has no way to the turn's events.
+#[derive(Debug, Clone, Default)]
+pub struct HookNotices {
+    inner: Arc<Mutex<NoticeQueue>>,
+}
+
+#[derive(Debug, Default)]
+struct NoticeQueue {
+    messages: Vec<String>,
+    stop: Option<String>,
+}
+
+impl HookNotices {
+    fn queue(&self) -> std::sync::MutexGuard<'_, NoticeQueue> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps `outcome`'s messages for the user, and its stop.
+    pub fn keep(&self, outcome: &EventOutcome) {
+        let mut queue = self.queue();
+        queue.messages.extend(outcome.user_messages());
+        if let Some(reason) = outcome.stop()
+            && queue.stop.is_none()
+        {
+            queue.stop = Some(reason.to_owned());
+        }
+    }
+
+    /// Keeps one more message for the user.
+    pub fn push(&self, message: String) {
+        self.queue().messages.push(message);
+    }
+
+    /// The messages kept, oldest first, now forgotten.
+    pub fn take_messages(&self) -> Vec<String> {
+        std::mem::take(&mut self.queue().messages)
+    }
+
+    /// The `stopReason` of a hook that answered `continue: false`, now forgotten.
+    pub fn take_stop(&self) -> Option<String> {
+        self.queue().stop.take()
+    }
 }
 
 impl std::fmt::Debug for ProjectHooks {
@@ -57,7 +109,52 @@ impl ProjectHooks {
             at,
             transcripts,
             last_runs: Mutex::default(),
+            started: Mutex::default(),
+            pending_context: Mutex::default(),
+            notices: HookNotices::default(),
         }
+    }
+
+    /// What the hooks said for the user that no turn showed yet.
+    pub fn notices(&self) -> &HookNotices {
+        &self.notices
+    }
+
+    /// The sessions whose SessionStart fired in this process, now forgotten (they end).
+    pub fn take_started(&self) -> Vec<String> {
+        std::mem::take(&mut *self.started.lock().unwrap_or_else(PoisonError::into_inner))
+            .into_iter()
+            .collect()
+    }
+
+    /// Keeps `context` for `session`'s next prompt.
+    pub fn keep_context(&self, session: &str, context: Vec<String>) {
+        if context.is_empty() {
+            return;
+        }
+        self.pending_context
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(session.to_owned())
+            .or_default()
+            .extend(context);
+    }
+
+    /// The context kept for `session`'s next prompt, now forgotten.
+    pub fn take_context(&self, session: &str) -> Vec<String> {
+        self.pending_context
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(session)
+            .unwrap_or_default()
+    }
+
+    /// True the first time it is asked about `session` (its SessionStart is then due).
+    pub fn first_sight(&self, session: &str) -> bool {
+        self.started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(session.to_owned())
     }
 
     /// The project folder.
@@ -151,6 +248,8 @@ impl ProjectHooks {
                 tracing::info!(hook = %ran.hook.describe(), "{message}");
             }
         }
+        drop(last);
+        self.notices.keep(&outcome);
         outcome
     }
 }
