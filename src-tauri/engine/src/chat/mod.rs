@@ -842,4 +842,6 @@ impl Drop for TurnRelease {
 }
 
 #[cfg(test)]
+mod hook_tests;
+#[cfg(test)]
 mod tests;
