@@ -520,3 +520,31 @@ async fn system_messages_and_a_stop_reason_reach_the_user() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("remember to commit"), "{}", run.stderr);
 }
+
+#[tokio::test]
+async fn a_hook_allow_reason_is_shown_to_the_user() {
+    let allow = r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"echo is harmless"}}'"#;
+    let sandbox = Sandbox::new(&command_hook("PreToolUse", "Bash", allow));
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "echo allowed-by-hook"}),
+        )]),
+        Turn::text("Ran.").expect(Expect::new().last_contains("allowed-by-hook")),
+    ]))
+    .await
+    .unwrap();
+    // No terminal and no --approve: only the hook's allow lets the call run.
+    let run = sandbox
+        .chat(&provider, &["go", "--enable", "run_command"])
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+    assert!(
+        run.stderr
+            .contains("a PreToolUse hook (~/.claude/settings.json) allowed Bash: echo is harmless"),
+        "{}",
+        run.stderr
+    );
+}

@@ -11,7 +11,7 @@ use super::*;
 use crate::events::RecordingSink;
 use crate::project::open::{People, open_tools};
 
-fn command_hook(event: &str, matcher: &str, command: &str) -> Value {
+fn command_hook(matcher: &str, command: &str) -> Value {
     json!([{"matcher": matcher, "hooks": [{"type": "command", "command": command}]}])
 }
 
@@ -24,8 +24,8 @@ async fn a_pre_compact_hook_blocks_compact_now_and_deleting_a_session_ends_it() 
     let block = r#"cat > "$CLAUDE_PROJECT_DIR/precompact.json"; echo "not while the review is open" >&2; exit 2"#;
     let end = r#"cat > "$CLAUDE_PROJECT_DIR/end.json""#;
     let settings = json!({"hooks": {
-        "PreCompact": command_hook("PreCompact", "manual", block),
-        "SessionEnd": command_hook("SessionEnd", "clear", end),
+        "PreCompact": command_hook("manual", block),
+        "SessionEnd": command_hook("clear", end),
     }});
     std::fs::create_dir_all(home.path().join(".claude")).unwrap();
     std::fs::write(

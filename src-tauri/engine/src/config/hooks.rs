@@ -292,6 +292,15 @@ impl ToolHooks for ProjectHooks {
                 Permission::Deny => ran.outcome.block.clone(),
                 _ => ran.outcome.permission_reason.clone(),
             };
+            // An `allow`'s reason is for the user (an `ask`'s is the dialog's "why").
+            if permission == Permission::Allow
+                && let Some(reason) = &verdict.reason
+            {
+                self.notices.push(format!(
+                    "a PreToolUse hook ({}) allowed {name}: {reason}",
+                    ran.hook.source.shown
+                ));
+            }
             verdict.decided_by = Some(ran.hook.source.shown.clone());
         }
         if let Some((updated, ran)) = outcome.updated_input() {
