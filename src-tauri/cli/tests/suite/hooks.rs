@@ -376,6 +376,16 @@ async fn session_start_resume_end_and_notification_hooks_fire_with_their_fields(
     assert_eq!(notes[0]["hook_event_name"], "Notification");
     assert!(!notes[0]["message"].as_str().unwrap().is_empty());
     assert_eq!(notes[0]["title"], "Gantry");
+    // Each hook's last run is kept: another run of the CLI lists it.
+    let listed = sandbox.run(&["tools", "hooks", "--json"]).await;
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let hooks: Value = serde_json::from_str(&listed.stdout).unwrap();
+    for hook in hooks.as_array().unwrap() {
+        assert_eq!(hook["lastResult"], "exit 0", "{hook}");
+        assert!(hook["lastRunAtMs"].as_i64().unwrap() > 0, "{hook}");
+    }
+    let table = sandbox.run(&["tools", "hooks"]).await;
+    assert!(table.stdout.contains("exit 0"), "{}", table.stdout);
 }
 
 #[tokio::test]

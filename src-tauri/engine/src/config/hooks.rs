@@ -16,7 +16,7 @@ use gantry_config::hooks::{
     EventOutcome, HookEvent, HookKey, HookSet, Permission, RunEnv, fire, load_hooks,
 };
 use gantry_config::{ConfigReport, Locations};
-use gantry_store::{ProjectId, Store};
+use gantry_store::{HookRunKey, HookRunRow, ProjectId, Store};
 use gantry_tools::ObservationKind;
 use gantry_tools::hooks::names::{gantry_arguments, hook_subject, hook_tool_input, hook_tool_name};
 use gantry_tools::hooks::{
@@ -34,8 +34,6 @@ pub struct ProjectHooks {
     project: ProjectId,
     at: Locations,
     transcripts: Option<PathBuf>,
-    /// Each hook's last run: when it finished and how it ended.
-    last_runs: Mutex<BTreeMap<HookKey, (i64, String)>>,
     /// The sessions whose SessionStart (startup or resume) already fired in this process.
     started: Mutex<BTreeSet<String>>,
     /// Context a SessionStart after a compaction gave, for the session's next prompt.
@@ -108,7 +106,6 @@ impl ProjectHooks {
             project,
             at,
             transcripts,
-            last_runs: Mutex::default(),
             started: Mutex::default(),
             pending_context: Mutex::default(),
             notices: HookNotices::default(),
@@ -173,20 +170,25 @@ impl ProjectHooks {
         self.load().await.0.has(event)
     }
 
-    /// Every hook (trusted or not, disabled or not) with its last run, in file order.
+    /// Every hook (trusted or not, disabled or not) with its last run (kept in the store, so
+    /// runs of the CLI and of the app show alike), in file order.
     pub async fn list(&self) -> Vec<HookListing> {
         let (set, _report) = self.load().await;
-        let last = self
-            .last_runs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let last: BTreeMap<HookRunKey, HookRunRow> =
+            match self.store.hook_runs().list(self.project).await {
+                Ok(rows) => rows.into_iter().map(|row| (row.key.clone(), row)).collect(),
+                Err(error) => {
+                    tracing::warn!(%error, "cannot read the hooks' last runs");
+                    BTreeMap::new()
+                }
+            };
         set.hooks
             .iter()
             .map(|hook| {
                 let mut listing = HookListing::of(hook, set.disabled_by.is_some());
-                if let Some((at, result)) = last.get(&listing.key()) {
-                    listing.last_run_at_ms = Some(*at);
-                    listing.last_result = Some(result.clone());
+                if let Some(row) = last.get(&run_key(&listing.key())) {
+                    listing.last_run_at_ms = Some(row.finished_at_ms);
+                    listing.last_result = Some(row.result.clone());
                 }
                 listing
             })
@@ -234,23 +236,31 @@ impl ProjectHooks {
         all.extend(input);
         let env = RunEnv::scrubbed(&self.at.project);
         let outcome = fire(&set, event, subject, tool_subject, Value::Object(all), &env).await;
-        let mut last = self
-            .last_runs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
         for ran in &outcome.ran {
-            let listing = HookListing::of(&ran.hook, false);
-            last.insert(
-                listing.key(),
-                (ran.finished_at_ms, ran.outcome.summary.clone()),
-            );
+            let row = HookRunRow {
+                key: run_key(&HookListing::of(&ran.hook, false).key()),
+                finished_at_ms: ran.finished_at_ms,
+                result: ran.outcome.summary.clone(),
+            };
+            if let Err(error) = self.store.hook_runs().record(self.project, &row).await {
+                tracing::warn!(%error, "cannot keep a hook's last run");
+            }
             for message in ran.outcome.user_message.iter().chain(&ran.outcome.error) {
                 tracing::info!(hook = %ran.hook.describe(), "{message}");
             }
         }
-        drop(last);
         self.notices.keep(&outcome);
         outcome
+    }
+}
+
+/// The store's key of a hook.
+fn run_key((path, event, matcher, command): &HookKey) -> HookRunKey {
+    HookRunKey {
+        source_path: path.to_string_lossy().into_owned(),
+        event: event.as_str().to_owned(),
+        matcher: matcher.clone(),
+        command: command.clone(),
     }
 }
 
