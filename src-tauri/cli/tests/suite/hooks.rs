@@ -224,7 +224,12 @@ async fn prompt_and_stop_hooks_block_add_context_and_make_the_turn_go_on() {
     );
 
     let provider = ScriptedProvider::start(Script::new([
-        Turn::text("Hello.").expect(Expect::new().last_contains("BLUEBIRD")),
+        // The hooks' context reaches the model in the system prompt, not in the user's words.
+        Turn::text("Hello.").expect(
+            Expect::new()
+                .pointer("/messages/0/role", json!("system"))
+                .last_contains("hello"),
+        ),
         Turn::text("Tests pass.").expect(Expect::new().last_contains("run the tests too")),
     ]))
     .await
@@ -257,11 +262,23 @@ async fn prompt_and_stop_hooks_block_add_context_and_make_the_turn_go_on() {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(lines[0]["type"], "user");
+    assert_eq!(lines[0]["message"]["content"], "hello", "stored as typed");
+    let first = provider.chat_requests()[0].body.clone().unwrap();
+    let system = first["messages"][0]["content"].as_str().unwrap();
     assert!(
-        lines[0]["message"]["content"]
-            .as_str()
-            .unwrap()
-            .starts_with("hello")
+        system.contains("The project codename is BLUEBIRD."),
+        "{system}"
+    );
+    assert!(system.contains("The branch is main."), "{system}");
+    let user = first["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|message| message["role"] == "user")
+        .unwrap();
+    assert_eq!(
+        user["content"], "hello",
+        "the request's user message is the user's words"
     );
     assert_eq!(lines.last().unwrap()["message"]["content"], "Tests pass.");
 }

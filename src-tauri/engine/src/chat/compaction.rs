@@ -141,7 +141,7 @@ impl ProjectChat {
                 let usage = session.measure_context().await;
                 events.emit(TurnEvent::Context { usage });
                 if let Some(hooks) = hooks {
-                    after_compact(hooks, &session).await;
+                    after_compact(hooks, &mut session).await;
                 }
             }
             outcome

@@ -72,7 +72,7 @@ pub struct TurnSetting<'a> {
 /// (one `turn_started`, one `turn_finished`).
 pub async fn drive_turn(
     session: &mut Session,
-    mut message: Message,
+    message: Message,
     cancel: &CancellationToken,
     setting: TurnSetting<'_>,
     deliver: impl FnMut(TurnEvent) + Send + 'static,
@@ -85,7 +85,7 @@ pub async fn drive_turn(
         let deliver = Arc::clone(&deliver);
         move |event: TurnEvent| (deliver.lock().unwrap_or_else(PoisonError::into_inner))(event)
     };
-    if let Err(reason) = hook_events::before_prompt(hooks, session, &mut message).await {
+    if let Err(reason) = hook_events::before_prompt(hooks, session, &message).await {
         return refuse_prompt(session.id(), reason, send);
     }
     let compact_at = session.options().compact_at_percent;

@@ -1,7 +1,7 @@
 //! The session's hook events around a turn (spec §1.1): SessionStart before a session's first
 //! turn (its output is context for the model), UserPromptSubmit before the prompt is
 //! sent (a block keeps it from the model and tells the user why; context goes to the model
-//! with the prompt) and Stop when a turn ends (a block makes the turn go on with the reason as
+//! in the system prompt's hook context, never into the user's message) and Stop when a turn ends (a block makes the turn go on with the reason as
 //! the next instruction, at most [`MAX_STOP_BLOCKS`] times in a row, with `stop_hook_active`
 //! set). Before each event the session's transcript is written where `transcript_path` says,
 //! one JSON line per message, in Claude Code's shape (`{type, message: {role, content},
@@ -53,10 +53,10 @@ fn write_lines(path: &Path, session: &Session) -> std::io::Result<()> {
 
 /// Runs the SessionStart hooks the first time this process drives `session`: source
 /// `startup` for a new session, `resume` for a stored one continued (the CLI's `--session`, the
-/// app reopening a session). Their context (plain stdout or `additionalContext`), and what
-/// the `compact` SessionStart after a compaction left, goes to the model with `message`.
-async fn session_start(hooks: &ProjectHooks, session: &Session, message: &mut Message) {
-    let mut contexts = hooks.take_context(session.id());
+/// app reopening a session). Their context (plain stdout or `additionalContext`) goes to the
+/// model as the hooks' context (see [`gantry_agent::hook_context`]), not in the user's message.
+async fn session_start(hooks: &ProjectHooks, session: &mut Session) {
+    let mut contexts = Vec::new();
     if hooks.first_sight(session.id()) && hooks.wants(HookEvent::SessionStart).await {
         let source = if session.transcript().is_empty() {
             "startup"
@@ -67,9 +67,7 @@ async fn session_start(hooks: &ProjectHooks, session: &Session, message: &mut Me
         contexts.extend(fire_session_start(hooks, session.id(), source).await);
     }
     for context in contexts {
-        message.content.push_str(&format!(
-            "\n\n[context from a SessionStart hook]\n{context}"
-        ));
+        session.add_hook_context("SessionStart", &context);
     }
 }
 
@@ -95,14 +93,14 @@ pub(crate) async fn fire_session_start(
 }
 
 /// Runs the SessionStart hooks before a session's first turn, then the UserPromptSubmit hooks
-/// on `message`: `Err(reason)` when one blocks it; otherwise their context is added to the
-/// message for the model.
+/// on `message`: `Err(reason)` when one blocks it; otherwise their context goes to the model
+/// as the hooks' context, the message stays the user's words.
 pub async fn before_prompt(
     hooks: &ProjectHooks,
-    session: &Session,
-    message: &mut Message,
+    session: &mut Session,
+    message: &Message,
 ) -> Result<(), String> {
-    session_start(hooks, session, message).await;
+    session_start(hooks, session).await;
     if !hooks.wants(HookEvent::UserPromptSubmit).await {
         return Ok(());
     }
@@ -131,9 +129,7 @@ pub async fn before_prompt(
         return Err(reason.to_owned());
     }
     for context in outcome.context() {
-        message.content.push_str(&format!(
-            "\n\n[context from a UserPromptSubmit hook]\n{context}"
-        ));
+        session.add_hook_context("UserPromptSubmit", &context);
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The hook events around a session besides a turn's own (spec §1.1): PreCompact before a
 //! compaction (trigger `manual` for the user's, `auto` for a turn's own; a block keeps the
 //! conversation as it is and tells the user why), SessionStart with source `compact` after one
-//! (its context goes with the next prompt), SessionEnd when a session ends (side effects only,
+//! (its context goes to the model's next requests), SessionEnd when a session ends (side effects only,
 //! within a shared budget), and Notification when Gantry asks the user something
 //! (`permission_prompt`) or a turn finished (`idle_prompt`), side effects only.
 //!
@@ -69,14 +69,15 @@ pub async fn pre_compact(
 }
 
 /// Runs the SessionStart hooks with source `compact` after `session` was compacted; their
-/// context goes to the model with the session's next prompt.
-pub async fn after_compact(hooks: &ProjectHooks, session: &Session) {
+/// context goes to the model in the session's next requests.
+pub async fn after_compact(hooks: &ProjectHooks, session: &mut Session) {
     if !hooks.wants(HookEvent::SessionStart).await {
         return;
     }
     write_transcript(hooks, session);
-    let context = fire_session_start(hooks, session.id(), "compact").await;
-    hooks.keep_context(session.id(), context);
+    for context in fire_session_start(hooks, session.id(), "compact").await {
+        session.add_hook_context("SessionStart", &context);
+    }
 }
 
 /// Why a session ended (SessionEnd's matcher and `reason`).

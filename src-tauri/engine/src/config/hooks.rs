@@ -36,8 +36,6 @@ pub struct ProjectHooks {
     transcripts: Option<PathBuf>,
     /// The sessions whose SessionStart (startup or resume) already fired in this process.
     started: Mutex<BTreeSet<String>>,
-    /// Context a SessionStart after a compaction gave, for the session's next prompt.
-    pending_context: Mutex<BTreeMap<String, Vec<String>>>,
     /// What hooks said for the user and no turn showed yet (see [`HookNotices`]).
     notices: HookNotices,
 }
@@ -107,7 +105,6 @@ impl ProjectHooks {
             at,
             transcripts,
             started: Mutex::default(),
-            pending_context: Mutex::default(),
             notices: HookNotices::default(),
         }
     }
@@ -122,28 +119,6 @@ impl ProjectHooks {
         std::mem::take(&mut *self.started.lock().unwrap_or_else(PoisonError::into_inner))
             .into_iter()
             .collect()
-    }
-
-    /// Keeps `context` for `session`'s next prompt.
-    pub fn keep_context(&self, session: &str, context: Vec<String>) {
-        if context.is_empty() {
-            return;
-        }
-        self.pending_context
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(session.to_owned())
-            .or_default()
-            .extend(context);
-    }
-
-    /// The context kept for `session`'s next prompt, now forgotten.
-    pub fn take_context(&self, session: &str) -> Vec<String> {
-        self.pending_context
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(session)
-            .unwrap_or_default()
     }
 
     /// True the first time it is asked about `session` (its SessionStart is then due).
