@@ -27,6 +27,7 @@ use crate::chat::session_hooks::{
 use crate::checkpoints::Checkpoints;
 use crate::config::hooks::{HookNotices, ProjectHooks};
 use crate::providers::remember_what_it_learned;
+use gantry_config::hooks::HookEvent;
 
 /// Runs `work` with an event sink whose events go to `deliver` (on a task of their own, in
 /// order); returns `work`'s result once every event was delivered.
@@ -60,7 +61,8 @@ pub struct TurnSetting<'a> {
     pub store: &'a Store,
     /// The project's checkpoints.
     pub checkpoints: &'a Checkpoints,
-    /// The project's hooks (UserPromptSubmit before the turn, Stop after it); `None`: none.
+    /// The project's hooks (SessionStart and UserPromptSubmit before the turn, Stop after it,
+    /// PreCompact, Notification); `None`: none.
     pub hooks: Option<&'a ProjectHooks>,
 }
 
@@ -69,7 +71,10 @@ pub struct TurnSetting<'a> {
 /// run first (a block ends the turn before anything is sent, with the reason for the user), and
 /// the Stop hooks after a completed turn: while one blocks (at most [`MAX_STOP_BLOCKS`] times),
 /// the turn goes on with its reason as the next instruction, and the front end sees one turn
-/// (one `turn_started`, one `turn_finished`).
+/// (one `turn_started`, one `turn_finished`). Around it: PreCompact (`auto`) when the turn is
+/// about to compact (a block turns this turn's compaction off, with a warning), SessionStart
+/// (`compact`) after a compaction, Notification (`permission_prompt` as an approval opens,
+/// `idle_prompt` once the turn finished); what hooks say for the user shows as warnings.
 pub async fn drive_turn(
     session: &mut Session,
     message: Message,
@@ -89,7 +94,9 @@ pub async fn drive_turn(
         return refuse_prompt(session.id(), reason, send);
     }
     let compact_at = session.options().compact_at_percent;
-    if session.would_compact(&message.content).await
+    // Measuring costs a look at the instruction files: only when a PreCompact hook listens.
+    if hooks.wants(HookEvent::PreCompact).await
+        && session.would_compact(&message.content).await
         && let Err(reason) = pre_compact(hooks, session, CompactTrigger::Auto).await
     {
         hooks.notices().push(format!(

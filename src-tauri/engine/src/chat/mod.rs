@@ -560,6 +560,7 @@ impl ProjectChat {
         }
         self.store.sessions().delete(session.id).await?;
         if let Some(hooks) = &self.hooks {
+            hooks.forget(id);
             session_end(hooks, id, EndReason::Clear).await;
         }
         self.checkpoints.collect_in_background();

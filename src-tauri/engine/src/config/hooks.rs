@@ -121,6 +121,14 @@ impl ProjectHooks {
             .collect()
     }
 
+    /// Forgets `session` (it ended: deleted or cleared).
+    pub fn forget(&self, session: &str) {
+        self.started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(session);
+    }
+
     /// True the first time it is asked about `session` (its SessionStart is then due).
     pub fn first_sight(&self, session: &str) -> bool {
         self.started
