@@ -152,6 +152,13 @@ impl Session {
         Ok(request.with_reply_limit(self.provider.reply_limit(budget.reply_reserve_tokens)))
     }
 
+    /// True when a turn starting now with the message `next` would compact the session first
+    /// (what a PreCompact hook with trigger `auto` is asked about before the turn).
+    pub async fn would_compact(&self, next: &str) -> bool {
+        let usage = self.measure_context().await;
+        self.needs_compaction(&usage, next)
+    }
+
     /// True when a request made of the transcript, `next` (the message about to be sent) and
     /// the fixed parts measured in `usage` would pass the compaction threshold, and there is
     /// something to compact.

@@ -43,6 +43,7 @@ pub mod compact;
 pub mod error;
 pub mod events;
 pub mod gauge;
+pub mod hook_context;
 pub mod instructions;
 pub mod local;
 pub mod persist;

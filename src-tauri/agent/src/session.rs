@@ -106,6 +106,8 @@ pub struct Session {
     pub(crate) transcript: Transcript,
     pub(crate) options: SessionOptions,
     pub(crate) instructions: Arc<dyn InstructionSource>,
+    /// What the user's hooks gave the model (see [`crate::hook_context`]).
+    pub(crate) hook_context: Vec<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -172,6 +174,7 @@ impl Session {
             transcript,
             options: parts.options,
             instructions: parts.instructions,
+            hook_context: Vec::new(),
         }
     }
 

@@ -35,6 +35,7 @@ use crate::compact::{CompactError, system_with_summary};
 use crate::error::PersistError;
 use crate::events::{EventSink, TurnEndReason, TurnEvent};
 use crate::gauge::{ContextUsage, RequestShape, measure};
+use crate::hook_context::with_hook_context;
 use crate::instructions::InstructionUsage;
 use crate::local::ServerWindow;
 use crate::prompt::{PromptContext, system_prompt};
@@ -320,7 +321,7 @@ impl Session {
         let mut context = PromptContext::gather(self.tools.root(), parts);
         context.skills = self.skill_catalog(window).await;
         SystemPrompt {
-            text: system_prompt(&context),
+            text: with_hook_context(system_prompt(&context), &self.hook_context),
             instructions,
         }
     }

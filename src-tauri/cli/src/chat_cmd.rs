@@ -12,6 +12,11 @@
 //! database; `--session ID` continues a session. Providers saved with `provider set` are found
 //! by name, with their key from the keychain; otherwise `--provider` names a preset.
 //!
+//! The user's hooks run around the turn: SessionStart (`startup`, or `resume` with `--session`),
+//! UserPromptSubmit, the tool events, Stop, Notification (`permission_prompt`, `idle_prompt`),
+//! and SessionEnd as the command ends (`prompt_input_exit`, or `other` after a cancelled or
+//! failed turn). What they say for the user prints as warnings.
+//!
 //! Exit codes: 0 when the model answered, 130 when the turn was cancelled, 1 when it hit the
 //! step limit or failed, 2 for usage errors (unknown provider or session, missing API key).
 
@@ -25,6 +30,7 @@ use gantry_agent::{
     ProviderFlags, ProviderOptions, ServerKind, SessionOptions, TurnEndReason, TurnEvent,
 };
 use gantry_engine::chat::drive::{TurnSetting, drive_turn};
+use gantry_engine::chat::session_hooks::{EndReason, session_end};
 use gantry_engine::chat::slash_shell::expand_typed;
 use gantry_engine::providers::settings::ACTIVE_PROVIDER;
 use gantry_engine::{
@@ -183,6 +189,11 @@ pub(crate) async fn chat(args: ChatArgs) -> Result<ExitCode, CliError> {
     )
     .await;
     signals.abort();
+    let reason = match outcome.reason {
+        TurnEndReason::Completed => EndReason::PromptInputExit,
+        _ => EndReason::Other,
+    };
+    session_end(&hooks, session.id(), reason).await;
     if let Some(hub) = hub {
         hub.shutdown().await;
     }

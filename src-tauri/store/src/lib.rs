@@ -26,6 +26,7 @@ pub mod branches;
 pub mod checkpoints;
 pub mod command_settings;
 pub mod error;
+pub mod hook_runs;
 pub mod ids;
 pub mod mcp_switches;
 pub mod mcp_trust;
@@ -50,6 +51,7 @@ pub use checkpoints::{
 };
 pub use command_settings::{CommandSettings, ProjectCommandSettings};
 pub use error::{Result, StoreError};
+pub use hook_runs::{HookRunKey, HookRunRow, HookRuns};
 pub use ids::{AuditId, BranchId, ChangeId, MessageId, ProjectId, RestoreId, SessionId};
 pub use mcp_switches::McpSwitches;
 pub use mcp_trust::{McpApproval, McpTrust};

@@ -19,6 +19,7 @@ use crate::branches::Branches;
 use crate::checkpoints::Checkpoints;
 use crate::command_settings::CommandSettings;
 use crate::error::{Result, StoreError};
+use crate::hook_runs::HookRuns;
 use crate::ids::ProjectId;
 use crate::mcp_switches::McpSwitches;
 use crate::mcp_trust::McpTrust;
@@ -153,6 +154,11 @@ impl Store {
     /// Project MCP config files the user approved.
     pub fn mcp_trust(&self) -> McpTrust<'_> {
         McpTrust::new(&self.pool)
+    }
+
+    /// Each hook's last run, per project.
+    pub fn hook_runs(&self) -> HookRuns<'_> {
+        HookRuns::new(&self.pool)
     }
 
     /// MCP servers switched off per project.

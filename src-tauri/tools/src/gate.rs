@@ -349,8 +349,8 @@ pub(crate) struct Gate<'a> {
     /// The project's rules.
     pub rules: &'a RuleBook,
     /// What a PreToolUse hook said (`Allow` or `Ask`; a `Deny` never reaches the gate), with
-    /// the hook's file.
-    pub hook: Option<(HookPermission, String)>,
+    /// the hook's file and its `permissionDecisionReason` (for an `ask`, the dialog's "why").
+    pub hook: Option<(HookPermission, String, Option<String>)>,
 }
 
 /// How the gate ended.
@@ -406,10 +406,21 @@ impl Gate<'_> {
             // A call that always asks tightens Auto to Ask (a refusal stays a refusal).
             verdict = verdict.then(Verdict::Ask);
         }
-        let hook_asks = matches!(self.hook, Some((HookPermission::Ask, _)));
-        if hook_asks {
-            // A hook's `ask`: the user is asked, whatever grants and allow rules say.
+        let hook_asks = matches!(self.hook, Some((HookPermission::Ask, ..)));
+        if let Some((HookPermission::Ask, file, reason)) = &self.hook {
+            // A hook's `ask`: the user is asked, whatever grants and allow rules say, and reads
+            // the hook's reason.
             verdict = verdict.then(Verdict::Ask);
+            if !matches!(scope, ApprovalScope::Always(_)) {
+                let reason = reason
+                    .as_deref()
+                    .map(|reason| format!(": {reason}"))
+                    .unwrap_or_default();
+                scope = ApprovalScope::Always(format!(
+                    "A PreToolUse hook ({file}) asks about this call{reason}. It can only be \
+                     allowed once."
+                ));
+            }
         }
         if verdict == Verdict::Ask && !hook_asks {
             verdict = verdict.then(Verdict::from_grants(
@@ -425,7 +436,7 @@ impl Gate<'_> {
         }
         if verdict == Verdict::Ask
             && !matches!(scope, ApprovalScope::Always(_))
-            && let Some((HookPermission::Allow, file)) = &self.hook
+            && let Some((HookPermission::Allow, file, _)) = &self.hook
         {
             // A hook's `allow` settles an ordinary ask: not a disabled tool or a deny rule
             // (both refused above), nor a call that always asks (an ask rule included).

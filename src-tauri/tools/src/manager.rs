@@ -574,7 +574,7 @@ impl ToolManager {
         &self,
         valid: ValidCall,
         call: &CallContext,
-        hook: Option<(HookPermission, String)>,
+        hook: Option<(HookPermission, String, Option<String>)>,
     ) -> Outcome {
         let ValidCall { tool, prepared } = valid;
         let name = tool.name().to_owned();

@@ -224,7 +224,12 @@ async fn prompt_and_stop_hooks_block_add_context_and_make_the_turn_go_on() {
     );
 
     let provider = ScriptedProvider::start(Script::new([
-        Turn::text("Hello.").expect(Expect::new().last_contains("BLUEBIRD")),
+        // The hooks' context reaches the model in the system prompt, not in the user's words.
+        Turn::text("Hello.").expect(
+            Expect::new()
+                .pointer("/messages/0/role", json!("system"))
+                .last_contains("hello"),
+        ),
         Turn::text("Tests pass.").expect(Expect::new().last_contains("run the tests too")),
     ]))
     .await
@@ -257,11 +262,23 @@ async fn prompt_and_stop_hooks_block_add_context_and_make_the_turn_go_on() {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(lines[0]["type"], "user");
+    assert_eq!(lines[0]["message"]["content"], "hello", "stored as typed");
+    let first = provider.chat_requests()[0].body.clone().unwrap();
+    let system = first["messages"][0]["content"].as_str().unwrap();
     assert!(
-        lines[0]["message"]["content"]
-            .as_str()
-            .unwrap()
-            .starts_with("hello")
+        system.contains("The project codename is BLUEBIRD."),
+        "{system}"
+    );
+    assert!(system.contains("The branch is main."), "{system}");
+    let user = first["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|message| message["role"] == "user")
+        .unwrap();
+    assert_eq!(
+        user["content"], "hello",
+        "the request's user message is the user's words"
     );
     assert_eq!(lines.last().unwrap()["message"]["content"], "Tests pass.");
 }
@@ -287,4 +304,274 @@ async fn tools_hooks_lists_every_hook_with_its_source_and_state() {
     assert_eq!(hooks[1]["trusted"], false);
     let table = sandbox.run(&["tools", "hooks"]).await;
     assert!(table.stdout.contains("waits for trust"), "{}", table.stdout);
+}
+
+/// Each hook appends its stdin, one JSON line, to `file` in the project.
+fn recorder(file: &str) -> String {
+    format!(r#"cat >> "$CLAUDE_PROJECT_DIR/{file}"; echo >> "$CLAUDE_PROJECT_DIR/{file}""#)
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// The session id `gantry-cli chat` printed on stderr.
+fn session_id(run: &Run) -> String {
+    let line = run
+        .stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("session: "))
+        .unwrap_or_else(|| panic!("no session line in {}", run.stderr));
+    line.split_whitespace().next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn session_start_resume_end_and_notification_hooks_fire_with_their_fields() {
+    let mut settings = command_hook("SessionStart", "", &recorder("starts.jsonl"));
+    for (event, matcher, file) in [
+        ("SessionEnd", "prompt_input_exit", "ends.jsonl"),
+        ("Notification", "", "notes.jsonl"),
+    ] {
+        settings["hooks"][event] =
+            command_hook(event, matcher, &recorder(file))["hooks"][event].clone();
+    }
+    let sandbox = Sandbox::new(&settings);
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "echo asked"}),
+        )]),
+        Turn::text("First."),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["hello", "--enable", "run_command", "--approve", "once"],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+    let id = session_id(&run);
+    let provider = ScriptedProvider::start(Script::new([Turn::text("Second.")]))
+        .await
+        .unwrap();
+    let run = sandbox.chat(&provider, &["again", "--session", &id]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+
+    let starts = lines(&sandbox.path().join("starts.jsonl"));
+    let sources: Vec<&Value> = starts.iter().map(|start| &start["source"]).collect();
+    assert_eq!(sources, [&json!("startup"), &json!("resume")], "{starts:?}");
+    assert!(
+        starts
+            .iter()
+            .all(|start| start["session_id"] == id.as_str())
+    );
+    assert_eq!(starts[0]["hook_event_name"], "SessionStart");
+    let ends = lines(&sandbox.path().join("ends.jsonl"));
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    assert_eq!(ends[0]["hook_event_name"], "SessionEnd");
+    assert_eq!(ends[0]["reason"], "prompt_input_exit");
+    assert_eq!(ends[1]["session_id"], id.as_str());
+    let notes = lines(&sandbox.path().join("notes.jsonl"));
+    let kinds: Vec<&str> = notes
+        .iter()
+        .map(|note| note["notification_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["permission_prompt", "idle_prompt", "idle_prompt"],
+        "{notes:?}"
+    );
+    assert_eq!(notes[0]["hook_event_name"], "Notification");
+    assert!(!notes[0]["message"].as_str().unwrap().is_empty());
+    assert_eq!(notes[0]["title"], "Gantry");
+    // Each hook's last run is kept: another run of the CLI lists it.
+    let listed = sandbox.run(&["tools", "hooks", "--json"]).await;
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let hooks: Value = serde_json::from_str(&listed.stdout).unwrap();
+    for hook in hooks.as_array().unwrap() {
+        assert_eq!(hook["lastResult"], "exit 0", "{hook}");
+        assert!(hook["lastRunAtMs"].as_i64().unwrap() > 0, "{hook}");
+    }
+    let table = sandbox.run(&["tools", "hooks"]).await;
+    assert!(table.stdout.contains("exit 0"), "{}", table.stdout);
+}
+
+#[tokio::test]
+async fn a_pre_compact_hook_exiting_2_blocks_the_turns_own_compaction() {
+    let block =
+        r#"cat > "$CLAUDE_PROJECT_DIR/precompact.json"; echo "keep the whole history" >&2; exit 2"#;
+    let mut settings = command_hook("PreCompact", "auto", block);
+    settings["hooks"]["SessionStart"] =
+        command_hook("SessionStart", "compact", "touch compact-start")["hooks"]["SessionStart"]
+            .clone();
+    let sandbox = Sandbox::new(&settings);
+    let long = "word ".repeat(11_000); // about 13,750 tokens: past 80% of 16,000
+    let provider = ScriptedProvider::start(Script::new([Turn::text("Ack.")]))
+        .await
+        .unwrap();
+    let run = sandbox
+        .chat(&provider, &[&long, "--context-window", "16000"])
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!sandbox.path().join("precompact.json").exists());
+    let id = session_id(&run);
+    // Had the compaction happened, the summary request would have taken this reply.
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::text("Done.").expect(Expect::new().last_contains("next"))
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["next", "--session", &id, "--context-window", "16000"],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+    assert_eq!(provider.chat_requests().len(), 1);
+    assert!(
+        run.stderr.contains("keep the whole history"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("[compacted"), "{}", run.stderr);
+    assert!(!sandbox.path().join("compact-start").exists());
+    let input: Value = serde_json::from_str(
+        &std::fs::read_to_string(sandbox.path().join("precompact.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(input["hook_event_name"], "PreCompact");
+    assert_eq!(input["trigger"], "auto");
+    assert_eq!(input["custom_instructions"], "");
+    assert_eq!(input["session_id"], id.as_str());
+}
+
+#[tokio::test]
+async fn without_a_block_the_compaction_runs_and_session_start_compact_follows() {
+    let mut settings = command_hook("PreCompact", "auto", &recorder("precompact.jsonl"));
+    settings["hooks"]["SessionStart"] =
+        command_hook("SessionStart", "compact", &recorder("starts.jsonl"))["hooks"]["SessionStart"]
+            .clone();
+    let sandbox = Sandbox::new(&settings);
+    let long = "word ".repeat(11_000);
+    let provider = ScriptedProvider::start(Script::new([Turn::text("Ack.")]))
+        .await
+        .unwrap();
+    let run = sandbox
+        .chat(&provider, &[&long, "--context-window", "16000"])
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let id = session_id(&run);
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::text("NOTES: a long text.")
+            .expect(Expect::new().last_contains("Summarise the conversation so far")),
+        Turn::text("Done."),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["next", "--session", &id, "--context-window", "16000"],
+        )
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+    assert!(run.stderr.contains("[compacted"), "{}", run.stderr);
+    let fired = lines(&sandbox.path().join("precompact.jsonl"));
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0]["trigger"], "auto");
+    let started = lines(&sandbox.path().join("starts.jsonl"));
+    assert_eq!(started.len(), 1, "only the compact matcher: {started:?}");
+    assert_eq!(started[0]["source"], "compact");
+    assert_eq!(started[0]["session_id"], id.as_str());
+}
+
+#[tokio::test]
+async fn system_messages_and_a_stop_reason_reach_the_user() {
+    let mut settings = command_hook(
+        "PostToolUse",
+        "Bash",
+        r#"echo '{"continue":false,"stopReason":"the tests are red, stop here","systemMessage":"post hook saw the call"}'"#,
+    );
+    settings["hooks"]["Stop"] = command_hook(
+        "Stop",
+        "",
+        r#"echo '{"systemMessage":"remember to commit"}'"#,
+    )["hooks"]["Stop"]
+        .clone();
+    let sandbox = Sandbox::new(&settings);
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "echo run"}),
+        )]),
+        Turn::text("Never sent."),
+    ]))
+    .await
+    .unwrap();
+    let run = sandbox
+        .chat(
+            &provider,
+            &["go", "--enable", "run_command", "--approve", "once"],
+        )
+        .await;
+    assert!(
+        run.stderr.contains("post hook saw the call"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("the tests are red, stop here"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(provider.chat_requests().len(), 1, "the turn stopped");
+    assert!(!run.stdout.contains("Never sent."), "{}", run.stdout);
+
+    let provider = ScriptedProvider::start(Script::new([Turn::text("Hi.")]))
+        .await
+        .unwrap();
+    let run = sandbox.chat(&provider, &["hello"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("remember to commit"), "{}", run.stderr);
+}
+
+#[tokio::test]
+async fn a_hook_allow_reason_is_shown_to_the_user() {
+    let allow = r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"echo is harmless"}}'"#;
+    let sandbox = Sandbox::new(&command_hook("PreToolUse", "Bash", allow));
+    let provider = ScriptedProvider::start(Script::new([
+        Turn::tool_calls(vec![ToolCall::new(
+            "call_1",
+            "run_command",
+            json!({"command": "echo allowed-by-hook"}),
+        )]),
+        Turn::text("Ran.").expect(Expect::new().last_contains("allowed-by-hook")),
+    ]))
+    .await
+    .unwrap();
+    // No terminal and no --approve: only the hook's allow lets the call run.
+    let run = sandbox
+        .chat(&provider, &["go", "--enable", "run_command"])
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    provider.verify().unwrap();
+    assert!(
+        run.stderr
+            .contains("a PreToolUse hook (~/.claude/settings.json) allowed Bash: echo is harmless"),
+        "{}",
+        run.stderr
+    );
 }

@@ -36,6 +36,9 @@ pub use run::{HookRun, RunEnv, run_hook};
 
 use crate::SourceFile;
 
+/// The longest SessionEnd's hooks may ever run together.
+pub const SESSION_END_MAX: Duration = Duration::from_secs(60);
+
 /// One command hook as configured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hook {
@@ -64,9 +67,15 @@ pub struct Hook {
 }
 
 impl Hook {
-    /// How long it may run: its own timeout, else the event's default.
+    /// How long it may run: its own timeout, else the event's default (a SessionEnd hook's
+    /// at most [`SESSION_END_MAX`]; their shared budget is [`HookSet::session_end_budget`]).
     pub fn effective_timeout(&self) -> Duration {
-        self.timeout.unwrap_or_else(|| self.event.default_timeout())
+        let own = self.timeout.unwrap_or_else(|| self.event.default_timeout());
+        if self.event == HookEvent::SessionEnd {
+            own.min(SESSION_END_MAX)
+        } else {
+            own
+        }
     }
 
     /// The command as listed: the command, then its arguments.
@@ -148,6 +157,18 @@ impl HookSet {
             }
         }
         found
+    }
+
+    /// How long SessionEnd's hooks may run together: a 1.5 s budget, raised to the largest
+    /// `timeout` configured on a SessionEnd hook, at most 60 s (spec §1.1, `timeout`).
+    pub fn session_end_budget(&self) -> Duration {
+        let default = HookEvent::SessionEnd.default_timeout();
+        self.hooks
+            .iter()
+            .filter(|hook| hook.trusted && hook.event == HookEvent::SessionEnd)
+            .filter_map(|hook| hook.timeout)
+            .fold(default, Duration::max)
+            .min(SESSION_END_MAX)
     }
 
     /// True when some trusted hook is attached to `event` (a cheap check before building the

@@ -18,6 +18,7 @@ use super::activity::TurnPhase;
 use super::runtime::{Hold, Runtime};
 use super::{ChatEvent, ChatView, ProjectChat};
 use crate::chat::drive::forward_events;
+use crate::chat::session_hooks::{CompactTrigger, after_compact, pre_compact};
 use crate::error::{CommandError, ErrorKind};
 use crate::events::emit;
 use crate::settings::COMPACT_AT_PERCENT;
@@ -120,6 +121,11 @@ impl ProjectChat {
         cancel: &CancellationToken,
     ) -> Result<(), CommandError> {
         let mut session = self.session_for(runtime, provider).await?;
+        if let Some(hooks) = &self.hooks {
+            pre_compact(hooks, &session, CompactTrigger::Manual)
+                .await
+                .map_err(CommandError::invalid)?;
+        }
         let sink = Arc::clone(&self.sink);
         let log = Arc::clone(&self.events);
         let project_id = self.project_id;
@@ -128,11 +134,15 @@ impl ProjectChat {
             let event = log.record(ChatEvent::new(project_id, tagged.clone(), event));
             emit(sink.as_ref(), event);
         };
+        let hooks = self.hooks.as_deref();
         let outcome = forward_events(deliver, |events| async move {
             let outcome = session.compact(cancel, &events, false).await;
             if outcome.is_ok() {
                 let usage = session.measure_context().await;
                 events.emit(TurnEvent::Context { usage });
+                if let Some(hooks) = hooks {
+                    after_compact(hooks, &mut session).await;
+                }
             }
             outcome
         })

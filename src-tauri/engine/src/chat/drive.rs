@@ -10,19 +10,24 @@
 //! the provider taught about itself is remembered afterwards.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use gantry_agent::{
     EventSink, Message, Session, TokenUsage, TurnEndReason, TurnEvent, TurnOutcome,
 };
 use gantry_store::Store;
-use tokio::sync::mpsc::unbounded_channel;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::hooks::{self as hook_events, MAX_STOP_BLOCKS};
+use crate::chat::session_hooks::{
+    CompactTrigger, NotificationType, after_compact, notification, pre_compact,
+};
 use crate::checkpoints::Checkpoints;
-use crate::config::hooks::ProjectHooks;
+use crate::config::hooks::{HookNotices, ProjectHooks};
 use crate::providers::remember_what_it_learned;
+use gantry_config::hooks::HookEvent;
 
 /// Runs `work` with an event sink whose events go to `deliver` (on a task of their own, in
 /// order); returns `work`'s result once every event was delivered.
@@ -56,7 +61,8 @@ pub struct TurnSetting<'a> {
     pub store: &'a Store,
     /// The project's checkpoints.
     pub checkpoints: &'a Checkpoints,
-    /// The project's hooks (UserPromptSubmit before the turn, Stop after it); `None`: none.
+    /// The project's hooks (SessionStart and UserPromptSubmit before the turn, Stop after it,
+    /// PreCompact, Notification); `None`: none.
     pub hooks: Option<&'a ProjectHooks>,
 }
 
@@ -65,10 +71,13 @@ pub struct TurnSetting<'a> {
 /// run first (a block ends the turn before anything is sent, with the reason for the user), and
 /// the Stop hooks after a completed turn: while one blocks (at most [`MAX_STOP_BLOCKS`] times),
 /// the turn goes on with its reason as the next instruction, and the front end sees one turn
-/// (one `turn_started`, one `turn_finished`).
+/// (one `turn_started`, one `turn_finished`). Around it: PreCompact (`auto`) when the turn is
+/// about to compact (a block turns this turn's compaction off, with a warning), SessionStart
+/// (`compact`) after a compaction, Notification (`permission_prompt` as an approval opens,
+/// `idle_prompt` once the turn finished); what hooks say for the user shows as warnings.
 pub async fn drive_turn(
     session: &mut Session,
-    mut message: Message,
+    message: Message,
     cancel: &CancellationToken,
     setting: TurnSetting<'_>,
     deliver: impl FnMut(TurnEvent) + Send + 'static,
@@ -81,23 +90,83 @@ pub async fn drive_turn(
         let deliver = Arc::clone(&deliver);
         move |event: TurnEvent| (deliver.lock().unwrap_or_else(PoisonError::into_inner))(event)
     };
-    if let Err(reason) = hook_events::before_prompt(hooks, session, &mut message).await {
+    if let Err(reason) = hook_events::before_prompt(hooks, session, &message).await {
         return refuse_prompt(session.id(), reason, send);
     }
+    let compact_at = session.options().compact_at_percent;
+    // Measuring costs a look at the instruction files: only when a PreCompact hook listens.
+    if hooks.wants(HookEvent::PreCompact).await
+        && session.would_compact(&message.content).await
+        && let Err(reason) = pre_compact(hooks, session, CompactTrigger::Auto).await
+    {
+        hooks.notices().push(format!(
+            "{reason}; the conversation goes on without a summary (old messages are shortened \
+             or left out to fit)"
+        ));
+        session.set_compact_at_percent(0);
+    }
+    let (asking, mut asked) = unbounded_channel();
+    let session_id = session.id().to_owned();
+    let notify = async {
+        while asked.recv().await.is_some() {
+            notification(hooks, &session_id, NotificationType::PermissionPrompt).await;
+        }
+    };
+    let turn = async {
+        let outcome = hooked_turn(session, message, cancel, setting, hooks, send, asking).await;
+        session.set_compact_at_percent(compact_at);
+        outcome
+    };
+    let (outcome, ()) = tokio::join!(turn, notify);
+    notification(hooks, &session_id, NotificationType::IdlePrompt).await;
+    outcome
+}
+
+/// The turn and the continuations its Stop hooks ask for, as one turn for the front end; what
+/// the hooks said for the user is shown as the turn goes (non-fatal `error` events), a hook's
+/// `continue: false` stops it, an approval asked is sent to `asking` (for the Notification
+/// hooks), and a compaction fires SessionStart (`compact`).
+async fn hooked_turn(
+    session: &mut Session,
+    mut message: Message,
+    cancel: &CancellationToken,
+    setting: TurnSetting<'_>,
+    hooks: &ProjectHooks,
+    send: impl Fn(TurnEvent) + Clone + Send + 'static,
+    asking: UnboundedSender<()>,
+) -> TurnOutcome {
+    let notices = hooks.notices().clone();
     let mut blocks = 0;
     loop {
         let held: Arc<Mutex<Option<TurnEvent>>> = Arc::default();
+        let compacted = Arc::new(AtomicBool::new(false));
         let relay = {
             let (held, send, first) = (Arc::clone(&held), send.clone(), blocks == 0);
-            move |event: TurnEvent| match event {
-                TurnEvent::TurnFinished { .. } => {
-                    *held.lock().unwrap_or_else(PoisonError::into_inner) = Some(event);
+            let (notices, cancel, asking) = (notices.clone(), cancel.clone(), asking.clone());
+            let compacted = Arc::clone(&compacted);
+            move |event: TurnEvent| {
+                match &event {
+                    TurnEvent::ApprovalRequested { .. } => drop(asking.send(())),
+                    TurnEvent::Compacted { .. } => compacted.store(true, Ordering::Relaxed),
+                    _ => {}
                 }
-                TurnEvent::TurnStarted { .. } if !first => {}
-                event => send(event),
+                match event {
+                    TurnEvent::TurnFinished { .. } => {
+                        *held.lock().unwrap_or_else(PoisonError::into_inner) = Some(event);
+                        return;
+                    }
+                    TurnEvent::TurnStarted { .. } if !first => {}
+                    event => send(event),
+                }
+                if show_notices(&notices, &send) {
+                    cancel.cancel();
+                }
             }
         };
         let outcome = drive_once(session, message, cancel, setting, relay).await;
+        if compacted.load(Ordering::Relaxed) {
+            after_compact(hooks, session).await;
+        }
         let go_on = if outcome.reason == TurnEndReason::Completed
             && blocks < MAX_STOP_BLOCKS
             && !cancel.is_cancelled()
@@ -112,6 +181,7 @@ pub async fn drive_turn(
                 message = Message::user(instruction);
             }
             None => {
+                show_notices(&notices, &send);
                 let finished = held.lock().unwrap_or_else(PoisonError::into_inner).take();
                 if let Some(finished) = finished {
                     send(finished);
@@ -120,6 +190,25 @@ pub async fn drive_turn(
             }
         }
     }
+}
+
+/// Sends what the hooks said for the user as non-fatal `error` events, and a hook's
+/// `continue: false` with its reason; true when one asked to stop.
+fn show_notices(notices: &HookNotices, send: &impl Fn(TurnEvent)) -> bool {
+    for message in notices.take_messages() {
+        send(TurnEvent::Error {
+            message: format!("hook: {message}"),
+            fatal: false,
+        });
+    }
+    let Some(reason) = notices.take_stop() else {
+        return false;
+    };
+    send(TurnEvent::Error {
+        message: format!("A hook stopped the turn: {reason}"),
+        fatal: false,
+    });
+    true
 }
 
 /// A turn a UserPromptSubmit hook refused: started, the reason as a fatal error, finished.

@@ -1,7 +1,7 @@
 //! The session's hook events around a turn (spec §1.1): SessionStart before a session's first
 //! turn (its output is context for the model), UserPromptSubmit before the prompt is
 //! sent (a block keeps it from the model and tells the user why; context goes to the model
-//! with the prompt) and Stop when a turn ends (a block makes the turn go on with the reason as
+//! in the system prompt's hook context, never into the user's message) and Stop when a turn ends (a block makes the turn go on with the reason as
 //! the next instruction, at most [`MAX_STOP_BLOCKS`] times in a row, with `stop_hook_active`
 //! set). Before each event the session's transcript is written where `transcript_path` says,
 //! one JSON line per message, in Claude Code's shape (`{type, message: {role, content},
@@ -51,39 +51,56 @@ fn write_lines(path: &Path, session: &Session) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs the SessionStart hooks (source `startup`) before a session's first turn: their
-/// context (plain stdout or `additionalContext`) goes to the model with the first prompt.
-async fn session_start(hooks: &ProjectHooks, session: &Session, message: &mut Message) {
-    if !session.transcript().is_empty() || !hooks.wants(HookEvent::SessionStart).await {
-        return;
+/// Runs the SessionStart hooks the first time this process drives `session`: source
+/// `startup` for a new session, `resume` for a stored one continued (the CLI's `--session`, the
+/// app reopening a session). Their context (plain stdout or `additionalContext`) goes to the
+/// model as the hooks' context (see [`gantry_agent::hook_context`]), not in the user's message.
+async fn session_start(hooks: &ProjectHooks, session: &mut Session) {
+    let mut contexts = Vec::new();
+    if hooks.first_sight(session.id()) && hooks.wants(HookEvent::SessionStart).await {
+        let source = if session.transcript().is_empty() {
+            "startup"
+        } else {
+            write_transcript(hooks, session);
+            "resume"
+        };
+        contexts.extend(fire_session_start(hooks, session.id(), source).await);
     }
-    let mut input = Map::new();
-    input.insert("source".into(), json!("startup"));
-    let outcome = hooks
-        .fire(
-            HookEvent::SessionStart,
-            Some(session.id()),
-            Some("startup"),
-            None,
-            input,
-        )
-        .await;
-    for context in outcome.context() {
-        message.content.push_str(&format!(
-            "\n\n[context from a SessionStart hook]\n{context}"
-        ));
+    for context in contexts {
+        session.add_hook_context("SessionStart", &context);
     }
 }
 
+/// Fires SessionStart with `source` (`startup`, `resume`, `compact`) and returns the context
+/// its hooks gave.
+pub(crate) async fn fire_session_start(
+    hooks: &ProjectHooks,
+    session: &str,
+    source: &str,
+) -> Vec<String> {
+    let mut input = Map::new();
+    input.insert("source".into(), json!(source));
+    hooks
+        .fire(
+            HookEvent::SessionStart,
+            Some(session),
+            Some(source),
+            None,
+            input,
+        )
+        .await
+        .context()
+}
+
 /// Runs the SessionStart hooks before a session's first turn, then the UserPromptSubmit hooks
-/// on `message`: `Err(reason)` when one blocks it; otherwise their context is added to the
-/// message for the model.
+/// on `message`: `Err(reason)` when one blocks it; otherwise their context goes to the model
+/// as the hooks' context, the message stays the user's words.
 pub async fn before_prompt(
     hooks: &ProjectHooks,
-    session: &Session,
-    message: &mut Message,
+    session: &mut Session,
+    message: &Message,
 ) -> Result<(), String> {
-    session_start(hooks, session, message).await;
+    session_start(hooks, session).await;
     if !hooks.wants(HookEvent::UserPromptSubmit).await {
         return Ok(());
     }
@@ -100,18 +117,19 @@ pub async fn before_prompt(
         )
         .await;
     if let Some((ran, reason)) = outcome.block() {
+        hooks.notices().take_stop();
         return Err(format!(
             "A UserPromptSubmit hook ({}) blocked this prompt: {reason}",
             ran.hook.source.shown
         ));
     }
     if let Some(reason) = outcome.stop() {
+        // Said once, as the refusal.
+        hooks.notices().take_stop();
         return Err(reason.to_owned());
     }
     for context in outcome.context() {
-        message.content.push_str(&format!(
-            "\n\n[context from a UserPromptSubmit hook]\n{context}"
-        ));
+        session.add_hook_context("UserPromptSubmit", &context);
     }
     Ok(())
 }

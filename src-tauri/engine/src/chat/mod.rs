@@ -36,6 +36,7 @@ use tokio::sync::{OwnedMappedMutexGuard, OwnedMutexGuard};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::drive::{TurnSetting, drive_turn};
+use crate::chat::session_hooks::{EndReason, session_end};
 use crate::checkpoints::Checkpoints;
 use crate::config::hooks::ProjectHooks;
 use crate::error::{CommandError, ErrorKind};
@@ -55,6 +56,7 @@ mod pages;
 mod parallel_tests;
 mod runtime;
 pub mod service;
+pub mod session_hooks;
 pub mod slash;
 pub mod slash_files;
 pub mod slash_shell;
@@ -564,8 +566,28 @@ impl ProjectChat {
             self.switch(None).await?;
         }
         self.store.sessions().delete(session.id).await?;
+        if let Some(hooks) = &self.hooks {
+            hooks.forget(id);
+            session_end(hooks, id, EndReason::Clear).await;
+        }
         self.checkpoints.collect_in_background();
         self.view().await
+    }
+
+    /// Runs the SessionEnd hooks (reason `other`) of every session this chat started or
+    /// resumed, in the background: the project closes.
+    pub fn end_sessions_in_background(&self) {
+        let Some(hooks) = self.hooks.clone() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            for id in hooks.take_started() {
+                session_end(&hooks, &id, EndReason::Other).await;
+            }
+        });
     }
 
     /// Stops the shown session's turn, if any (its stream and its tools; its pending dialogs
@@ -835,5 +857,7 @@ impl Drop for TurnRelease {
     }
 }
 
+#[cfg(test)]
+mod hook_tests;
 #[cfg(test)]
 mod tests;

@@ -7,16 +7,16 @@
 //! trusted does not run. Hooks run outside the command sandbox, as in the agents they come
 //! from, with Gantry's environment minus every secret (see gantry-config's `hooks::run`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use gantry_config::hooks::{
     EventOutcome, HookEvent, HookKey, HookSet, Permission, RunEnv, fire, load_hooks,
 };
 use gantry_config::{ConfigReport, Locations};
-use gantry_store::{ProjectId, Store};
+use gantry_store::{HookRunKey, HookRunRow, ProjectId, Store};
 use gantry_tools::ObservationKind;
 use gantry_tools::hooks::names::{gantry_arguments, hook_subject, hook_tool_input, hook_tool_name};
 use gantry_tools::hooks::{
@@ -34,8 +34,56 @@ pub struct ProjectHooks {
     project: ProjectId,
     at: Locations,
     transcripts: Option<PathBuf>,
-    /// Each hook's last run: when it finished and how it ended.
-    last_runs: Mutex<BTreeMap<HookKey, (i64, String)>>,
+    /// The sessions whose SessionStart (startup or resume) already fired in this process.
+    started: Mutex<BTreeSet<String>>,
+    /// What hooks said for the user and no turn showed yet (see [`HookNotices`]).
+    notices: HookNotices,
+}
+
+/// What the hooks said for the user (`systemMessage`, stderr meant for the user, a hook's
+/// error) and a `continue: false` with its `stopReason`, kept until the turn running shows
+/// them: the tool events fire inside the tool manager, which has no way to the turn's events.
+#[derive(Debug, Clone, Default)]
+pub struct HookNotices {
+    inner: Arc<Mutex<NoticeQueue>>,
+}
+
+#[derive(Debug, Default)]
+struct NoticeQueue {
+    messages: Vec<String>,
+    stop: Option<String>,
+}
+
+impl HookNotices {
+    fn queue(&self) -> std::sync::MutexGuard<'_, NoticeQueue> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps `outcome`'s messages for the user, and its stop.
+    pub fn keep(&self, outcome: &EventOutcome) {
+        let mut queue = self.queue();
+        queue.messages.extend(outcome.user_messages());
+        if let Some(reason) = outcome.stop()
+            && queue.stop.is_none()
+        {
+            queue.stop = Some(reason.to_owned());
+        }
+    }
+
+    /// Keeps one more message for the user.
+    pub fn push(&self, message: String) {
+        self.queue().messages.push(message);
+    }
+
+    /// The messages kept, oldest first, now forgotten.
+    pub fn take_messages(&self) -> Vec<String> {
+        std::mem::take(&mut self.queue().messages)
+    }
+
+    /// The `stopReason` of a hook that answered `continue: false`, now forgotten.
+    pub fn take_stop(&self) -> Option<String> {
+        self.queue().stop.take()
+    }
 }
 
 impl std::fmt::Debug for ProjectHooks {
@@ -56,8 +104,37 @@ impl ProjectHooks {
             project,
             at,
             transcripts,
-            last_runs: Mutex::default(),
+            started: Mutex::default(),
+            notices: HookNotices::default(),
         }
+    }
+
+    /// What the hooks said for the user that no turn showed yet.
+    pub fn notices(&self) -> &HookNotices {
+        &self.notices
+    }
+
+    /// The sessions whose SessionStart fired in this process, now forgotten (they end).
+    pub fn take_started(&self) -> Vec<String> {
+        std::mem::take(&mut *self.started.lock().unwrap_or_else(PoisonError::into_inner))
+            .into_iter()
+            .collect()
+    }
+
+    /// Forgets `session` (it ended: deleted or cleared).
+    pub fn forget(&self, session: &str) {
+        self.started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(session);
+    }
+
+    /// True the first time it is asked about `session` (its SessionStart is then due).
+    pub fn first_sight(&self, session: &str) -> bool {
+        self.started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(session.to_owned())
     }
 
     /// The project folder.
@@ -76,20 +153,25 @@ impl ProjectHooks {
         self.load().await.0.has(event)
     }
 
-    /// Every hook (trusted or not, disabled or not) with its last run, in file order.
+    /// Every hook (trusted or not, disabled or not) with its last run (kept in the store, so
+    /// runs of the CLI and of the app show alike), in file order.
     pub async fn list(&self) -> Vec<HookListing> {
         let (set, _report) = self.load().await;
-        let last = self
-            .last_runs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let last: BTreeMap<HookRunKey, HookRunRow> =
+            match self.store.hook_runs().list(self.project).await {
+                Ok(rows) => rows.into_iter().map(|row| (row.key.clone(), row)).collect(),
+                Err(error) => {
+                    tracing::warn!(%error, "cannot read the hooks' last runs");
+                    BTreeMap::new()
+                }
+            };
         set.hooks
             .iter()
             .map(|hook| {
                 let mut listing = HookListing::of(hook, set.disabled_by.is_some());
-                if let Some((at, result)) = last.get(&listing.key()) {
-                    listing.last_run_at_ms = Some(*at);
-                    listing.last_result = Some(result.clone());
+                if let Some(row) = last.get(&run_key(&listing.key())) {
+                    listing.last_run_at_ms = Some(row.finished_at_ms);
+                    listing.last_result = Some(row.result.clone());
                 }
                 listing
             })
@@ -137,21 +219,31 @@ impl ProjectHooks {
         all.extend(input);
         let env = RunEnv::scrubbed(&self.at.project);
         let outcome = fire(&set, event, subject, tool_subject, Value::Object(all), &env).await;
-        let mut last = self
-            .last_runs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
         for ran in &outcome.ran {
-            let listing = HookListing::of(&ran.hook, false);
-            last.insert(
-                listing.key(),
-                (ran.finished_at_ms, ran.outcome.summary.clone()),
-            );
+            let row = HookRunRow {
+                key: run_key(&HookListing::of(&ran.hook, false).key()),
+                finished_at_ms: ran.finished_at_ms,
+                result: ran.outcome.summary.clone(),
+            };
+            if let Err(error) = self.store.hook_runs().record(self.project, &row).await {
+                tracing::warn!(%error, "cannot keep a hook's last run");
+            }
             for message in ran.outcome.user_message.iter().chain(&ran.outcome.error) {
                 tracing::info!(hook = %ran.hook.describe(), "{message}");
             }
         }
+        self.notices.keep(&outcome);
         outcome
+    }
+}
+
+/// The store's key of a hook.
+fn run_key((path, event, matcher, command): &HookKey) -> HookRunKey {
+    HookRunKey {
+        source_path: path.to_string_lossy().into_owned(),
+        event: event.as_str().to_owned(),
+        matcher: matcher.clone(),
+        command: command.clone(),
     }
 }
 
@@ -193,6 +285,15 @@ impl ToolHooks for ProjectHooks {
                 Permission::Deny => ran.outcome.block.clone(),
                 _ => ran.outcome.permission_reason.clone(),
             };
+            // An `allow`'s reason is for the user (an `ask`'s is the dialog's "why").
+            if permission == Permission::Allow
+                && let Some(reason) = &verdict.reason
+            {
+                self.notices.push(format!(
+                    "a PreToolUse hook ({}) allowed {name}: {reason}",
+                    ran.hook.source.shown
+                ));
+            }
             verdict.decided_by = Some(ran.hook.source.shown.clone());
         }
         if let Some((updated, ran)) = outcome.updated_input() {

@@ -171,10 +171,12 @@ impl OpenProject {
         &self.chat
     }
 
-    /// Stops everything the project runs: its turns, its watcher and its MCP servers. Blocking
+    /// Stops everything the project runs: its turns (their SessionEnd hooks run, reason
+    /// `other`), its watcher and its MCP servers. Blocking
     /// (joins the watcher's threads); the servers stop on the runtime when there is one.
     pub fn close(&self) {
         self.chat.cancel_all();
+        self.chat.end_sessions_in_background();
         self.stop_watching();
         self.mcp.close();
     }

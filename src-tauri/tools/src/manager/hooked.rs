@@ -63,7 +63,9 @@ impl ToolManager {
                 }
             },
         };
-        let said = pre.permission.map(|permission| (permission, file));
+        let said = pre
+            .permission
+            .map(|permission| (permission, file, pre.reason.clone()));
         let started = Instant::now();
         let mut outcome = self.gate_and_run(valid, call, said).await;
         if matches!(outcome.kind, ObservationKind::Ok | ObservationKind::Error) {

@@ -54,3 +54,29 @@ async fn matching_hooks_run_in_parallel_deny_wins_and_untrusted_hooks_do_not_run
     assert!(!root.join("ran.txt").exists());
     assert!(!root.join("other.txt").exists());
 }
+
+#[test]
+fn session_end_hooks_share_a_budget_raised_to_their_largest_timeout_at_most_a_minute() {
+    let mut quick = hook(HookEvent::SessionEnd, "true");
+    let set = HookSet {
+        hooks: vec![quick.clone()],
+        disabled_by: None,
+    };
+    assert_eq!(set.session_end_budget(), Duration::from_millis(1_500));
+    quick.timeout = Some(Duration::from_secs(5));
+    let mut slow = hook(HookEvent::SessionEnd, "sleep 1");
+    slow.timeout = Some(Duration::from_secs(600));
+    let mut other = hook(HookEvent::Stop, "true");
+    other.timeout = Some(Duration::from_secs(90));
+    let set = HookSet {
+        hooks: vec![quick.clone(), other.clone()],
+        disabled_by: None,
+    };
+    assert_eq!(set.session_end_budget(), Duration::from_secs(5));
+    assert_eq!(slow.effective_timeout(), Duration::from_secs(60));
+    let set = HookSet {
+        hooks: vec![quick, slow, other],
+        disabled_by: None,
+    };
+    assert_eq!(set.session_end_budget(), Duration::from_secs(60));
+}

@@ -147,6 +147,35 @@ async fn a_hook_ask_makes_an_automatic_call_ask() {
 }
 
 #[tokio::test]
+async fn a_hook_ask_shows_its_reason_in_the_dialog_and_is_allowed_once_only() {
+    let approver = crate::ScriptedApprover::new([ApprovalDecision::AllowForSession]);
+    let (f, _hooks) = hooked(
+        Some(approver.clone()),
+        FixedHooks {
+            pre: verdict(HookPermission::Ask),
+            ..FixedHooks::default()
+        },
+    );
+    let call = crate::call::test_call();
+    let obs = f
+        .manager
+        .dispatch("echo", json!({"text": "hi"}), &call)
+        .await;
+    assert!(obs.is_ok(), "{}", obs.text);
+    let request = &approver.requests()[0];
+    assert!(
+        matches!(&request.reason, crate::AskReason::Always { why }
+            if why.starts_with("A PreToolUse hook (.claude/settings.json) asks about this call: because.")),
+        "{:?}",
+        request.reason
+    );
+    assert!(
+        call.session().granted().is_empty(),
+        "no grant for the session"
+    );
+}
+
+#[tokio::test]
 async fn rewritten_arguments_are_validated_and_gated_again_and_context_reaches_the_model() {
     let (f, hooks) = hooked(
         None,
